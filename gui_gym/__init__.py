@@ -1,0 +1,17 @@
+"""gui-gym: Gymnasium environments for training GUI agents with reinforcement learning.
+
+Importing the package registers the env ids with Gymnasium::
+
+    import gymnasium as gym
+    import gui_gym
+    env = gym.make("GuiAndroid-v0", task="ContactsAddContact")
+"""
+
+from gymnasium.envs.registration import register, registry
+
+__version__ = "0.1.0"
+
+if "GuiAndroid-v0" not in registry:
+    register(id="GuiAndroid-v0", entry_point="gui_gym.android.env:GuiAndroidEnv", disable_env_checker=False)
+
+__all__ = ["__version__"]

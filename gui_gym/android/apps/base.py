@@ -1,0 +1,29 @@
+"""The base class of a simulated app."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gui_gym.android.device import Device
+    from gui_gym.android.widgets import Screen
+
+
+class App:
+    """An installed app: its identity, its database, and its launch screen.
+
+    ``initial_data()`` returns the app's fresh database (plain picklable data; tasks edit it
+    at reset and success checks read it). ``root(dev)`` builds the launch activity.
+    """
+
+    name: str = ""  # key in APPS and in DeviceState.data
+    label: str = ""  # launcher label, the name Launch accepts
+    package: str = ""
+    aliases: tuple[str, ...] = ()  # other accepted lower-case names for Launch
+    color: tuple[int, int, int] = (90, 90, 90)  # launcher icon colour
+
+    def initial_data(self) -> Any:
+        return None
+
+    def root(self, dev: Device) -> Screen:
+        raise NotImplementedError

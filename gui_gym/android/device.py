@@ -1,0 +1,580 @@
+"""The simulated phone: system UI, app switching, input dispatch, snapshot/restore.
+
+:class:`DeviceState` is all mutable state (app databases, back stacks, focus, dialogs,
+clock, system settings) and is plain picklable data, so :meth:`Device.snapshot` /
+:meth:`Device.restore` fork a device cheaply. :class:`Device` holds the code: it builds the
+current screen into a :class:`~gui_gym.android.ui.Node` tree and applies actions to it the way
+Android routes input (topmost view under the finger wins; Back closes the keyboard, then a
+dialog, then the activity).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import pickle
+from dataclasses import dataclass, field
+from typing import Any
+
+from gui_gym.android.apps import APPS, App
+from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, flatten
+from gui_gym.android.widgets import (
+    KEYBOARD_TOP,
+    MAX_FIELD_CHARS,
+    NAV_TOP,
+    PAD,
+    STATUS_H,
+    UI,
+    Dialog,
+    FormHost,
+    Inapplicable,
+    Screen,
+)
+from gui_gym.core.actions import Action
+
+_SWIPE_FRACTION = {"short": 0.25, "medium": 0.5, "long": 0.75}
+_FINGER_TO_CONTENT = {"up": "down", "down": "up", "left": "right", "right": "left"}
+_LONG_PRESS_TOUCHES = 3  # android_env: held for this many TOUCH steps without moving
+
+
+@dataclass
+class DeviceState:
+    """Everything that changes while the phone runs."""
+
+    now: dt.datetime = dt.datetime(2023, 10, 15, 9, 30)
+    settings: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)  # app name -> its database
+    stacks: dict[str, list[Screen]] = field(default_factory=dict)
+    foreground: str | None = None  # None: the launcher
+    recents_open: bool = False
+    recents: list[str] = field(default_factory=list)
+    keyboard: bool = False
+    toast: str | None = None
+    toast_step: int = -1
+    step: int = 0
+    touches: list[tuple[int, int]] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)  # app events for checks (e.g. "sms_sent")
+
+
+DEFAULT_SETTINGS = {
+    "wifi": False,
+    "bluetooth": False,
+    "airplane": False,
+    "brightness": 50,
+    "dark_theme": False,
+    "auto_rotate": True,
+    "battery_saver": False,
+    "dnd": False,
+    "location": True,
+    "font_size": "Default",
+}
+
+
+@dataclass
+class Outcome:
+    """What one action did."""
+
+    valid: bool
+    description: str
+    reason: str = ""
+    done: bool = False
+    answer: str | None = None
+    status: str | None = None  # "complete" / "infeasible" when the agent declares it
+
+
+class Device:
+    """A 1080x2400 Android phone with the apps of :data:`~gui_gym.android.apps.APPS`.
+
+    Example:
+        >>> from gui_gym.core.actions import parse_action
+        >>> d = Device()
+        >>> d.act(parse_action('do(action="Launch", app="Clock")')).description
+        'Launch Clock'
+        >>> d.state.foreground
+        'clock'
+    """
+
+    def __init__(self, apps: dict[str, App] | None = None) -> None:
+        self.apps = apps if apps is not None else APPS
+        self._tree: Node | None = None
+        self._flat: list[Node] | None = None
+        self.state = DeviceState()
+        self.reset()
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def reset(self, now: dt.datetime | None = None) -> None:
+        """Factory state: every app's default data, launcher in front."""
+        self.state = DeviceState(now=now or dt.datetime(2023, 10, 15, 9, 30), settings=dict(DEFAULT_SETTINGS))
+        for name, app in self.apps.items():
+            self.state.data[name] = app.initial_data()
+        self.invalidate()
+
+    def snapshot(self) -> bytes:
+        """The full device state as bytes (pickle); :meth:`restore` brings it back."""
+        return pickle.dumps(self.state, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def restore(self, snap: bytes) -> None:
+        self.state = pickle.loads(snap)
+        self.invalidate()
+
+    def data(self, app: str) -> Any:
+        return self.state.data[app]
+
+    # -- navigation ----------------------------------------------------------------------
+    def app(self, name: str | None = None) -> App | None:
+        name = self.state.foreground if name is None else name
+        return None if name is None else self.apps[name]
+
+    def top_screen(self) -> Screen | None:
+        fg = self.state.foreground
+        if fg is None or self.state.recents_open:
+            return None
+        stack = self.state.stacks.get(fg)
+        return stack[-1] if stack else None
+
+    def launch(self, name: str) -> str:
+        app = self.apps[name]
+        self.state.recents_open = False
+        self.state.keyboard = False
+        if not self.state.stacks.get(name):
+            self.state.stacks[name] = [app.root(self)]
+        self.state.foreground = name
+        if name in self.state.recents:
+            self.state.recents.remove(name)
+        self.state.recents.insert(0, name)
+        return f"Launch {app.label}"
+
+    def push(self, screen: Screen) -> None:
+        fg = self.state.foreground
+        assert fg is not None, "push() needs an app in front"
+        self.state.stacks[fg].append(screen)
+        self.state.keyboard = screen.focus is not None
+
+    def pop(self) -> None:
+        """Finish the top activity; finishing the root returns to the launcher."""
+        fg = self.state.foreground
+        if fg is None:
+            return
+        stack = self.state.stacks[fg]
+        stack.pop()
+        self.state.keyboard = False
+        if not stack:
+            del self.state.stacks[fg]
+            self.state.foreground = None
+
+    def open_dialog(self, dialog: Dialog) -> None:
+        screen = self.top_screen()
+        assert screen is not None, "a dialog needs a screen"
+        screen.dialog = dialog
+        self.state.keyboard = dialog.focus is not None
+
+    def close_dialog(self) -> None:
+        screen = self.top_screen()
+        if screen is not None:
+            screen.dialog = None
+        self.state.keyboard = False
+
+    def toast(self, text: str) -> None:
+        self.state.toast = text
+        self.state.toast_step = self.state.step
+
+    def go_home(self) -> str:
+        self.state.recents_open = False
+        self.state.keyboard = False
+        self.state.foreground = None
+        return "Go to the home screen"
+
+    def press_back(self, described: str = "Press Back") -> str:
+        st = self.state
+        if st.recents_open:
+            st.recents_open = False
+            return f"{described} to close recent apps"
+        if st.keyboard:
+            st.keyboard = False
+            return f"{described} to hide the keyboard"
+        screen = self.top_screen()
+        if screen is None:
+            return f"{described} on the home screen (nothing happens)"
+        if screen.dialog is not None:
+            screen.dialog = None
+            return f"{described} to close the dialog"
+        handled = screen.on_back(self)
+        if handled:
+            return handled
+        self.pop()
+        return described
+
+    def focused_host(self) -> tuple[FormHost, str] | None:
+        screen = self.top_screen()
+        if screen is None:
+            return None
+        host: FormHost = screen.dialog if screen.dialog is not None else screen
+        if host.focus is None:
+            return None
+        return host, host.focus
+
+    # -- the screen ----------------------------------------------------------------------
+    def tree(self) -> Node:
+        """The current screen's view hierarchy (built once per state change)."""
+        if self._tree is None:
+            self._tree = self._build()
+        return self._tree
+
+    def invalidate(self) -> None:
+        self._tree = self._flat = None
+
+    def elements(self) -> list[Node]:
+        """All nodes of :meth:`tree` in pre-order (AndroidWorld's ``ui_elements``)."""
+        if self._flat is None or self._tree is None:
+            self._flat = flatten(self.tree())
+        return self._flat
+
+    def _build(self) -> Node:
+        st = self.state
+        root = Node("android.widget.FrameLayout", (0, 0, SCREEN_W, SCREEN_H), package="com.android.systemui")
+        root.children.append(self._status_bar())
+        content_bottom = NAV_TOP
+        host_dialog = None
+        if st.recents_open:
+            root.children.append(self._recents())
+        elif st.foreground is None:
+            root.children.append(self._launcher())
+        else:
+            app = self.apps[st.foreground]
+            screen = self.top_screen()
+            assert screen is not None
+            bottom = KEYBOARD_TOP if st.keyboard else content_bottom
+            ui = UI(self, app.package, STATUS_H, bottom, app.label)
+            screen.build(ui, self)
+            frame = Node("android.widget.FrameLayout", (0, STATUS_H, SCREEN_W, bottom), package=app.package,
+                         rid="android:id/content", children=ui.nodes)
+            root.children.append(frame)
+            host_dialog = screen.dialog
+            if host_dialog is not None:
+                dui = UI(self, app.package, STATUS_H, bottom, app.label)
+                host_dialog.build(dui, self)
+                root.children.extend(dui.nodes)
+        if st.keyboard and self.focused_host() is not None:
+            root.children.append(self._keyboard())
+        if st.toast is not None and st.toast_step >= st.step - 1:
+            root.children.append(Node("android.widget.Toast", (190, NAV_TOP - 260, SCREEN_W - 190, NAV_TOP - 150), st.toast,
+                                      package="com.android.systemui", role="toast"))
+        root.children.append(self._nav_bar())
+        return root
+
+    def _status_bar(self) -> Node:
+        st, s = self.state, self.state.settings
+        bar = Node("android.widget.FrameLayout", (0, 0, SCREEN_W, STATUS_H), rid="com.android.systemui:id/status_bar",
+                   package="com.android.systemui", role="statusbar")
+        clock = st.now.strftime("%-H:%M")
+        bar.children.append(Node("android.widget.TextView", (40, 10, 240, 74), clock, rid="com.android.systemui:id/clock",
+                                 package="com.android.systemui", role="statustext"))
+        icons = []
+        if s["airplane"]:
+            icons.append("Airplane mode on")
+        else:
+            icons.append("Wi-Fi on" if s["wifi"] else "Wi-Fi off")
+        if s["bluetooth"]:
+            icons.append("Bluetooth on")
+        icons.append("Battery 84 percent")
+        x = SCREEN_W - 40
+        for desc in reversed(icons):
+            bar.children.append(Node("android.widget.ImageView", (x - 64, 10, x, 74), desc=desc, package="com.android.systemui",
+                                     role="statusicon"))
+            x -= 80
+        return bar
+
+    def _nav_bar(self) -> Node:
+        bar = Node("android.widget.FrameLayout", (0, NAV_TOP, SCREEN_W, SCREEN_H), rid="com.android.systemui:id/navigation_bar_frame",
+                   package="com.android.systemui", role="navbar")
+        for i, (desc, cb, icon) in enumerate((("Back", self.press_back, "back"), ("Home", self.go_home, "home"),
+                                              ("Overview", self._open_recents, "overview"))):
+            x = 180 + i * 270
+            bar.children.append(Node("android.widget.ImageView", (x, NAV_TOP + 13, x + 180, SCREEN_H - 13), desc=desc,
+                                     rid=f"com.android.systemui:id/{icon}", package="com.android.systemui",
+                                     on_tap=cb, role="navbutton", style=icon))
+        return bar
+
+    def _open_recents(self) -> str:
+        self.state.recents_open = True
+        self.state.keyboard = False
+        return "Open recent apps"
+
+    def _launcher(self) -> Node:
+        pkg = "com.google.android.apps.nexuslauncher"
+        home = Node("android.widget.FrameLayout", (0, STATUS_H, SCREEN_W, NAV_TOP), package=pkg, rid=f"{pkg}:id/workspace",
+                    role="launcher")
+        st = self.state
+        home.children.append(Node("android.widget.TextView", (PAD, 200, SCREEN_W - PAD, 380),
+                                  st.now.strftime("%A, %B %-d"), package=pkg, rid=f"{pkg}:id/date", role="title"))
+        cols, cw, ch = 4, SCREEN_W // 4, 300
+        for i, (name, app) in enumerate(self.apps.items()):
+            r, c = divmod(i, cols)
+            x, y = c * cw, 520 + r * ch
+
+            def open_app(n: str = name) -> str:
+                self.launch(n)
+                return f'Tap the "{self.apps[n].label}" app icon on the home screen'
+
+            home.children.append(Node("android.widget.TextView", (x + 10, y, x + cw - 10, y + ch - 20), app.label,
+                                      desc=app.label, package=pkg, on_tap=open_app, role="appicon", style=app.color,
+                                      label=app.label))
+        return home
+
+    def _recents(self) -> Node:
+        pkg = "com.google.android.apps.nexuslauncher"
+        view = Node("android.widget.FrameLayout", (0, STATUS_H, SCREEN_W, NAV_TOP), package=pkg, rid=f"{pkg}:id/overview_panel",
+                    role="recents")
+        running = [n for n in self.state.recents if self.state.stacks.get(n)]
+        y = 200
+        for name in running[:6]:
+            def switch(n: str = name) -> str:
+                self.launch(n)
+                return f"Switch to {self.apps[n].label} from recent apps"
+
+            view.children.append(Node("android.widget.FrameLayout", (120, y, SCREEN_W - 120, y + 280), self.apps[name].label,
+                                      desc=self.apps[name].label, package=pkg, on_tap=switch, role="card",
+                                      style=self.apps[name].color, label=self.apps[name].label))
+            y += 320
+        if not running:
+            view.children.append(Node("android.widget.TextView", (PAD, 900, SCREEN_W - PAD, 1000), "No recent items",
+                                      package=pkg, role="text"))
+        else:
+            def clear() -> str:
+                self.state.stacks.clear()
+                self.state.recents.clear()
+                self.state.recents_open = False
+                return "Clear all recent apps"
+
+            view.children.append(Node("android.widget.Button", (380, NAV_TOP - 200, 700, NAV_TOP - 80), "Clear all",
+                                      package=pkg, on_tap=clear, role="textbutton"))
+        return view
+
+    def _keyboard(self) -> Node:
+        pkg = "com.google.android.inputmethod.latin"
+        kb = Node("android.widget.FrameLayout", (0, KEYBOARD_TOP, SCREEN_W, NAV_TOP), package=pkg,
+                  rid=f"{pkg}:id/keyboard_holder", role="keyboard", style="opaque")
+        rows = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+        for i, keys in enumerate(rows):
+            y = KEYBOARD_TOP + 40 + i * 170
+            kb.children.append(Node("android.view.View", (40, y, SCREEN_W - 40, y + 150), " ".join(keys), package=pkg,
+                                    role="keyrow"))
+        y = KEYBOARD_TOP + 40 + 3 * 170
+
+        def enter() -> str:
+            return self._enter()
+
+        kb.children.append(Node("android.widget.Button", (SCREEN_W - 300, y, SCREEN_W - 40, y + 150), desc="Enter",
+                                package=pkg, rid=f"{pkg}:id/key_pos_ime_action", on_tap=enter, role="key", style="enter"))
+        return kb
+
+    # -- input ---------------------------------------------------------------------------
+    def act(self, action: Action) -> Outcome:
+        """Apply one action. Nothing about the state changes when it is not applicable."""
+        # Handlers raise Inapplicable before they change anything; input_text is the one
+        # composite action (tap, type, Enter) that may fail half-way, so it alone is rolled back.
+        before = self.snapshot() if action.kind == "input_text" else None
+        try:
+            out = self._dispatch(action)
+        except Inapplicable as e:
+            if before is not None:
+                self.restore(before)
+            out = Outcome(False, f"Invalid action: {e}", reason=str(e))
+        self.state.step += 1
+        seconds = 3 if action.kind == "wait" else 1
+        self.state.now += dt.timedelta(seconds=seconds)
+        self.invalidate()
+        return out
+
+    def _point(self, a: Action) -> tuple[int, int] | None:
+        if a.index is not None:
+            els = self.elements()
+            if a.index >= len(els):
+                raise Inapplicable(f"index {a.index} out of range: the screen has {len(els)} elements")
+            return els[a.index].center()
+        c = a.center()
+        if c is not None and not (0 <= c[0] < SCREEN_W and 0 <= c[1] < SCREEN_H):
+            raise Inapplicable(f"point ({c[0]}, {c[1]}) is outside the {SCREEN_W}x{SCREEN_H} screen")
+        return c
+
+    def _dispatch(self, a: Action) -> Outcome:
+        k = a.kind
+        if k == "tap":
+            p = self._point(a)
+            if p is None:
+                raise Inapplicable("tap needs a target")
+            return Outcome(True, self.tap(*p))
+        if k == "long_press":
+            p = self._point(a)
+            if p is None:
+                raise Inapplicable("long press needs a target")
+            return Outcome(True, self.long_press(*p))
+        if k == "type":
+            return Outcome(True, self.type_text(a.text or ""))
+        if k == "input_text":
+            parts = []
+            p = self._point(a)
+            if p is not None:
+                parts.append(self.tap(*p))
+            if self.focused_host() is None:
+                raise Inapplicable("input_text needs a text field: its target is not one and no field has focus")
+            parts.append(self.type_text(a.text or ""))
+            parts.append(self._enter())
+            return Outcome(True, "; ".join(parts))
+        if k in ("swipe", "scroll"):
+            p = self._point(a)
+            content_dir = a.direction if k == "scroll" else _FINGER_TO_CONTENT[a.direction or "up"]
+            frac = _SWIPE_FRACTION.get(a.dist or "medium", 0.5)
+            return Outcome(True, self.scroll(content_dir, frac, p))
+        if k == "launch":
+            return Outcome(True, self.launch(self.resolve_app(a.app or "")))
+        if k == "back":
+            return Outcome(True, self.press_back())
+        if k == "home":
+            return Outcome(True, self.go_home())
+        if k == "wait":
+            return Outcome(True, "Wait for 3 seconds")
+        if k == "enter":
+            return Outcome(True, self._enter())
+        if k == "finish":
+            msg = a.text or ""
+            return Outcome(True, "Finish the task" + (f': "{msg}"' if msg else ""), done=True, answer=msg or None,
+                           status="complete")
+        if k == "status":
+            return Outcome(True, f"Declare the task {a.goal_status}", done=True, status=a.goal_status)
+        if k == "answer":
+            return Outcome(True, f'Answer "{a.text}"', done=True, answer=a.text, status="complete")
+        if k in ("touch", "lift"):
+            return self._raw(a)
+        raise Inapplicable(f"unsupported action {k}")
+
+    def resolve_app(self, name: str) -> str:
+        key = name.strip().lower()
+        for app_name, app in self.apps.items():
+            if key == app_name or key == app.label.lower() or key in app.aliases or key == app.package:
+                return app_name
+        choices = {app.label.lower(): app.label for app in self.apps.values()}
+        close = difflib.get_close_matches(key, list(choices), n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(choices[c] for c in close)}?" if close else f"; installed: {', '.join(a.label for a in self.apps.values())}"
+        raise Inapplicable(f"no app named {name!r}{hint}")
+
+    def _hit(self, x: int, y: int, attr: str) -> Node | None:
+        """Topmost node under (x, y) with a handler ``attr``; an opaque panel stops the search."""
+        for n in reversed(self.elements()):
+            if not n.contains(x, y):
+                continue
+            if getattr(n, attr) is not None and n.enabled:
+                return n
+            if n.style == "opaque":
+                return None
+        return None
+
+    def _describe(self, n: Node, verb: str) -> str:
+        role = {"button": "button", "textbutton": "button", "fab": "button", "icon": "button", "navbutton": "button",
+                "field": "field", "switch": "switch", "checkbox": "checkbox", "tab": "tab", "row": "item",
+                "menuitem": "menu item", "day": "day", "key": "key", "appicon": "app icon", "card": "card"}.get(n.role, "element")
+        where = f" in {self.apps[self.state.foreground].label}" if self.state.foreground and not self.state.recents_open else ""
+        return f'{verb} the "{n.name}" {role}{where}'
+
+    def tap(self, x: int, y: int) -> str:
+        node = self._hit(x, y, "on_tap")
+        if node is None:
+            under = self._hit(x, y, "on_long_press")
+            if under is not None:
+                raise Inapplicable(f'"{under.name}" at ({x}, {y}) responds to long press only')
+            if self.state.keyboard and y >= KEYBOARD_TOP and y < NAV_TOP:
+                raise Inapplicable("keyboard keys are not modelled one by one: use Type to enter text")
+            raise Inapplicable(f"nothing clickable at ({x}, {y})")
+        desc = node.on_tap()
+        return desc if isinstance(desc, str) else self._describe(node, "Tap")
+
+    def long_press(self, x: int, y: int) -> str:
+        node = self._hit(x, y, "on_long_press")
+        if node is None:
+            raise Inapplicable(f"nothing long-clickable at ({x}, {y})")
+        desc = node.on_long_press()
+        return desc if isinstance(desc, str) else self._describe(node, "Long press")
+
+    def type_text(self, text: str) -> str:
+        fh = self.focused_host()
+        if fh is None:
+            raise Inapplicable("no text field has focus: tap a field first")
+        host, key = fh
+        if not text:
+            raise Inapplicable("nothing to type")
+        bad = [c for c in text if (ord(c) < 0x20 and c not in "\n\t") or 0xD800 <= ord(c) <= 0xDFFF or c in "\ufffe\uffff"]
+        if bad:
+            raise Inapplicable(f"text contains characters a keyboard cannot type: {bad[:3]!r}")
+        if "\n" in text and key not in host.multiline:
+            raise Inapplicable(f'"{key}" is a single-line field: type the text without line breaks, then press Enter')
+        old = host.form.get(key, "")
+        if len(old) + len(text) > MAX_FIELD_CHARS:
+            raise Inapplicable(f"the field holds at most {MAX_FIELD_CHARS} characters")
+        host.form[key] = old + text
+        self.state.keyboard = True
+        label = self._field_label(host, key)
+        return f'Type "{text}" into "{label}"'
+
+    def _field_label(self, host: FormHost, key: str) -> str:
+        for n in self.elements():
+            if n.field is not None and n.field[0] is host and n.field[1] == key:
+                return n.label
+        return key
+
+    def _enter(self) -> str:
+        fh = self.focused_host()
+        if fh is None:
+            raise Inapplicable("Enter needs a focused text field")
+        host, key = fh
+        if key in host.multiline:
+            old = host.form.get(key, "")
+            if len(old) + 1 > MAX_FIELD_CHARS:
+                raise Inapplicable(f"the field holds at most {MAX_FIELD_CHARS} characters")
+            host.form[key] = old + "\n"
+            return f'Press Enter for a new line in "{self._field_label(host, key)}"'
+        out = host.on_enter(self, key)
+        if host.focus is None:
+            self.state.keyboard = False
+        return out or "Press Enter"
+
+    def scroll(self, content_dir: str, frac: float, point: tuple[int, int] | None) -> str:
+        target = None
+        if point is not None:
+            target = self._hit(*point, "on_scroll")
+        if target is None:
+            lists = [n for n in self.elements() if n.on_scroll is not None]
+            if point is None and lists:
+                target = max(lists, key=lambda n: (n.bounds[2] - n.bounds[0]) * (n.bounds[3] - n.bounds[1]))
+            elif point is not None and lists:
+                target = next((n for n in lists if n.contains(*point)), None)
+        if target is None:
+            raise Inapplicable("nothing scrollable here")
+        moved = target.on_scroll(content_dir, frac)
+        name = target.name or "list"
+        if not moved:
+            return f"Scroll {content_dir} the {name} (already at the {'end' if content_dir == 'down' else 'start'})"
+        return f"Scroll {content_dir} the {name}"
+
+    def _raw(self, a: Action) -> Outcome:
+        """android_env's raw touch: TOUCH steps build a gesture, LIFT completes it."""
+        assert a.touch_position is not None
+        x = min(SCREEN_W - 1, int(a.touch_position[0] * SCREEN_W))
+        y = min(SCREEN_H - 1, int(a.touch_position[1] * SCREEN_H))
+        st = self.state
+        if a.kind == "touch":
+            st.touches.append((x, y))
+            return Outcome(True, f"Touch down at ({x}, {y})")
+        if not st.touches:
+            raise Inapplicable("LIFT without a preceding TOUCH")
+        pts = st.touches + [(x, y)]
+        st.touches = []
+        (x0, y0), (x1, y1) = pts[0], pts[-1]
+        dx, dy = x1 - x0, y1 - y0
+        if max(abs(dx), abs(dy)) > 60:
+            finger = ("right" if dx > 0 else "left") if abs(dx) > abs(dy) else ("down" if dy > 0 else "up")
+            span = SCREEN_W if abs(dx) > abs(dy) else SCREEN_H
+            frac = min(0.9, max(abs(dx), abs(dy)) / span * 1.5)
+            return Outcome(True, self.scroll(_FINGER_TO_CONTENT[finger], frac, (x0, y0)))
+        if len(pts) - 1 >= _LONG_PRESS_TOUCHES:
+            return Outcome(True, self.long_press(x0, y0))
+        return Outcome(True, self.tap(x0, y0))

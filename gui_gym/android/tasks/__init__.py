@@ -1,0 +1,56 @@
+"""The task suite: every :class:`~gui_gym.android.tasks.base.TaskTemplate`, by id."""
+
+from __future__ import annotations
+
+import functools
+
+from gui_gym.android.tasks import calendar, clock, contacts, expense, markor, messages, multi_app, settings, tasks_app
+from gui_gym.android.tasks.base import Milestone, Oracle, TaskTemplate
+from gui_gym.core.task import TaskSpec
+
+_MODULES = (contacts, messages, calendar, clock, markor, expense, tasks_app, settings, multi_app)
+
+TASKS: dict[str, TaskTemplate] = {}
+for _module in _MODULES:
+    for _cls in _module.TEMPLATES:
+        _t = _cls()
+        if _t.id in TASKS:
+            raise RuntimeError(f"duplicate task id {_t.id}")
+        TASKS[_t.id] = _t
+
+
+def list_tasks(difficulty: str | None = None, app: str | None = None) -> list[TaskSpec]:
+    """Specs of every task, optionally of one tier or one app."""
+    return [
+        t.spec()
+        for t in TASKS.values()
+        if (difficulty is None or t.difficulty == difficulty) and (app is None or app in (t.apps or (t.app,)))
+    ]
+
+
+@functools.cache
+def oracle_steps(task: TaskTemplate, seeds: tuple[int, ...] = (0, 1, 2)) -> int:
+    """The oracle's longest episode over a few seeds (cached): the base of the step limit."""
+    import numpy as np
+
+    from gui_gym.android.device import Device
+    from gui_gym.core.actions import parse_action
+
+    longest = 0
+    dev = Device()
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        params = task.sample(rng)
+        dev.reset(now=task.clock(rng))
+        task.setup(dev, params, rng)
+        for n in range(1, 200):
+            out = dev.act(parse_action(task.oracle(Oracle(dev, params))))
+            if out.done:
+                break
+        else:
+            raise RuntimeError(f"the oracle of {task.id} does not finish within 200 steps")
+        longest = max(longest, n)
+    return longest
+
+
+__all__ = ["TASKS", "Milestone", "Oracle", "TaskTemplate", "list_tasks", "oracle_steps"]

@@ -1,0 +1,339 @@
+"""Contacts tasks (AndroidWorld: ContactsAddContact, ContactsNewContactDraft, …)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gui_gym.android.apps.contacts import Contact, ContactDetail, ContactEditor, ContactList, ContactsData
+from gui_gym.android.tasks.base import Milestone, Oracle, Params, TaskTemplate
+from gui_gym.android.tasks.data import people, phone_number
+from gui_gym.android.widgets import AlertDialog, MenuDialog
+
+if TYPE_CHECKING:
+    from gui_gym.android.device import Device
+
+
+def db(dev: Device) -> ContactsData:
+    return dev.data("contacts")
+
+
+def digits(s: str) -> str:
+    return "".join(c for c in s if c.isdigit())
+
+
+def in_app(dev: Device, app: str) -> bool:
+    return dev.state.foreground == app and not dev.state.recents_open
+
+
+def screens(dev: Device, app: str) -> list:
+    return dev.state.stacks.get(app, [])
+
+
+def populate(dev: Device, rng: np.random.Generator, n: int, keep: list[tuple[str, str]] = ()) -> list[Contact]:
+    """Fill Contacts with ``n`` people (the ``keep`` names among them), distinct names."""
+    names = list(keep)
+    for first, last in people(rng, n + len(keep)):
+        if len(names) >= n:
+            break
+        if (first, last) not in names:
+            names.append((first, last))
+    d = db(dev)
+    return [d.add(Contact(first, last, phone_number(rng))) for first, last in names]
+
+
+def has_contact(dev: Device, name: str, phone: str | None = None) -> bool:
+    return any(phone is None or digits(c.phone) == digits(phone) for c in db(dev).find(name))
+
+
+def open_contact(o: Oracle, name: str) -> str | None:
+    """From anywhere: get to the contact list and tap ``name``; ``None`` once its page is open."""
+    s = o.screen
+    if o.app != "contacts":
+        return o.launch("Contacts")
+    if isinstance(s, ContactDetail):
+        c = db(o.dev).by_uid(s.uid)
+        if c is not None and c.name == name:
+            return None
+        return o.back()
+    if not isinstance(s, ContactList) or s.dialog is not None:
+        return o.back()
+    act = o.reveal(lambda n: n.role == "row" and n.label == name, before=lambda r: r.label.lower() < name.lower())
+    if act is not None:
+        return act
+    return o.tap(o.find(role="row", label=name))
+
+
+def editor_holds(dev: Device, key: str, value: str) -> bool:
+    return any(isinstance(s, ContactEditor) and s.form.get(key, "").strip() == value for s in screens(dev, "contacts"))
+
+
+class ContactsAddContact(TaskTemplate):
+    id = "ContactsAddContact"
+    app = "contacts"
+    difficulty = "medium"
+    template = "Create a new contact for {name}. Their number is {phone}."
+    placeholders = {"Name": "name", "Phone": "phone", "First": "first", "Last": "last"}
+    milestones = (
+        Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
+        Milestone("Open the form to create a new contact",
+                  lambda d, p: any(isinstance(s, ContactEditor) and s.uid is None for s in screens(d, "contacts"))),
+        Milestone('Enter the first name "<First>"', lambda d, p: editor_holds(d, "first", p["first"])),
+        Milestone('Enter the last name "<Last>"', lambda d, p: editor_holds(d, "last", p["last"])),
+        Milestone('Enter the phone number "<Phone>"', lambda d, p: editor_holds(d, "phone", p["phone"])),
+        Milestone("Save the new contact <Name>", lambda d, p: has_contact(d, p["name"], p["phone"])),
+    )
+
+    def sample(self, rng: np.random.Generator) -> Params:
+        (first, last), = people(rng, 1)
+        return {"first": first, "last": last, "name": f"{first} {last}", "phone": phone_number(rng)}
+
+    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
+        populate(dev, rng, 4)
+        for c in list(db(dev).contacts):
+            if c.name == p["name"]:
+                db(dev).contacts.remove(c)
+
+    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
+        return len(db(dev).find(p["name"])) == 1 and has_contact(dev, p["name"], p["phone"])
+
+    def oracle(self, o: Oracle) -> str:
+        p = o.p
+        if has_contact(o.dev, p["name"], p["phone"]):
+            return o.finish()
+        return add_contact_step(o, p["first"], p["last"], p["phone"])
+
+
+def add_contact_step(o: Oracle, first: str, last: str, phone: str) -> str:
+    """One oracle step toward saving a new contact (first, last, phone)."""
+    s = o.screen
+    if o.app != "contacts":
+        return o.launch("Contacts")
+    if isinstance(s, ContactEditor) and s.uid is None and s.dialog is None:
+        act = o.fill_form([("First name", first), ("Last name", last), ("Phone", phone)])
+        return act or o.tap(o.find(desc="Save"))
+    if isinstance(s, ContactList) and s.dialog is None:
+        return o.tap(o.find(desc="Create contact"))
+    return o.back()
+
+
+class ContactsAddMultiple(TaskTemplate):
+    id = "ContactsAddMultiple"
+    app = "contacts"
+    difficulty = "hard"
+    template = "Add two new contacts: {name1} with number {phone1}, and {name2} with number {phone2}."
+    placeholders = {"Name1": "name1", "Phone1": "phone1", "Name2": "name2", "Phone2": "phone2"}
+    milestones = (
+        Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
+        Milestone("Save the contact <Name1> with number <Phone1>", lambda d, p: has_contact(d, p["name1"], p["phone1"])),
+        Milestone("Save the contact <Name2> with number <Phone2>", lambda d, p: has_contact(d, p["name2"], p["phone2"])),
+    )
+
+    def sample(self, rng: np.random.Generator) -> Params:
+        (f1, l1), (f2, l2) = people(rng, 2)
+        return {"first1": f1, "last1": l1, "name1": f"{f1} {l1}", "phone1": phone_number(rng),
+                "first2": f2, "last2": l2, "name2": f"{f2} {l2}", "phone2": phone_number(rng)}
+
+    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
+        populate(dev, rng, 3)
+        db(dev).contacts[:] = [c for c in db(dev).contacts if c.name not in (p["name1"], p["name2"])]
+
+    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
+        return has_contact(dev, p["name1"], p["phone1"]) and has_contact(dev, p["name2"], p["phone2"])
+
+    def oracle(self, o: Oracle) -> str:
+        p = o.p
+        for i in ("1", "2"):
+            if not has_contact(o.dev, p["name" + i], p["phone" + i]):
+                if isinstance(o.screen, ContactDetail):
+                    return o.back()
+                return add_contact_step(o, p["first" + i], p["last" + i], p["phone" + i])
+        return o.finish()
+
+
+class ContactsDeleteContact(TaskTemplate):
+    id = "ContactsDeleteContact"
+    app = "contacts"
+    difficulty = "easy"
+    template = "Delete the contact {name} from my contacts."
+    placeholders = {"Name": "name"}
+    milestones = (
+        Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
+        Milestone("Open the options for <Name>", lambda d, p: any(
+            isinstance(s.dialog, (MenuDialog, AlertDialog)) for s in screens(d, "contacts")) or not has_contact(d, p["name"])),
+        Milestone("Delete the contact <Name>", lambda d, p: not has_contact(d, p["name"])),
+    )
+
+    def sample(self, rng: np.random.Generator) -> Params:
+        people_ = people(rng, 8)
+        return {"people": people_, "name": " ".join(people_[int(rng.integers(8))])}
+
+    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
+        for first, last in p["people"]:
+            db(dev).add(Contact(first, last, phone_number(rng)))
+
+    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
+        return not has_contact(dev, p["name"]) and len(db(dev).contacts) == len(p["people"]) - 1
+
+    def oracle(self, o: Oracle) -> str:
+        name = o.p["name"]
+        if not has_contact(o.dev, name):
+            return o.finish()
+        s = o.screen
+        if o.app != "contacts":
+            return o.launch("Contacts")
+        if isinstance(s, ContactList):
+            if isinstance(s.dialog, MenuDialog):
+                return o.tap(o.find("Delete", role="menuitem"))
+            if isinstance(s.dialog, AlertDialog):
+                return o.tap(o.find(label="Delete", role="textbutton"))
+            act = o.reveal(lambda n: n.role == "row" and n.label == name, before=lambda r: r.label.lower() < name.lower())
+            return act or o.long_press(o.find(role="row", label=name))
+        return o.back()
+
+
+class ContactsFavorite(TaskTemplate):
+    id = "ContactsFavorite"
+    app = "contacts"
+    difficulty = "easy"
+    template = "Add {name} to my favourite contacts."
+    placeholders = {"Name": "name"}
+    milestones = (
+        Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
+        Milestone("Open the contact <Name>", lambda d, p: any(
+            isinstance(s, ContactDetail) and (c := db(d).by_uid(s.uid)) is not None and c.name == p["name"]
+            for s in screens(d, "contacts"))),
+        Milestone("Add <Name> to favourites", lambda d, p: any(c.starred for c in db(d).find(p["name"]))),
+    )
+
+    def sample(self, rng: np.random.Generator) -> Params:
+        people_ = people(rng, 7)
+        return {"people": people_, "name": " ".join(people_[int(rng.integers(7))])}
+
+    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
+        for first, last in p["people"]:
+            db(dev).add(Contact(first, last, phone_number(rng)))
+
+    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
+        starred = [c.name for c in db(dev).contacts if c.starred]
+        return starred == [p["name"]]
+
+    def oracle(self, o: Oracle) -> str:
+        name = o.p["name"]
+        if any(c.starred for c in db(o.dev).find(name)):
+            return o.finish()
+        act = open_contact(o, name)
+        return act or o.tap(o.find(desc="Add to favourites"))
+
+
+class ContactsPhoneNumberQuestion(TaskTemplate):
+    id = "ContactsPhoneNumberQuestion"
+    app = "contacts"
+    difficulty = "easy"
+    kind = "question"
+    template = "What is the phone number of {name}? Answer with the number only."
+    placeholders = {"Name": "name", "Phone": "phone"}
+    milestones = (
+        Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
+        Milestone("Open the contact <Name>", lambda d, p: any(
+            isinstance(s, ContactDetail) and (c := db(d).by_uid(s.uid)) is not None and c.name == p["name"]
+            for s in screens(d, "contacts"))),
+    )
+
+    def sample(self, rng: np.random.Generator) -> Params:
+        people_ = people(rng, 9)
+        return {"people": people_, "name": " ".join(people_[int(rng.integers(9))])}
+
+    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
+        for first, last in p["people"]:
+            c = db(dev).add(Contact(first, last, phone_number(rng)))
+            if c.name == p["name"]:
+                p["phone"] = c.phone
+
+    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
+        return answer is not None and digits(answer) == digits(p["phone"]) and bool(digits(answer))
+
+    def oracle(self, o: Oracle) -> str:
+        act = open_contact(o, o.p["name"])
+        if act is not None:
+            return act
+        row = o.find(rid=":id/phone")
+        shown = [c.text for c in row.children if c.role == "text"] if row is not None else []
+        return o.answer(shown[0] if shown else "")
+
+
+class ContactsEditPhone(TaskTemplate):
+    id = "ContactsEditPhone"
+    app = "contacts"
+    difficulty = "medium"
+    template = "Change the phone number of {name} to {phone}."
+    placeholders = {"Name": "name", "Phone": "phone"}
+    milestones = (
+        Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
+        Milestone("Open the contact <Name>", lambda d, p: any(
+            isinstance(s, ContactDetail) and (c := db(d).by_uid(s.uid)) is not None and c.name == p["name"]
+            for s in screens(d, "contacts"))),
+        Milestone("Edit the contact <Name>", lambda d, p: any(
+            isinstance(s, ContactEditor) and s.uid is not None for s in screens(d, "contacts"))),
+        Milestone('Enter the phone number "<Phone>"', lambda d, p: editor_holds(d, "phone", p["phone"])),
+        Milestone("Save the new number of <Name>", lambda d, p: has_contact(d, p["name"], p["phone"])),
+    )
+
+    def sample(self, rng: np.random.Generator) -> Params:
+        people_ = people(rng, 14)
+        return {"people": people_, "name": " ".join(people_[int(rng.integers(14))]), "phone": phone_number(rng)}
+
+    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
+        for first, last in p["people"]:
+            db(dev).add(Contact(first, last, phone_number(rng)))
+
+    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
+        return has_contact(dev, p["name"], p["phone"]) and len(db(dev).contacts) == len(p["people"])
+
+    def oracle(self, o: Oracle) -> str:
+        p = o.p
+        if has_contact(o.dev, p["name"], p["phone"]):
+            return o.finish()
+        s = o.screen
+        if isinstance(s, ContactEditor) and s.uid is not None and s.dialog is None:
+            return o.fill("Phone", p["phone"]) or o.tap(o.find(desc="Save"))
+        act = open_contact(o, p["name"])
+        return act or o.tap(o.find(desc="Edit contact"))
+
+
+class ContactsDeleteNonexistent(TaskTemplate):
+    id = "ContactsDeleteNonexistent"
+    app = "contacts"
+    difficulty = "easy"
+    kind = "infeasible"
+    template = "Delete the contact {name} from my contacts."
+    placeholders = {"Name": "name"}
+    milestones = (Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),)
+
+    def sample(self, rng: np.random.Generator) -> Params:
+        people_ = people(rng, 7)
+        return {"people": people_[:6], "name": " ".join(people_[6])}
+
+    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
+        for first, last in p["people"]:
+            db(dev).add(Contact(first, last, phone_number(rng)))
+
+    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
+        return len(db(dev).contacts) == len(p["people"])  # nothing else was deleted
+
+    def oracle(self, o: Oracle) -> str:
+        if o.app != "contacts":
+            return o.launch("Contacts")
+        return o.infeasible()
+
+
+TEMPLATES = (
+    ContactsAddContact,
+    ContactsAddMultiple,
+    ContactsDeleteContact,
+    ContactsFavorite,
+    ContactsPhoneNumberQuestion,
+    ContactsEditPhone,
+    ContactsDeleteNonexistent,
+)

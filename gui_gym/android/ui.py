@@ -1,0 +1,260 @@
+"""The UI tree of one screen, its uiautomator XML, and MobileRL's compressed form.
+
+A :class:`Node` is what ``uiautomator dump`` reports for one view, plus the behaviour the
+simulator attaches to it (tap, long press, scroll, text entry). Behaviour is never
+serialised: the XML an agent reads carries exactly the attributes a real device's dump has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+SCREEN_W, SCREEN_H = 1080, 2400
+
+_XML_HEADER = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
+
+# Characters XML 1.0 cannot carry; they are shown as U+FFFD in dumps (state keeps the text).
+_BAD_XML = {c: "\ufffd" for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)}
+_BAD_XML.update({0xFFFE: "\ufffd", 0xFFFF: "\ufffd"})
+_ESCAPE = {ord("&"): "&amp;", ord("<"): "&lt;", ord(">"): "&gt;", ord('"'): "&quot;", 0x0A: "&#10;", 0x0D: "&#13;", 0x09: "&#9;"}
+_ESCAPE.update(_BAD_XML)
+
+
+def xml_escape(s: str) -> str:
+    """Escape an attribute value; control characters XML cannot hold become U+FFFD."""
+    if s.isalnum() or not s:
+        return s
+    out = s.translate(_ESCAPE)
+    # Lone surrogates cannot be encoded; replace them too.
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in out):
+        out = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in out)
+    return out
+
+
+def _b(v: bool) -> str:
+    return "true" if v else "false"
+
+
+class Node:
+    """One view in the hierarchy.
+
+    ``cls`` is the Android class (``android.widget.Button``); ``rid`` the resource id;
+    ``desc`` the content description. ``label`` is the human name used in action
+    descriptions (defaults to text or desc). ``role`` picks how the renderer draws it.
+    """
+
+    __slots__ = (
+        "cls", "bounds", "text", "rid", "desc", "package", "clickable", "long_clickable",
+        "checkable", "checked", "focusable", "focused", "scrollable", "enabled", "password",
+        "selected", "children", "on_tap", "on_long_press", "on_scroll", "field", "label", "role",
+        "style",
+    )
+
+    def __init__(
+        self,
+        cls: str,
+        bounds: tuple[int, int, int, int],
+        text: str = "",
+        *,
+        rid: str = "",
+        desc: str = "",
+        package: str = "",
+        clickable: bool = False,
+        long_clickable: bool = False,
+        checkable: bool = False,
+        checked: bool = False,
+        focusable: bool = False,
+        focused: bool = False,
+        scrollable: bool = False,
+        enabled: bool = True,
+        password: bool = False,
+        selected: bool = False,
+        children: list[Node] | None = None,
+        on_tap: Callable[[], Any] | None = None,
+        on_long_press: Callable[[], Any] | None = None,
+        on_scroll: Callable[[str, float], bool] | None = None,
+        field: Any = None,
+        label: str = "",
+        role: str = "",
+        style: Any = None,
+    ) -> None:
+        self.cls = cls
+        self.bounds = bounds
+        self.text = text
+        self.rid = rid
+        self.desc = desc
+        self.package = package
+        self.clickable = clickable or on_tap is not None
+        self.long_clickable = long_clickable or on_long_press is not None
+        self.checkable = checkable
+        self.checked = checked
+        self.focusable = focusable
+        self.focused = focused
+        self.scrollable = scrollable or on_scroll is not None
+        self.enabled = enabled
+        self.password = password
+        self.selected = selected
+        self.children = children if children is not None else []
+        self.on_tap = on_tap
+        self.on_long_press = on_long_press
+        self.on_scroll = on_scroll
+        self.field = field
+        self.label = label
+        self.role = role
+        self.style = style
+
+    # -- geometry -------------------------------------------------------------------------
+    def contains(self, x: int, y: int) -> bool:
+        l, t, r, b = self.bounds
+        return l <= x < r and t <= y < b
+
+    def center(self) -> tuple[int, int]:
+        l, t, r, b = self.bounds
+        return (l + r) // 2, (t + b) // 2
+
+    @property
+    def name(self) -> str:
+        """The human name of this element, for action descriptions."""
+        return self.label or self.text or self.desc or self.rid.rsplit("/", 1)[-1]
+
+    def walk(self) -> Iterator[Node]:
+        """Pre-order traversal (paint order: later nodes lie on top)."""
+        stack = [self]
+        while stack:
+            n = stack.pop()
+            yield n
+            stack.extend(reversed(n.children))
+
+    def __repr__(self) -> str:
+        return f"Node({self.cls.rsplit('.', 1)[-1]}, {self.name!r}, {self.bounds})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The element as AndroidWorld's ``UIElement`` fields."""
+        l, t, r, b = self.bounds
+        return {
+            "text": self.text or None,
+            "content_description": self.desc or None,
+            "class_name": self.cls,
+            "bbox_pixels": {"x_min": l, "y_min": t, "x_max": r, "y_max": b},
+            "is_checkable": self.checkable,
+            "is_checked": self.checked,
+            "is_clickable": self.clickable,
+            "is_editable": self.field is not None,
+            "is_enabled": self.enabled,
+            "is_focused": self.focused,
+            "is_focusable": self.focusable,
+            "is_long_clickable": self.long_clickable,
+            "is_scrollable": self.scrollable,
+            "is_selected": self.selected,
+            "package_name": self.package,
+            "resource_id": self.rid or None,
+        }
+
+
+def clip(node: Node, top: int, bottom: int) -> Node | None:
+    """Drop the parts of ``node`` outside the visible band ``[top, bottom)``, in place.
+
+    Like a real dump, views scrolled or covered off-screen are absent and partly visible
+    views report their visible bounds.
+    """
+    l, t, r, b = node.bounds
+    if b <= top or t >= bottom:
+        return None
+    if t < top or b > bottom:
+        node.bounds = (l, max(t, top), r, min(b, bottom))
+    kids = []
+    for c in node.children:
+        c2 = clip(c, top, bottom)
+        if c2 is not None:
+            kids.append(c2)
+    node.children = kids
+    return node
+
+
+def flatten(root: Node) -> list[Node]:
+    """All nodes in pre-order: the list AndroidWorld's ``index`` refers to."""
+    return list(root.walk())
+
+
+def to_xml(root: Node) -> str:
+    """Serialise as ``uiautomator dump`` does (one ``hierarchy``, nested ``node`` elements)."""
+    parts = [_XML_HEADER, '<hierarchy rotation="0">']
+    _node_xml(root, 0, parts)
+    parts.append("</hierarchy>")
+    return "".join(parts)
+
+
+def _node_xml(n: Node, index: int, out: list[str]) -> None:
+    l, t, r, b = n.bounds
+    out.append(
+        f'<node index="{index}" text="{xml_escape(n.text)}" resource-id="{n.rid}" class="{n.cls}" '
+        f'package="{n.package}" content-desc="{xml_escape(n.desc)}" checkable="{_b(n.checkable)}" '
+        f'checked="{_b(n.checked)}" clickable="{_b(n.clickable)}" enabled="{_b(n.enabled)}" '
+        f'focusable="{_b(n.focusable)}" focused="{_b(n.focused)}" scrollable="{_b(n.scrollable)}" '
+        f'long-clickable="{_b(n.long_clickable)}" password="{_b(n.password)}" '
+        f'selected="{_b(n.selected)}" bounds="[{l},{t}][{r},{b}]"'
+    )
+    if n.children:
+        out.append(">")
+        for i, c in enumerate(n.children):
+            _node_xml(c, i, out)
+        out.append("</node>")
+    else:
+        out.append(" />")
+
+
+def to_compressed(root: Node) -> str:
+    """MobileRL's compressed XML (App. C): one line per informative node.
+
+    Layout-only containers without text, description or behaviour are dropped (their
+    children are kept one level up), and each remaining node is written as
+    ``<indent>[index] Class "text" desc="…" id=name flags [x1,y1][x2,y2]`` where ``flags``
+    lists only the true interaction attributes (clickable, long-clickable, scrollable,
+    checkable/checked, focused, selected, disabled). Indentation shows nesting.
+    """
+    lines: list[str] = []
+    _compress(root, 0, lines, [0])
+    return "\n".join(lines)
+
+
+def _compress(n: Node, depth: int, out: list[str], counter: list[int]) -> None:
+    idx = counter[0]
+    counter[0] += 1
+    informative = bool(n.text or n.desc or n.clickable or n.long_clickable or n.scrollable or n.checkable or n.field is not None)
+    if informative:
+        l, t, r, b = n.bounds
+        parts = ["  " * depth, f"[{idx}] ", n.cls.rsplit(".", 1)[-1]]
+        if n.text:
+            parts.append(f' "{_one_line(n.text)}"')
+        if n.desc:
+            parts.append(f' desc="{_one_line(n.desc)}"')
+        if n.rid:
+            parts.append(f" id={n.rid.rsplit('/', 1)[-1]}")
+        flags = []
+        if n.clickable:
+            flags.append("clickable")
+        if n.long_clickable:
+            flags.append("long-clickable")
+        if n.scrollable:
+            flags.append("scrollable")
+        if n.checkable:
+            flags.append("checked" if n.checked else "unchecked")
+        if n.focused:
+            flags.append("focused")
+        if n.selected:
+            flags.append("selected")
+        if not n.enabled:
+            flags.append("disabled")
+        if flags:
+            parts.append(" " + ",".join(flags))
+        parts.append(f" [{l},{t}][{r},{b}]")
+        out.append("".join(parts))
+        depth += 1
+    for c in n.children:
+        _compress(c, depth, out, counter)
+
+
+def _one_line(s: str) -> str:
+    s = s.replace("\n", "\\n").replace('"', '\\"')
+    return s if len(s) <= 200 else s[:197] + "..."

@@ -1,0 +1,498 @@
+"""Screens, dialogs and the layout builder the simulated apps draw with.
+
+A :class:`Screen` (an activity on an app's back stack) and a :class:`Dialog` are plain,
+picklable data: what they show is rebuilt into :class:`~gui_gym.android.ui.Node` trees every
+step by :meth:`build`, and their behaviour lives in the callbacks the build attaches.
+Everything an app needs to look like Android — toolbars, fields with focus, switches,
+scrolling lists, FABs, tabs, menus, date and time pickers — is a method of :class:`UI`.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from gui_gym.android.ui import SCREEN_W, Node
+
+if TYPE_CHECKING:
+    from gui_gym.android.device import Device
+
+# Geometry of the 1080x2400 device (pixels).
+STATUS_H = 84
+NAV_TOP = 2274
+KEYBOARD_TOP = 1470
+TOOLBAR_H = 154
+ROW_H = 168
+FIELD_H = 150
+PAD = 42
+MAX_FIELD_CHARS = 500
+
+
+class Inapplicable(Exception):
+    """Raised by a callback when an action cannot be applied; the step becomes a no-op."""
+
+
+class FormHost:
+    """Anything that owns text fields, a focus and scroll offsets (screens and dialogs)."""
+
+    def __init__(self) -> None:
+        self.form: dict[str, str] = {}
+        self.focus: str | None = None
+        self.scroll: dict[str, int] = {}
+        self.multiline: set[str] = set()
+
+    def on_enter(self, dev: Device, key: str) -> str | None:
+        """IME action on a single-line field: move to the next field, else hide the keyboard."""
+        order = getattr(self, "_field_order", [])
+        if key in order and order.index(key) + 1 < len(order):
+            self.focus = order[order.index(key) + 1]
+            return f'Press Enter to move to the next field "{self.focus}"'
+        self.focus = None
+        return "Press Enter"
+
+
+class Screen(FormHost):
+    """One activity. Subclasses implement :meth:`build` and may override :meth:`on_back`."""
+
+    title = ""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dialog: Dialog | None = None
+
+    def build(self, ui: UI, dev: Device) -> None:
+        raise NotImplementedError
+
+    def on_back(self, dev: Device) -> str | None:
+        """Handle system Back before the screen is popped; return a description to consume it."""
+        return None
+
+    def screen_name(self) -> str:
+        return type(self).__name__
+
+
+class Dialog(FormHost):
+    """A modal window over the top screen. ``handler`` names a method of the owning screen
+    called as ``handler(dev, value)`` with the chosen button's value."""
+
+    def __init__(self, handler: str = "", title: str = "", cancelable: bool = True) -> None:
+        super().__init__()
+        self.handler = handler
+        self.title = title
+        self.cancelable = cancelable
+
+    def build(self, ui: UI, dev: Device) -> None:
+        raise NotImplementedError
+
+    def finish(self, dev: Device, value: Any) -> str | None:
+        owner = dev.top_screen()
+        dev.close_dialog()
+        if value is None or owner is None or not self.handler:
+            return None
+        return getattr(owner, self.handler)(dev, value)
+
+
+class AlertDialog(Dialog):
+    """Title, message and buttons, e.g. ``[("Cancel", None), ("Delete", "delete")]``."""
+
+    def __init__(self, handler: str, title: str, message: str = "", buttons: Sequence[tuple[str, Any]] = ()) -> None:
+        super().__init__(handler, title)
+        self.message = message
+        self.buttons = list(buttons)
+
+    def build(self, ui: UI, dev: Device) -> None:
+        panel = ui.dialog_panel(self, height=200 + (110 if self.message else 0) + 150)
+        ui.dialog_title(self.title)
+        if self.message:
+            ui.text(self.message, h=110, size=40)
+        ui.dialog_buttons(self, self.buttons)
+        ui.end_panel(panel)
+
+
+class MenuDialog(Dialog):
+    """A list of choices (context menu, single-choice list); tapping one closes it."""
+
+    def __init__(self, handler: str, items: Sequence[tuple[str, Any]], title: str = "", selected: Any = None) -> None:
+        super().__init__(handler, title)
+        self.items = list(items)
+        self.selected = selected
+
+    def build(self, ui: UI, dev: Device) -> None:
+        panel = ui.dialog_panel(self, height=(130 if self.title else 40) + 140 * len(self.items))
+        if self.title:
+            ui.dialog_title(self.title)
+        for label, value in self.items:
+            ui.button(
+                label,
+                lambda v=value: self.finish(ui.dev, v),
+                rid="android:id/title",
+                cls="android.widget.TextView",
+                h=140,
+                selected=value == self.selected and self.selected is not None,
+                role="menuitem",
+            )
+        ui.end_panel(panel)
+
+
+class InputDialog(Dialog):
+    """One or more text fields with OK/Cancel; OK passes ``dict(form)`` to the handler."""
+
+    def __init__(self, handler: str, title: str, fields: Sequence[tuple[str, str]], ok: str = "OK", values: dict | None = None) -> None:
+        super().__init__(handler, title)
+        self._field_order = [k for k, _ in fields]
+        self.hints = dict(fields)
+        self.ok = ok
+        self.form.update(values or {})
+        self.focus = self._field_order[0] if self._field_order else None
+
+    def build(self, ui: UI, dev: Device) -> None:
+        panel = ui.dialog_panel(self, height=130 + (FIELD_H + 30) * len(self.hints) + 160)
+        ui.dialog_title(self.title)
+        for key, hint in self.hints.items():
+            ui.field(self, key, hint, rid=f"android:id/{key}")
+        ui.dialog_buttons(self, [("Cancel", None), (self.ok, "ok")])
+        ui.end_panel(panel)
+
+    def finish(self, dev: Device, value: Any) -> str | None:
+        return super().finish(dev, None if value is None else dict(self.form))
+
+
+class DatePickerDialog(Dialog):
+    """Android's calendar date picker: month header with previous/next arrows, a day grid,
+    Cancel/OK. OK passes a :class:`datetime.date` to the handler."""
+
+    def __init__(self, handler: str, date: dt.date, title: str = "Select date") -> None:
+        super().__init__(handler, title)
+        self.date = date
+
+    def build(self, ui: UI, dev: Device) -> None:
+        y0 = 520
+        panel = ui.dialog_panel(self, height=1250, top=y0)
+        d = self.date
+        ui.dialog_title(d.strftime("%a, %b %-d, %Y"), rid="android:id/date_picker_header_date")
+        row_y = ui.y
+        ui.add(Node("android.widget.ImageButton", (120, row_y, 260, row_y + 120), desc="Previous month",
+                    rid="android:id/prev", on_tap=lambda: self._shift(-1), role="icon", style="chevron_left"))
+        ui.add(Node("android.widget.TextView", (260, row_y, 820, row_y + 120), d.strftime("%B %Y"),
+                    rid="android:id/month_view", role="text"))
+        ui.add(Node("android.widget.ImageButton", (820, row_y, 960, row_y + 120), desc="Next month",
+                    rid="android:id/next", on_tap=lambda: self._shift(1), role="icon", style="chevron_right"))
+        ui.y = row_y + 130
+        first_wd, ndays = calendar.monthrange(d.year, d.month)
+        first_wd = (first_wd + 1) % 7  # Sunday-first grid
+        cell_w, cell_h = 112, 110
+        for day in range(1, ndays + 1):
+            pos = first_wd + day - 1
+            r, c = divmod(pos, 7)
+            x = 148 + c * cell_w
+            y = ui.y + r * cell_h
+            label = dt.date(d.year, d.month, day).strftime("%-d %B %Y")
+            ui.add(Node("android.view.View", (x, y, x + cell_w, y + cell_h), str(day), desc=label,
+                        selected=day == d.day, on_tap=lambda dd=day: self._pick(dd), role="day", label=label))
+        ui.y += 6 * cell_h + 20
+        ui.dialog_buttons(self, [("Cancel", None), ("OK", "ok")])
+        ui.end_panel(panel)
+
+    def _shift(self, months: int) -> str:
+        y, m = divmod(self.date.year * 12 + self.date.month - 1 + months, 12)
+        day = min(self.date.day, calendar.monthrange(y, m + 1)[1])
+        self.date = dt.date(y, m + 1, day)
+        return f"Go to {'next' if months > 0 else 'previous'} month ({self.date.strftime('%B %Y')}) in the date picker"
+
+    def _pick(self, day: int) -> str:
+        self.date = self.date.replace(day=day)
+        return f"Select {self.date.strftime('%B %-d, %Y')} in the date picker"
+
+    def finish(self, dev: Device, value: Any) -> str | None:
+        return super().finish(dev, None if value is None else self.date)
+
+
+class TimePickerDialog(Dialog):
+    """Android's time picker in keyboard-input mode: hour and minute fields (24-hour), Cancel/OK.
+    OK passes a :class:`datetime.time` to the handler; out-of-range input is refused."""
+
+    def __init__(self, handler: str, time: dt.time, title: str = "Set time") -> None:
+        super().__init__(handler, title)
+        self._field_order = ["hour", "minute"]
+        self.form = {"hour": f"{time.hour:02d}", "minute": f"{time.minute:02d}"}
+
+    def build(self, ui: UI, dev: Device) -> None:
+        panel = ui.dialog_panel(self, height=130 + 2 * (FIELD_H + 30) + 160)
+        ui.dialog_title(self.title)
+        ui.field(self, "hour", "Hour", rid="android:id/input_hour", label="Hour")
+        ui.field(self, "minute", "Minute", rid="android:id/input_minute", label="Minute")
+        ui.dialog_buttons(self, [("Cancel", None), ("OK", "ok")])
+        ui.end_panel(panel)
+
+    def finish(self, dev: Device, value: Any) -> str | None:
+        if value is None:
+            return super().finish(dev, None)
+        try:
+            t = dt.time(int(self.form.get("hour", "")), int(self.form.get("minute", "")))
+        except ValueError:
+            raise Inapplicable(f"invalid time {self.form.get('hour')}:{self.form.get('minute')}") from None
+        return super().finish(dev, t)
+
+
+class UI:
+    """Lays nodes out top to bottom in the content area; a fresh one per build.
+
+    Callbacks attached to nodes return a description of what they did (or ``None`` for the
+    default "Tap the ... in App") and raise :class:`Inapplicable` when they cannot act.
+    """
+
+    def __init__(self, dev: Device, package: str, top: int, bottom: int, app_label: str) -> None:
+        self.dev = dev
+        self.package = package
+        self.app_label = app_label
+        self.top = top
+        self.bottom = bottom
+        self.y = top
+        self.nodes: list[Node] = []
+        self._stack: list[list[Node]] = []
+
+    # -- plumbing ------------------------------------------------------------------------
+    def add(self, node: Node) -> Node:
+        if not node.package:
+            node.package = self.package
+        self.nodes.append(node)
+        return node
+
+    def rect(self, h: int, x0: int = PAD, x1: int = SCREEN_W - PAD) -> tuple[int, int, int, int]:
+        r = (x0, self.y, x1, self.y + h)
+        self.y += h
+        return r
+
+    def spacer(self, h: int) -> None:
+        self.y += h
+
+    # -- widgets -------------------------------------------------------------------------
+    def toolbar(self, title: str, up: bool | Callable[[], Any] = True, actions: Sequence[tuple[str, str, Callable[[], Any]]] = ()) -> None:
+        """App bar with optional navigate-up arrow and icon actions ``(desc, icon, on_tap)``."""
+        y = self.y
+        bar = self.add(Node("android.view.ViewGroup", (0, y, SCREEN_W, y + TOOLBAR_H), rid=f"{self.package}:id/toolbar", role="toolbar"))
+        x = 24
+        if up:
+            cb = up if callable(up) else (lambda: self.dev.press_back(described="Tap the \"Navigate up\" button"))
+            bar.children.append(Node("android.widget.ImageButton", (x, y + 17, x + 120, y + 137), desc="Navigate up",
+                                     package=self.package, on_tap=cb, role="icon", style="arrow_left"))
+            x += 140
+        right = SCREEN_W - 24
+        icons = []
+        for desc, icon, cb in reversed(list(actions)):
+            icons.append(Node("android.widget.ImageButton", (right - 120, y + 17, right, y + 137), desc=desc,
+                              package=self.package, on_tap=cb, role="icon", style=icon, rid=f"{self.package}:id/{icon}"))
+            right -= 130
+        bar.children.append(Node("android.widget.TextView", (x, y + 17, right, y + 137), title, package=self.package,
+                                 rid=f"{self.package}:id/title", role="title"))
+        bar.children.extend(reversed(icons))
+        self.y += TOOLBAR_H
+
+    def text(self, text: str, h: int = 100, rid: str = "", size: int = 42, desc: str = "", x0: int = PAD) -> Node:
+        return self.add(Node("android.widget.TextView", self.rect(h, x0=x0), text, rid=rid, desc=desc, role="text", style=size))
+
+    def button(self, text: str, on_tap: Callable[[], Any], rid: str = "", h: int = 140, cls: str = "android.widget.Button",
+               selected: bool = False, role: str = "button", enabled: bool = True, x0: int = PAD, x1: int = SCREEN_W - PAD) -> Node:
+        r = self.rect(h, x0, x1)
+        return self.add(Node(cls, r, text, rid=rid, on_tap=on_tap if enabled else None, clickable=True, focusable=True,
+                             selected=selected, role=role, enabled=enabled))
+
+    def field(self, host: FormHost, key: str, hint: str, rid: str = "", label: str = "", multiline: bool = False,
+              h: int | None = None, password: bool = False) -> Node:
+        """An EditText bound to ``host.form[key]``. Empty fields show their hint as text, as
+        uiautomator reports them. Tapping focuses it and raises the keyboard."""
+        order = host.__dict__.setdefault("_field_order", [])
+        if key not in order:
+            order.append(key)
+        if multiline:
+            host.multiline.add(key)
+        value = host.form.get(key, "")
+        hgt = h or (FIELD_H * 3 if multiline else FIELD_H)
+        r = self.rect(hgt)
+        self.y += 30
+        name = label or hint
+        focused = host.focus == key
+
+        def tap() -> str:
+            host.focus = key
+            self.dev.state.keyboard = True
+            return f'Tap the "{name}" field'
+
+        shown = ("•" * len(value) if password else value) if value else hint
+        node = self.add(Node("android.widget.EditText", r, shown, rid=rid, on_tap=tap, focusable=True, focused=focused,
+                             password=password, field=(host, key), label=name, role="field",
+                             style="hint" if not value else None))
+        if value and focused:
+            # Material's clear-text end icon: the one way to empty a field without a keyboard.
+            def clear() -> str:
+                host.form[key] = ""
+                host.focus = key
+                self.dev.state.keyboard = True
+                return f'Clear the text of "{name}"'
+
+            l, t, rr, b = r
+            cy = (t + b) // 2
+            node.children.append(Node("android.widget.ImageButton", (rr - 130, cy - 60, rr - 10, cy + 60), desc="Clear text",
+                                      package=self.package, rid=f"{self.package}:id/text_input_end_icon", on_tap=clear,
+                                      role="icon", style="close"))
+        return node
+
+    def switch(self, label: str, checked: bool, on_toggle: Callable[[bool], Any], rid: str = "", summary: str = "") -> Node:
+        """A settings-style row with a Switch; tapping the row or the switch toggles it."""
+        r = self.rect(ROW_H + (50 if summary else 0), x0=0, x1=SCREEN_W)
+        l, t, rr, b = r
+
+        def tap() -> str:
+            on_toggle(not checked)
+            return f'Turn {"off" if checked else "on"} "{label}"'
+
+        row = self.add(Node("android.widget.LinearLayout", r, on_tap=tap, label=label, role="row"))
+        row.children.append(Node("android.widget.TextView", (PAD, t + 30, 820, t + 110), label, package=self.package,
+                                 rid="android:id/title", role="text"))
+        if summary:
+            row.children.append(Node("android.widget.TextView", (PAD, t + 110, 820, b - 20), summary, package=self.package,
+                                     rid="android:id/summary", role="subtext"))
+        row.children.append(Node("android.widget.Switch", (860, t + 40, 1040, b - 40), "ON" if checked else "OFF",
+                                 package=self.package, rid="android:id/switch_widget", checkable=True, checked=checked,
+                                 on_tap=tap, label=label, role="switch"))
+        return row
+
+    def checkbox(self, label: str, checked: bool, on_toggle: Callable[[bool], Any], rid: str = "") -> Node:
+        def tap() -> str:
+            on_toggle(not checked)
+            return f'{"Uncheck" if checked else "Check"} "{label}"'
+
+        return self.add(Node("android.widget.CheckBox", self.rect(ROW_H - 30), label, rid=rid, checkable=True,
+                             checked=checked, on_tap=tap, role="checkbox", label=label))
+
+    def row(self, title: str, subtitle: str = "", on_tap: Callable[[], Any] | None = None,
+            on_long_press: Callable[[], Any] | None = None, rid: str = "", h: int = ROW_H, icon: str | None = None,
+            trailing: Node | None = None, label: str = "") -> Node:
+        """A two-line list item. The row is the clickable view; its texts are children."""
+        l, t, r, b = self.rect(h, x0=0, x1=SCREEN_W)
+        node = self.add(Node("android.widget.LinearLayout", (l, t, r, b), on_tap=on_tap, on_long_press=on_long_press,
+                             rid=rid, label=label or title, role="row"))
+        x = PAD
+        if icon:
+            node.children.append(Node("android.widget.ImageView", (x, t + 24, x + h - 48, b - 24), package=self.package,
+                                      role="avatar", style=icon))
+            x += h - 20
+        if subtitle:
+            node.children.append(Node("android.widget.TextView", (x, t + 20, 900, t + h // 2 + 4), title, package=self.package,
+                                      role="text"))
+            node.children.append(Node("android.widget.TextView", (x, t + h // 2 + 4, 1000, b - 16), subtitle,
+                                      package=self.package, role="subtext"))
+        else:
+            node.children.append(Node("android.widget.TextView", (x, t + 30, 1000, b - 30), title, package=self.package,
+                                      role="text"))
+        if trailing is not None:
+            trailing.package = self.package
+            node.children.append(trailing)
+        return node
+
+    def scroll_list(self, host: FormHost, key: str, items: Sequence[Any], render: Callable[[UI, Any], None],
+                    item_h: int = ROW_H, bottom: int | None = None, empty: str = "Nothing here yet") -> Node:
+        """A RecyclerView of ``items``: only the rows inside the viewport exist in the tree.
+
+        ``render(ui, item)`` draws one item of height ``item_h``. The viewport runs from the
+        current ``y`` to ``bottom`` (the content bottom by default); a swipe scrolls it.
+        """
+        top = self.y
+        bottom = bottom or self.bottom
+        view_h = max(1, bottom - top)
+        total = len(items) * item_h
+        max_off = max(0, total - view_h)
+        off = min(host.scroll.get(key, 0), max_off)
+
+        def scroll(direction: str, frac: float) -> bool:
+            if direction not in ("up", "down"):
+                raise Inapplicable("this list scrolls vertically only")
+            cur = min(host.scroll.get(key, 0), max_off)
+            delta = int(view_h * frac) * (1 if direction == "down" else -1)
+            new = max(0, min(max_off, cur + delta))
+            host.scroll[key] = new
+            return new != cur
+
+        container = self.add(Node("androidx.recyclerview.widget.RecyclerView", (0, top, SCREEN_W, bottom),
+                                  rid=f"{self.package}:id/list", on_scroll=scroll if max_off > 0 else None, role="list",
+                                  style=(off, max_off)))
+        if not items:
+            self.y = top + 60
+            self.text(empty, rid=f"{self.package}:id/empty", size=40)
+            self.y = bottom
+            return container
+        first = off // item_h
+        last = min(len(items), (off + view_h) // item_h + 1)
+        saved, self.nodes = self.nodes, []
+        for i in range(first, last):
+            self.y = top + i * item_h - off
+            render(self, items[i])
+        rows, self.nodes = self.nodes, saved
+        from gui_gym.android.ui import clip
+
+        for n in rows:
+            if clip(n, top, bottom) is not None:
+                container.children.append(n)
+        self.y = bottom
+        return container
+
+    def fab(self, desc: str, on_tap: Callable[[], Any], rid: str = "", icon: str = "add") -> Node:
+        """A floating action button at the bottom right of the content area."""
+        b = self.bottom - 60
+        return self.add(Node("android.widget.ImageButton", (SCREEN_W - 230, b - 170, SCREEN_W - 60, b), desc=desc,
+                             rid=rid or f"{self.package}:id/fab", on_tap=on_tap, role="fab", style=icon))
+
+    def tabs(self, names: Sequence[str], selected: str, on_select: Callable[[str], Any], bottom: bool = False) -> None:
+        """A tab row (top) or a bottom navigation bar."""
+        h = 150
+        y = self.bottom - h if bottom else self.y
+        w = SCREEN_W // len(names)
+        for i, name in enumerate(names):
+            self.add(Node("android.widget.TextView" if not bottom else "android.widget.FrameLayout",
+                          (i * w, y, (i + 1) * w, y + h), name, desc=name, selected=name == selected,
+                          on_tap=lambda n=name: on_select(n), role="tab", label=name,
+                          rid=f"{self.package}:id/{'navigation_bar_item' if bottom else 'tab'}"))
+        if bottom:
+            self.bottom = y
+        else:
+            self.y += h
+
+    # -- dialogs -------------------------------------------------------------------------
+    def dialog_panel(self, dialog: Dialog, height: int, top: int | None = None) -> Node:
+        """Scrim + panel; children go into the panel until :meth:`end_panel`."""
+
+        def outside() -> str:
+            if not dialog.cancelable:
+                raise Inapplicable("this dialog must be answered")
+            dialog.finish(self.dev, None)
+            return "Tap outside the dialog to dismiss it"
+
+        self.add(Node("android.view.View", (0, 0, SCREEN_W, NAV_TOP), on_tap=outside, role="scrim", package="android"))
+        bottom_limit = KEYBOARD_TOP - 40 if self.dev.state.keyboard else NAV_TOP - 60
+        t = top if top is not None else max(STATUS_H + 60, min((NAV_TOP - height) // 2, bottom_limit - height))
+        panel = self.add(Node("android.widget.FrameLayout", (60, t, SCREEN_W - 60, t + height), rid="android:id/content",
+                              role="panel", style="opaque", package="android"))
+        self._stack.append(self.nodes)
+        self.nodes = panel.children
+        self.y = t + 30
+        return panel
+
+    def end_panel(self, panel: Node) -> None:
+        self.nodes = self._stack.pop()
+
+    def dialog_title(self, title: str, rid: str = "android:id/alertTitle") -> None:
+        self.add(Node("android.widget.TextView", self.rect(100, 110, SCREEN_W - 110), title, rid=rid, role="title"))
+        self.y += 20
+
+    def dialog_buttons(self, dialog: Dialog, buttons: Sequence[tuple[str, Any]]) -> None:
+        y = self.y + 10
+        right = SCREEN_W - 100
+        for i, (label, value) in enumerate(reversed(list(buttons))):
+            w = max(200, 40 * len(label) + 60)
+            self.add(Node("android.widget.Button", (right - w, y, right, y + 120), label.upper(), label=label,
+                          rid=f"android:id/button{i + 1}", on_tap=lambda v=value: dialog.finish(self.dev, v),
+                          role="textbutton"))
+            right -= w + 20
+        self.y = y + 130

@@ -1,0 +1,105 @@
+"""Step and trajectory records with JSON Lines read/write.
+
+One trajectory per line. ``read_jsonl`` reports a corrupt line with its file and line
+number and keeps reading (or raises, with ``strict=True``).
+
+Example:
+    >>> import tempfile, os
+    >>> t = Trajectory(task_id="ClockStopWatchRunning", instruction="Start the stopwatch.", seed=0)
+    >>> t.steps.append(Step(action='do(action="Back")', reward=0.0))
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.jsonl")
+    >>> write_jsonl(path, [t])
+    >>> read_jsonl(path)[0].steps[0].action
+    'do(action="Back")'
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Step:
+    """One transition: the observation text the agent saw, its action, and what followed."""
+
+    action: str
+    observation: str = ""
+    reward: float = 0.0
+    format_valid: bool = True
+    action_description: str = ""
+    milestones: list[str] = field(default_factory=list)
+    progress: float = 0.0
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Trajectory:
+    """An episode of one task instance."""
+
+    task_id: str
+    instruction: str
+    seed: int | None = None
+    steps: list[Step] = field(default_factory=list)
+    success: bool = False
+    truncated: bool = False
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Trajectory:
+        if not isinstance(d, dict) or "task_id" not in d or "instruction" not in d:
+            raise ValueError("a trajectory needs task_id and instruction")
+        steps = [Step(**s) for s in d.get("steps", [])]
+        rest = {k: v for k, v in d.items() if k != "steps"}
+        return cls(steps=steps, **rest)
+
+
+def write_jsonl(path: str | os.PathLike, trajectories: Iterable[Trajectory], append: bool = False) -> None:
+    """Write trajectories one per line; without ``append`` the file is replaced atomically."""
+    lines = "".join(json.dumps(t.to_dict(), ensure_ascii=False) + "\n" for t in trajectories)
+    if append:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(lines)
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".jsonl")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(lines)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def read_jsonl(path: str | os.PathLike, strict: bool = False) -> list[Trajectory]:
+    """Read trajectories; corrupt lines are logged with file and line and skipped."""
+    out: list[Trajectory] = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                out.append(Trajectory.from_dict(json.loads(line)))
+            except (ValueError, TypeError) as e:
+                msg = f"{path}:{lineno}: skipped corrupt trajectory line ({e})"
+                if strict:
+                    raise ValueError(msg) from None
+                log.warning(msg)
+    return out
