@@ -306,7 +306,7 @@ class Device:
                     role="launcher")
         st = self.state
         home.children.append(Node("android.widget.TextView", (PAD, 200, SCREEN_W - PAD, 380),
-                                  st.now.strftime("%A, %B %-d"), package=pkg, rid=f"{pkg}:id/date", role="title"))
+                                  st.now.strftime("%A, %B %-d"), package=pkg, rid=f"{pkg}:id/date", role="wallpapertext"))
         cols, cw, ch = 4, SCREEN_W // 4, 300
         for i, (name, app) in enumerate(self.apps.items()):
             r, c = divmod(i, cols)

@@ -277,7 +277,7 @@ class GuiAndroidEnv(gym.Env):
             from gui_gym.android.render import Renderer
 
             self._renderer = Renderer(self.screen_size)
-        return self._renderer.render(self.device.tree())
+        return self._renderer.render(self.device.tree(), dark=bool(self.device.state.settings.get("dark_theme")))
 
     def _info(self, valid: bool, description: str, new_milestones: list[str]) -> dict[str, Any]:
         task = self._task
