@@ -1,0 +1,109 @@
+"""Run a policy for whole episodes and summarise success by difficulty tier."""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+from tqdm import tqdm
+
+from agents.policies.baselines import Policy
+from gui_gym.core.trajectory import Step, Trajectory
+
+
+@dataclass
+class EpisodeResult:
+    """One finished episode."""
+
+    task_id: str
+    difficulty: str
+    success: bool
+    steps: int
+    invalid: int
+    trajectory: Trajectory = field(repr=False)
+
+
+def rollout(
+    env: gym.Env,
+    policy: Policy,
+    episodes: int,
+    seed: int = 0,
+    progress: bool = True,
+    on_step: Callable[[int, int, gym.Env], Any] | None = None,
+) -> list[EpisodeResult]:
+    """Run ``episodes`` episodes with seeds ``seed, seed+1, …``.
+
+    ``on_step(episode, step, env)`` is called after every step (e.g. to save screenshots).
+    """
+    results: list[EpisodeResult] = []
+    bar = tqdm(range(episodes), desc=type(policy).__name__, disable=not progress, leave=False)
+    for ep in bar:
+        obs, info = env.reset(seed=seed + ep)
+        policy.reset(seed + ep)
+        task = env.unwrapped.task
+        traj = Trajectory(task_id=info["task_id"], instruction=info["instruction"], seed=seed + ep)
+        invalid = 0
+        if on_step is not None:
+            on_step(ep, 0, env)
+        while True:
+            action = policy.act(obs, info)
+            obs, reward, terminated, truncated, info = env.step(action)
+            invalid += not info["format_valid"]
+            traj.steps.append(Step(action=action, reward=float(reward), format_valid=info["format_valid"],
+                                   action_description=info["action_description"], milestones=list(info["milestones"]),
+                                   progress=float(info["progress"])))
+            if on_step is not None:
+                on_step(ep, len(traj.steps), env)
+            if terminated or truncated:
+                break
+        traj.success, traj.truncated = bool(info["success"]), bool(truncated)
+        results.append(EpisodeResult(info["task_id"], getattr(task, "difficulty", "?"), traj.success, len(traj.steps),
+                                     invalid, traj))
+        bar.set_postfix(success=f"{sum(r.success for r in results) / len(results):.2f}")
+    return results
+
+
+def summarize(results: list[EpisodeResult]) -> dict[str, dict[str, float]]:
+    """Success rate, mean steps and invalid-action rate, overall and per tier."""
+    groups: dict[str, list[EpisodeResult]] = defaultdict(list)
+    for r in results:
+        groups[r.difficulty].append(r)
+        groups["all"].append(r)
+    out = {}
+    for tier in ("easy", "medium", "hard", "all"):
+        rs = groups.get(tier)
+        if not rs:
+            continue
+        steps = sum(r.steps for r in rs)
+        out[tier] = {
+            "episodes": len(rs),
+            "success_rate": sum(r.success for r in rs) / len(rs),
+            "mean_steps": steps / len(rs),
+            "invalid_rate": sum(r.invalid for r in rs) / max(1, steps),
+        }
+    return out
+
+
+def format_summary(name: str, summary: dict[str, dict[str, float]]) -> str:
+    lines = [f"{name}", f"  {'tier':<8}{'episodes':>9}{'success':>9}{'steps':>8}{'invalid':>9}"]
+    for tier, s in summary.items():
+        lines.append(f"  {tier:<8}{s['episodes']:>9}{s['success_rate']:>9.2f}{s['mean_steps']:>8.1f}{s['invalid_rate']:>9.2f}")
+    return "\n".join(lines)
+
+
+def save_screen(directory: str) -> Callable[[int, int, gym.Env], None]:
+    """An ``on_step`` hook writing ``DIR/ep{episode:03d}_step{step:03d}.png``."""
+    from PIL import Image
+
+    os.makedirs(directory, exist_ok=True)
+
+    def hook(ep: int, step: int, env: gym.Env) -> None:
+        frame = env.render()
+        if frame is not None:
+            Image.fromarray(frame).save(os.path.join(directory, f"ep{ep:03d}_step{step:03d}.png"))
+
+    return hook
