@@ -27,7 +27,7 @@ def xml_escape(s: str) -> str:
         return s
     out = s.translate(_ESCAPE)
     # Lone surrogates cannot be encoded; replace them too.
-    if any(0xD800 <= ord(c) <= 0xDFFF for c in out):
+    if not out.isascii() and any(0xD800 <= ord(c) <= 0xDFFF for c in out):
         out = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in out)
     return out
 
