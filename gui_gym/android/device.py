@@ -344,6 +344,8 @@ class Device:
                 self.state.stacks.clear()
                 self.state.recents.clear()
                 self.state.recents_open = False
+                self.state.foreground = None
+                self.state.keyboard = False
                 return "Clear all recent apps"
 
             view.children.append(Node("android.widget.Button", (380, NAV_TOP - 200, 700, NAV_TOP - 80), "Clear all",

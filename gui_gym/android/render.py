@@ -264,6 +264,27 @@ class Renderer:
         elif name == "enter":
             d.line((cx + s, cy - s, cx + s, cy, cx - s, cy), fill=color, width=w)
             d.line((cx - s, cy, cx - s // 2, cy - s // 2), fill=color, width=w)
+        elif name in ("calendar", "today", "event", "date"):
+            d.rectangle((cx - s, cy - s * 3 // 4, cx + s, cy + s), outline=color, width=w)
+            d.line((cx - s, cy - s // 4, cx + s, cy - s // 4), fill=color, width=w)
+        elif name in ("alarm", "timer", "stopwatch", "clock", "schedule"):
+            d.ellipse((cx - s, cy - s, cx + s, cy + s), outline=color, width=w)
+            d.line((cx, cy - s * 2 // 3, cx, cy, cx + s // 2, cy), fill=color, width=w)
+        elif name in ("send",):
+            d.polygon([(cx - s, cy - s), (cx + s, cy), (cx - s, cy + s), (cx - s // 2, cy)], outline=color)
+        elif name in ("folder", "create_new_folder"):
+            d.rectangle((cx - s, cy - s // 2, cx + s, cy + s), outline=color, width=w)
+            d.line((cx - s, cy - s // 2, cx - s // 2, cy - s), fill=color, width=w)
+        elif name in ("person", "avatar"):
+            d.ellipse((cx - s // 2, cy - s, cx + s // 2, cy), outline=color, width=w)
+            d.arc((cx - s, cy + s // 6, cx + s, cy + s * 2), 180, 360, fill=color, width=w)
+        elif name == "phone":
+            d.rounded_rectangle((cx - s // 2, cy - s, cx + s // 2, cy + s), radius=max(1, s // 4), outline=color, width=w)
+        elif name == "email":
+            d.rectangle((cx - s, cy - s * 2 // 3, cx + s, cy + s * 2 // 3), outline=color, width=w)
+            d.line((cx - s, cy - s * 2 // 3, cx, cy, cx + s, cy - s * 2 // 3), fill=color, width=w)
+        elif name in ("minus", "remove"):
+            d.line((cx - s, cy, cx + s, cy), fill=color, width=w)
         else:
             self._text(box, (name or "?")[:1].upper(), 50, color, align="center")
 

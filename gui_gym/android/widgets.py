@@ -88,10 +88,15 @@ class Dialog(FormHost):
 
     def finish(self, dev: Device, value: Any) -> str | None:
         owner = dev.top_screen()
+        keyboard = dev.state.keyboard
         dev.close_dialog()
         if value is None or owner is None or not self.handler:
             return None
-        return getattr(owner, self.handler)(dev, value)
+        try:
+            return getattr(owner, self.handler)(dev, value)
+        except Inapplicable:
+            owner.dialog, dev.state.keyboard = self, keyboard  # an invalid choice changes nothing
+            raise
 
 
 class AlertDialog(Dialog):
@@ -251,7 +256,8 @@ class UI:
         self.bottom = bottom
         self.y = top
         self.nodes: list[Node] = []
-        self._stack: list[list[Node]] = []
+        self._stack: list[tuple[list[Node], int, int]] = []
+        self.x0, self.x1 = PAD, SCREEN_W - PAD  # default horizontal extent of widgets
 
     # -- plumbing ------------------------------------------------------------------------
     def add(self, node: Node) -> Node:
@@ -260,8 +266,8 @@ class UI:
         self.nodes.append(node)
         return node
 
-    def rect(self, h: int, x0: int = PAD, x1: int = SCREEN_W - PAD) -> tuple[int, int, int, int]:
-        r = (x0, self.y, x1, self.y + h)
+    def rect(self, h: int, x0: int | None = None, x1: int | None = None) -> tuple[int, int, int, int]:
+        r = (self.x0 if x0 is None else x0, self.y, self.x1 if x1 is None else x1, self.y + h)
         self.y += h
         return r
 
@@ -290,11 +296,12 @@ class UI:
         bar.children.extend(reversed(icons))
         self.y += TOOLBAR_H
 
-    def text(self, text: str, h: int = 100, rid: str = "", size: int = 42, desc: str = "", x0: int = PAD) -> Node:
+    def text(self, text: str, h: int = 100, rid: str = "", size: int = 42, desc: str = "", x0: int | None = None) -> Node:
         return self.add(Node("android.widget.TextView", self.rect(h, x0=x0), text, rid=rid, desc=desc, role="text", style=size))
 
     def button(self, text: str, on_tap: Callable[[], Any], rid: str = "", h: int = 140, cls: str = "android.widget.Button",
-               selected: bool = False, role: str = "button", enabled: bool = True, x0: int = PAD, x1: int = SCREEN_W - PAD) -> Node:
+               selected: bool = False, role: str = "button", enabled: bool = True, x0: int | None = None,
+               x1: int | None = None) -> Node:
         r = self.rect(h, x0, x1)
         return self.add(Node(cls, r, text, rid=rid, on_tap=on_tap if enabled else None, clickable=True, focusable=True,
                              selected=selected, role=role, enabled=enabled))
@@ -474,16 +481,17 @@ class UI:
         t = top if top is not None else max(STATUS_H + 60, min((NAV_TOP - height) // 2, bottom_limit - height))
         panel = self.add(Node("android.widget.FrameLayout", (60, t, SCREEN_W - 60, t + height), rid="android:id/content",
                               role="panel", style="opaque", package="android"))
-        self._stack.append(self.nodes)
+        self._stack.append((self.nodes, self.x0, self.x1))
         self.nodes = panel.children
+        self.x0, self.x1 = 100, SCREEN_W - 100
         self.y = t + 30
         return panel
 
     def end_panel(self, panel: Node) -> None:
-        self.nodes = self._stack.pop()
+        self.nodes, self.x0, self.x1 = self._stack.pop()
 
     def dialog_title(self, title: str, rid: str = "android:id/alertTitle") -> None:
-        self.add(Node("android.widget.TextView", self.rect(100, 110, SCREEN_W - 110), title, rid=rid, role="title"))
+        self.add(Node("android.widget.TextView", self.rect(100), title, rid=rid, role="title"))
         self.y += 20
 
     def dialog_buttons(self, dialog: Dialog, buttons: Sequence[tuple[str, Any]]) -> None:
