@@ -1,8 +1,331 @@
-"""Placeholder replaced by the real app module."""
+"""Simple Calendar Pro (com.simplemobiletools.calendar.pro): a day view and an event editor.
+
+Database: :class:`CalendarData` with a list of :class:`Event` (title, start/end datetimes,
+description, location, repeat rule). Screens: the day view (events of the selected date;
+previous/next day arrows, the date header and a toolbar icon open a "Go to date" picker,
+"Go to today"; long-press menu: Edit / Delete; a FAB for a new event) and the event editor
+(title, location, description; start and end date/time rows opening the date and time
+pickers; a Repeat row; Save, and Delete for an existing event, with a confirm dialog).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
 from gui_gym.android.apps.base import App
+from gui_gym.android.ui import SCREEN_W, Node
+from gui_gym.android.widgets import (
+    FIELD_H,
+    PAD,
+    UI,
+    AlertDialog,
+    DatePickerDialog,
+    Inapplicable,
+    MenuDialog,
+    Screen,
+    TimePickerDialog,
+)
+
+if TYPE_CHECKING:
+    from gui_gym.android.device import Device
+
+PKG = "com.simplemobiletools.calendar.pro"
+LABEL = "Simple Calendar Pro"
+REPEATS = (("none", "No repetition"), ("daily", "Daily"), ("weekly", "Weekly"), ("monthly", "Monthly"),
+           ("yearly", "Yearly"))
+REPEAT_LABEL = dict(REPEATS)
+
+
+@dataclass
+class Event:
+    title: str
+    start: dt.datetime
+    end: dt.datetime
+    description: str = ""
+    location: str = ""
+    repeat: str = "none"  # a key of REPEATS
+    uid: int = 0
+
+    def _starts_on(self, day: dt.date) -> bool:
+        first = self.start.date()
+        if day < first:
+            return False
+        if self.repeat == "daily":
+            return True
+        if self.repeat == "weekly":
+            return (day - first).days % 7 == 0
+        if self.repeat == "monthly":
+            return day.day == first.day
+        if self.repeat == "yearly":
+            return (day.month, day.day) == (first.month, first.day)
+        return day == first
+
+    def occurs_on(self, day: dt.date) -> bool:
+        """Whether an occurrence of the event (repeats included) covers ``day``."""
+        last = (self.end - dt.timedelta(microseconds=1)).date() if self.end > self.start else self.start.date()
+        span = max(0, (last - self.start.date()).days)
+        return any(self._starts_on(day - dt.timedelta(days=k)) for k in range(span + 1))
+
+    def times(self) -> str:
+        """The time range shown in the day view, with dates when it spans several days."""
+        if self.start.date() == self.end.date():
+            return f"{self.start:%H:%M} – {self.end:%H:%M}"
+        return f"{self.start:%b %-d, %H:%M} – {self.end:%b %-d, %H:%M}"
+
+
+@dataclass
+class CalendarData:
+    events: list[Event] = field(default_factory=list)
+    next_uid: int = 1
+
+    def add(self, e: Event) -> Event:
+        e.uid = self.next_uid
+        self.next_uid += 1
+        self.events.append(e)
+        return e
+
+    def by_uid(self, uid: int | None) -> Event | None:
+        return next((e for e in self.events if e.uid == uid), None)
+
+    def on(self, day: dt.date) -> list[Event]:
+        """Events occurring on ``day``, by start time."""
+        return sorted((e for e in self.events if e.occurs_on(day)), key=lambda e: (e.start.time(), e.title, e.uid))
+
+
+def _db(dev: Device) -> CalendarData:
+    return dev.data("calendar")
+
+
+def _long(d: dt.date) -> str:
+    return d.strftime("%A, %B %-d, %Y")
+
+
+class DayView(Screen):
+    """The main screen: the events of one day."""
+
+    def __init__(self, day: dt.date) -> None:
+        super().__init__()
+        self.date = day
+        self.menu_uid: int | None = None
+
+    def build(self, ui: UI, dev: Device) -> None:
+        ui.toolbar(LABEL, up=False, actions=[("Go to today", "today", lambda: self._today(dev)),
+                                             ("Go to date", "calendar", lambda: self._pick(dev))])
+        y = ui.y
+        ui.add(Node("android.widget.ImageButton", (24, y + 10, 164, y + 130), desc="Previous day",
+                    rid=f"{PKG}:id/top_left_arrow", on_tap=lambda: self._shift(-1), role="icon", style="chevron_left"))
+        ui.add(Node("android.widget.TextView", (164, y, SCREEN_W - 164, y + 140), _long(self.date),
+                    rid=f"{PKG}:id/top_value", on_tap=lambda: self._pick(dev), role="text", style=44))
+        ui.add(Node("android.widget.ImageButton", (SCREEN_W - 164, y + 10, SCREEN_W - 24, y + 130), desc="Next day",
+                    rid=f"{PKG}:id/top_right_arrow", on_tap=lambda: self._shift(1), role="icon", style="chevron_right"))
+        ui.y = y + 150
+
+        def render(ui: UI, e: Event) -> None:
+            sub = e.times() + ("" if e.repeat == "none" else f" · {REPEAT_LABEL[e.repeat]}")
+            ui.row(e.title, sub, on_tap=lambda: self._open(dev, e.uid), on_long_press=lambda: self._menu(dev, e.uid),
+                   rid=f"{PKG}:id/event_item", label=e.title)
+
+        ui.scroll_list(self, "list", _db(dev).on(self.date), render, empty="No events")
+        ui.fab("New event", lambda: self._new(dev), rid=f"{PKG}:id/calendar_fab")
+
+    def _go(self, day: dt.date) -> None:
+        self.date = day
+        self.scroll.clear()
+
+    def _shift(self, days: int) -> str:
+        self._go(self.date + dt.timedelta(days=days))
+        return f"Go to the {'next' if days > 0 else 'previous'} day ({_long(self.date)}) in {LABEL}"
+
+    def _today(self, dev: Device) -> str:
+        self._go(dev.state.now.date())
+        return f"Go to today ({_long(self.date)}) in {LABEL}"
+
+    def _pick(self, dev: Device) -> str:
+        dev.open_dialog(DatePickerDialog("on_goto", self.date, title="Go to date"))
+        return f'Open the "Go to date" picker in {LABEL}'
+
+    def on_goto(self, dev: Device, day: dt.date) -> str:
+        self._go(day)
+        return f"Go to {_long(day)} in {LABEL}"
+
+    def _new(self, dev: Device) -> str:
+        start = dt.datetime.combine(self.date, dev.state.now.time().replace(minute=0, second=0, microsecond=0))
+        start = min(start + dt.timedelta(hours=1), dt.datetime.combine(self.date, dt.time(23)))
+        dev.push(EventEditor(None, start=start, end=start + dt.timedelta(hours=1)))
+        return f'Tap the "New event" button in {LABEL}'
+
+    def _open(self, dev: Device, uid: int) -> str:
+        e = _db(dev).by_uid(uid)
+        assert e is not None
+        dev.push(EventEditor(uid, e))
+        return f'Open the event "{e.title}" in {LABEL}'
+
+    def _menu(self, dev: Device, uid: int) -> str:
+        e = _db(dev).by_uid(uid)
+        assert e is not None
+        self.menu_uid = uid
+        dev.open_dialog(MenuDialog("on_menu", [("Edit", "edit"), ("Delete", "delete")], title=e.title))
+        return f'Long press the event "{e.title}" in {LABEL}'
+
+    def on_menu(self, dev: Device, value: str) -> str | None:
+        e = _db(dev).by_uid(self.menu_uid)
+        if e is None:
+            return None
+        if value == "edit":
+            return self._open(dev, e.uid)
+        dev.open_dialog(_confirm(e))
+        return f'Tap "Delete" for the event "{e.title}" in {LABEL}'
+
+    def on_delete(self, dev: Device, value: str) -> str:
+        e = _db(dev).by_uid(self.menu_uid)
+        if e is None:  # handlers run after the dialog closed: nothing left to refuse
+            return f"Close the dialog in {LABEL}"
+        _db(dev).events.remove(e)
+        dev.toast("Event deleted")
+        return f'Confirm deleting the event "{e.title}" in {LABEL}'
+
+
+def _confirm(e: Event) -> AlertDialog:
+    msg = f'"{e.title}" will be deleted.' if e.repeat == "none" else f'All occurrences of "{e.title}" will be deleted.'
+    return AlertDialog("on_delete", "Delete event?", msg, [("Cancel", None), ("Delete", "delete")])
+
+
+class EventEditor(Screen):
+    """Create (``uid=None``) or edit an event."""
+
+    FIELDS = (("title", "Title"), ("location", "Location"), ("description", "Description"))
+
+    def __init__(self, uid: int | None, event: Event | None = None, start: dt.datetime | None = None,
+                 end: dt.datetime | None = None) -> None:
+        super().__init__()
+        self.uid = uid
+        self.repeat = "none"
+        if event is not None:
+            self.form = {"title": event.title, "location": event.location, "description": event.description}
+            start, end, self.repeat = event.start, event.end, event.repeat
+        assert start is not None and end is not None
+        self.start, self.end = start, end
+        self.focus = "title" if uid is None else None
+
+    def build(self, ui: UI, dev: Device) -> None:
+        actions = [] if self.uid is None else [("Delete", "delete", lambda: self._delete(dev))]
+        actions.append(("Save", "save", lambda: self._save(dev)))
+        ui.toolbar("New Event" if self.uid is None else "Edit Event", up=lambda: self._cancel(dev), actions=actions)
+        ui.spacer(20)
+        for key, hint in self.FIELDS:
+            ui.field(self, key, hint, rid=f"{PKG}:id/event_{key}", label=hint, multiline=key == "description",
+                     h=FIELD_H * 3 // 2 if key == "description" else None)
+        for which, caption in (("start", "From"), ("end", "To")):
+            when: dt.datetime = getattr(self, which)
+            y = ui.y
+            ui.add(Node("android.widget.TextView", (PAD, y, 200, y + 140), caption, role="subtext"))
+            ui.add(Node("android.widget.TextView", (200, y, 720, y + 140), when.strftime("%a, %b %-d, %Y"),
+                        rid=f"{PKG}:id/event_{which}_date", label=f"{which.title()} date", role="text", style=44,
+                        on_tap=lambda w=which: self._pick_date(dev, w)))
+            ui.add(Node("android.widget.TextView", (760, y, SCREEN_W - PAD, y + 140), when.strftime("%H:%M"),
+                        rid=f"{PKG}:id/event_{which}_time", label=f"{which.title()} time", role="text", style=44,
+                        on_tap=lambda w=which: self._pick_time(dev, w)))
+            ui.y = y + 140
+        ui.row("Repeat", REPEAT_LABEL[self.repeat], on_tap=lambda: self._pick_repeat(dev),
+               rid=f"{PKG}:id/event_repetition", label="Repeat")
+
+    # -- pickers ------------------------------------------------------------------------------
+    def _pick_date(self, dev: Device, which: str) -> str:
+        self.focus = None
+        when: dt.datetime = getattr(self, which)
+        dev.open_dialog(DatePickerDialog(f"on_{which}_date", when.date(), title=f"{which.title()} date"))
+        return f"Open the {which} date picker ({when:%a, %b %-d, %Y}) in {LABEL}"
+
+    def _pick_time(self, dev: Device, which: str) -> str:
+        self.focus = None
+        when: dt.datetime = getattr(self, which)
+        dev.open_dialog(TimePickerDialog(f"on_{which}_time", when.time(), title=f"{which.title()} time"))
+        return f"Open the {which} time picker ({when:%H:%M}) in {LABEL}"
+
+    def _pick_repeat(self, dev: Device) -> str:
+        self.focus = None
+        dev.open_dialog(MenuDialog("on_repeat", [(label, key) for key, label in REPEATS], title="Repeat",
+                                   selected=self.repeat))
+        return f'Open the "Repeat" options in {LABEL}'
+
+    def _set_start(self, start: dt.datetime) -> str:
+        """Move the start; the end moves with it, keeping the duration (as the real app does)."""
+        self.end, self.start = start + (self.end - self.start), start
+        return f"Set the event start to {start:%a, %b %-d, %Y %H:%M} (end {self.end:%a, %b %-d, %Y %H:%M}) in {LABEL}"
+
+    def on_start_date(self, dev: Device, day: dt.date) -> str:
+        return self._set_start(dt.datetime.combine(day, self.start.time()))
+
+    def on_start_time(self, dev: Device, t: dt.time) -> str:
+        return self._set_start(dt.datetime.combine(self.start.date(), t))
+
+    def on_end_date(self, dev: Device, day: dt.date) -> str:
+        self.end = dt.datetime.combine(day, self.end.time())
+        return f"Set the event end date to {day:%a, %b %-d, %Y} in {LABEL}"
+
+    def on_end_time(self, dev: Device, t: dt.time) -> str:
+        self.end = dt.datetime.combine(self.end.date(), t)
+        return f"Set the event end time to {t:%H:%M} in {LABEL}"
+
+    def on_repeat(self, dev: Device, value: str) -> str:
+        self.repeat = value
+        return f'Set the event repetition to "{REPEAT_LABEL[value]}" in {LABEL}'
+
+    # -- actions ------------------------------------------------------------------------------
+    def _cancel(self, dev: Device) -> str:
+        dev.pop()
+        return f"Discard the event edits in {LABEL}"
+
+    def _save(self, dev: Device) -> str:
+        title = self.form.get("title", "").strip()
+        if not title:
+            raise Inapplicable("the event needs a title")
+        if self.end < self.start:
+            raise Inapplicable("the end of the event cannot be before its start")
+        db = _db(dev)
+        values = {k: self.form.get(k, "").strip() for k, _ in self.FIELDS}
+        if self.uid is None:
+            e = db.add(Event(start=self.start, end=self.end, repeat=self.repeat, **values))
+        else:
+            e = db.by_uid(self.uid)
+            if e is None:
+                raise Inapplicable("the event no longer exists")
+            for k, v in values.items():
+                setattr(e, k, v)
+            e.start, e.end, e.repeat = self.start, self.end, self.repeat
+        dev.pop()
+        dev.toast("Event saved")
+        return f'Save the event "{e.title}" in {LABEL}'
+
+    def _delete(self, dev: Device) -> str:
+        e = _db(dev).by_uid(self.uid)
+        if e is None:
+            raise Inapplicable("the event no longer exists")
+        self.focus = None
+        dev.open_dialog(_confirm(e))
+        return f'Tap the "Delete" button for the event "{e.title}" in {LABEL}'
+
+    def on_delete(self, dev: Device, value: str) -> str:
+        e = _db(dev).by_uid(self.uid)
+        dev.pop()
+        if e is None:
+            return f"Close the editor of a deleted event in {LABEL}"
+        _db(dev).events.remove(e)
+        dev.toast("Event deleted")
+        return f'Confirm deleting the event "{e.title}" in {LABEL}'
 
 
 class CalendarApp(App):
     name = "calendar"
-    label = "Calendar"
-    package = "com.example.calendar"
+    label = LABEL
+    package = PKG
+    aliases = ("calendar", "simple calendar", "simple calendar pro", "calendar app")
+    color = (244, 81, 30)
+
+    def initial_data(self) -> CalendarData:
+        return CalendarData()
+
+    def root(self, dev: Device) -> Screen:
+        return DayView(dev.state.now.date())
