@@ -514,10 +514,10 @@ class Device:
             raise Inapplicable(f"the field holds at most {MAX_FIELD_CHARS} characters")
         host.form[key] = old + text
         self.state.keyboard = True
-        label = self._field_label(host, key)
+        label = self.field_label(host, key)
         return f'Type "{text}" into "{label}"'
 
-    def _field_label(self, host: FormHost, key: str) -> str:
+    def field_label(self, host: FormHost, key: str) -> str:
         for n in self.elements():
             if n.field is not None and n.field[0] is host and n.field[1] == key:
                 return n.label
@@ -533,7 +533,7 @@ class Device:
             if len(old) + 1 > MAX_FIELD_CHARS:
                 raise Inapplicable(f"the field holds at most {MAX_FIELD_CHARS} characters")
             host.form[key] = old + "\n"
-            return f'Press Enter for a new line in "{self._field_label(host, key)}"'
+            return f'Press Enter for a new line in "{self.field_label(host, key)}"'
         out = host.on_enter(self, key)
         if host.focus is None:
             self.state.keyboard = False

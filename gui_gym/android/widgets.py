@@ -48,7 +48,7 @@ class FormHost:
         order = getattr(self, "_field_order", [])
         if key in order and order.index(key) + 1 < len(order):
             self.focus = order[order.index(key) + 1]
-            return f'Press Enter to move to the next field "{self.focus}"'
+            return f'Press Enter to move to the next field "{dev.field_label(self, self.focus)}"'
         self.focus = None
         return "Press Enter"
 

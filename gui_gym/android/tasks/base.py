@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -127,6 +128,9 @@ def answer_matches(answer: str | None, expected: str | Sequence[str]) -> bool:
 
 
 # ----------------------------------------------------------------------------- oracle
+
+# The direction the oracle is sweeping a list in, per device (a person's short memory).
+_SCROLL_PHASE: weakref.WeakKeyDictionary[Device, dict[str, str]] = weakref.WeakKeyDictionary()
 
 
 class Oracle:
@@ -268,7 +272,13 @@ class Oracle:
             rows = [c for c in lst.children if c.role == "row"]
             down = bool(rows) and all(before(r) for r in rows)
         else:
-            down = off < max_off
+            # Like a person: scroll down to the end, then back up, remembering which way we go.
+            phase = _SCROLL_PHASE.setdefault(self.dev, {})
+            if off >= max_off:
+                phase[list_rid] = "up"
+            elif off == 0:
+                phase[list_rid] = "down"
+            down = phase.get(list_rid, "down") == "down"
         return self.swipe("up" if down else "down", within=lst)  # finger up reveals what is below
 
     def go_to_app(self, app_label: str) -> str:

@@ -1,1 +1,467 @@
-TEMPLATES = ()
+"""Markor tasks (AndroidWorld: MarkorCreateNote, MarkorDeleteNote, MarkorEditNote, …)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+
+from gui_gym.android.apps.markor import (
+    NEW_TITLE,
+    DocumentScreen,
+    Entry,
+    FileBrowser,
+    MarkorData,
+    NameDialog,
+    join,
+    sort_key,
+)
+from gui_gym.android.tasks.base import Milestone, Oracle, Params, TaskTemplate
+from gui_gym.android.tasks.data import SENTENCES, WORDS, pick
+from gui_gym.android.widgets import ROW_H, AlertDialog, MenuDialog
+
+if TYPE_CHECKING:
+    from gui_gym.android.device import Device
+
+FOLDERS = ("Work", "Personal", "Recipes", "Travel", "Archive", "Projects", "Journal", "School", "Drafts", "Ideas")
+
+
+def db(dev: Device) -> MarkorData:
+    return dev.data("markor")
+
+
+def in_markor(dev: Device) -> bool:
+    return dev.state.foreground == "markor" and not dev.state.recents_open
+
+
+def screens(dev: Device) -> list:
+    return dev.state.stacks.get("markor", [])
+
+
+def lines(text: str) -> list[str]:
+    """The non-blank lines of a note, stripped: what counts when comparing contents."""
+    return [s.strip() for s in text.splitlines() if s.strip()]
+
+
+def note_has(dev: Device, path: str, text: str) -> bool:
+    e = db(dev).get(path)
+    return e is not None and not e.is_dir and lines(e.content) == lines(text)
+
+
+def is_dir(dev: Device, path: str) -> bool:
+    e = db(dev).get(path)
+    return e is not None and e.is_dir
+
+
+def kept(dev: Device, p: Params) -> bool:
+    """Everything the notebook held at the start is still there, unchanged."""
+    return set(p["before"]) <= set(db(dev).signature())
+
+
+def editing(dev: Device, path: str, text: str | None = None) -> bool:
+    """The note ``path`` is open (and its unsaved text is ``text``, if given)."""
+    return any(isinstance(s, DocumentScreen) and s.path == path
+               and (text is None or lines(s.form.get("content", "")) == lines(text)) for s in screens(dev))
+
+
+def dialog_open(dev: Device, kind: type, title: str | None = None) -> bool:
+    return any(isinstance(s, FileBrowser) and isinstance(s.dialog, kind) and (title is None or s.dialog.title == title)
+               for s in screens(dev))
+
+
+def populate(dev: Device, rng: np.random.Generator, n_notes: int, n_folders: int = 0) -> list[Entry]:
+    """Fill the notebook: ``n_notes`` notes at the root and ``n_folders`` folders holding one
+    or two notes each. Names are single words (``budget.md``), so new two-word names never
+    collide with them."""
+    now = dev.state.now
+    words = pick(rng, WORDS, n_notes + 2 * n_folders)
+    d = db(dev)
+    out = []
+
+    def note(folder: str, word: str) -> Entry:
+        name = (f"{word}.md", f"{word}_notes.md", f"{word}.txt")[int(rng.integers(3))]
+        text = "\n".join(pick(rng, SENTENCES, int(rng.integers(1, 3))))
+        age = dt.timedelta(days=int(rng.integers(1, 60)), minutes=int(rng.integers(0, 1440)))
+        return d.add(join(folder, name), content=text, mtime=now - age)
+
+    for folder in pick(rng, FOLDERS, n_folders):
+        d.add(folder, is_dir=True, mtime=now - dt.timedelta(days=int(rng.integers(1, 90))))
+        for _ in range(int(rng.integers(1, 3))):
+            note(folder, words.pop())
+    for _ in range(n_notes):
+        out.append(note("", words.pop()))
+    return out
+
+
+def new_name(rng: np.random.Generator) -> str:
+    a, b = pick(rng, WORDS, 2)
+    return f"{a}_{b}.md"
+
+
+# ----------------------------------------------------------------------------- oracle steps
+
+
+def to_folder(o: Oracle, folder: str) -> str | None:
+    """From anywhere: get to the file browser showing ``folder``; ``None`` once there."""
+    if o.app != "markor":
+        return o.launch("Markor")
+    s = o.screen
+    if not isinstance(s, FileBrowser) or s.dialog is not None:
+        return o.back()
+    if s.folder == folder:
+        return None
+    if s.folder == "" or folder.startswith(s.folder + "/"):
+        child = folder[len(s.folder):].lstrip("/").split("/")[0]
+        return show_entry(o, s, child) or o.tap(o.find(role="row", label=child))
+    return o.back()
+
+
+def show_entry(o: Oracle, s: FileBrowser, name: str) -> str | None:
+    """Scroll the browser until the row ``name`` shows whole; ``None`` when it does."""
+    d = db(o.dev)
+    target = d.get(join(s.folder, name))
+    assert target is not None, name
+    key = sort_key(target)
+
+    def before(r: object) -> bool:
+        e = d.get(join(s.folder, r.label))  # type: ignore[attr-defined]
+        return e is not None and sort_key(e) < key
+
+    act = o.reveal(lambda n: n.role == "row" and n.label == name, before=before)
+    if act is not None:
+        return act
+    row, lst = o.find(role="row", label=name), o.find(rid=":id/list", role="list")
+    if row is None or lst is None or row.bounds[3] - row.bounds[1] >= ROW_H:
+        return None
+    return o.swipe("down" if row.bounds[1] <= lst.bounds[1] else "up", dist="short", within=lst)  # cut off: unclip
+
+
+def open_note(o: Oracle, path: str) -> str | None:
+    """From anywhere: open the note ``path`` in edit mode; ``None`` once it is."""
+    s = o.screen
+    if o.app == "markor" and isinstance(s, DocumentScreen) and s.path == path and s.dialog is None:
+        return o.tap(o.find(desc="Edit")) if s.view else None
+    e = db(o.dev).get(path)
+    assert e is not None, path
+    act = to_folder(o, e.parent)
+    if act is not None:
+        return act
+    return show_entry(o, o.screen, e.name) or o.tap(o.find(role="row", label=e.name))
+
+
+def write_note(o: Oracle, path: str, text: str) -> str:
+    """Open the note ``path``, make its text ``text`` and save."""
+    act = open_note(o, path)
+    if act is not None:
+        return act
+    return o.fill("Note content", text) or o.tap(o.find(desc="Save"))
+
+
+def create_step(o: Oracle, folder: str, name: str, button: str) -> str:
+    """One step toward creating ``name`` in ``folder`` with the new-file dialog's ``button``
+    ("OK" for a note, "Folder" for a folder)."""
+    s = o.screen
+    if o.app == "markor" and isinstance(s, FileBrowser) and s.folder == folder and isinstance(s.dialog, NameDialog) \
+            and s.dialog.title == NEW_TITLE:
+        return o.fill("Name", name) or o.tap(o.find(label=button, role="textbutton"))
+    return to_folder(o, folder) or o.tap(o.find(desc=NEW_TITLE))
+
+
+def menu_step(o: Oracle, path: str, item: str) -> str:
+    """Long press ``path`` in its folder and pick ``item`` of the context menu; then the
+    confirmation button of what that opens (``Delete``), if anything."""
+    s = o.screen
+    e = db(o.dev).get(path)
+    assert e is not None, path
+    if o.app == "markor" and isinstance(s, FileBrowser) and s.folder == e.parent and s.target == path:
+        if isinstance(s.dialog, MenuDialog):
+            return o.tap(o.find(item, role="menuitem"))
+        if isinstance(s.dialog, AlertDialog):
+            return o.tap(o.find(label="Delete", role="textbutton"))
+    act = to_folder(o, e.parent)
+    if act is not None:
+        return act
+    return show_entry(o, o.screen, e.name) or o.long_press(o.find(role="row", label=e.name))
+
+
+# ----------------------------------------------------------------------------- tasks
+
+
+class MarkorTask(TaskTemplate):
+    app = "markor"
+
+    def snapshot_before(self, dev: Device, p: Params) -> None:
+        p["before"] = list(db(dev).signature())
+
+
+class MarkorCreateNote(MarkorTask):
+    id = "MarkorCreateNote"
+    difficulty = "medium"
+    template = "Create a new note in Markor named {name} with the following text: {text}"
+    placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Text": "text"}
+    milestones = (
+        Milestone("Open the Markor app", lambda d, p: in_markor(d)),
+        Milestone("Open the dialog to create a new file",
+                  lambda d, p: dialog_open(d, NameDialog, NEW_TITLE) or db(d).get(p["name"]) is not None),
+        Milestone("Create the note <Name>", lambda d, p: db(d).get(p["name"]) is not None),
+        Milestone('Write "<Text>" into <Name> and save it', lambda d, p: note_has(d, p["name"], p["text"])),
+    )
+
+    def sample(self, rng: np.random.Generator) -> Params:
+        return {"name": new_name(rng), "text": pick(rng, SENTENCES)}
+
+    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
+        populate(dev, rng, int(rng.integers(2, 6)), int(rng.integers(0, 3)))
+        self.snapshot_before(dev, p)
+
+    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
+        return note_has(dev, p["name"], p["text"]) and kept(dev, p)
+
+    def oracle(self, o: Oracle) -> str:
+        p = o.p
+        if note_has(o.dev, p["name"], p["text"]):
+            return o.finish()
+        if db(o.dev).get(p["name"]) is None:
+            return create_step(o, "", p["name"], "OK")
+        return write_note(o, p["name"], p["text"])
+
+
+class MarkorCreateFolder(MarkorTask):
+    id = "MarkorCreateFolder"
+    difficulty = "easy"
+    template = "Create a new folder named {folder} in Markor."
+    placeholders: ClassVar[dict[str, str]] = {"Folder": "folder"}
+    milestones = (
+        Milestone("Open the Markor app", lambda d, p: in_markor(d)),
+        Milestone("Open the dialog to create a new folder",
+                  lambda d, p: dialog_open(d, NameDialog, NEW_TITLE) or is_dir(d, p["folder"])),
+        Milestone("Create the folder <Folder>", lambda d, p: is_dir(d, p["folder"])),
+    )
+
+    def sample(self, rng: np.random.Generator) -> Params:
+        return {"folder": pick(rng, FOLDERS)}
+
+    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
+        populate(dev, rng, int(rng.integers(2, 6)), 0)
+        others = [f for f in FOLDERS if f != p["folder"]]
+        for f in pick(rng, others, int(rng.integers(0, 3))):
+            db(dev).add(f, is_dir=True, mtime=dev.state.now - dt.timedelta(days=3))
+        self.snapshot_before(dev, p)
+
+    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
+        return is_dir(dev, p["folder"]) and kept(dev, p)
+
+    def oracle(self, o: Oracle) -> str:
+        if is_dir(o.dev, o.p["folder"]):
+            return o.finish()
+        return create_step(o, "", o.p["folder"], "Folder")
+
+
+class MarkorDeleteNote(MarkorTask):
+    id = "MarkorDeleteNote"
+    difficulty = "easy"
+    template = "Delete the note {name} in Markor."
+    placeholders: ClassVar[dict[str, str]] = {"Name": "name"}
+    milestones = (
+        Milestone("Open the Markor app", lambda d, p: in_markor(d)),
+        Milestone("Open the options for <Name>", lambda d, p: any(
+            isinstance(s, FileBrowser) and s.dialog is not None and s.target == p["name"] for s in screens(d))
+            or db(d).get(p["name"]) is None),
+        Milestone("Delete the note <Name>", lambda d, p: db(d).get(p["name"]) is None),
+    )
+
+    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
+        notes = populate(dev, rng, int(rng.integers(3, 7)), int(rng.integers(0, 3)))
+        p["name"] = notes[int(rng.integers(len(notes)))].path
+        self.snapshot_before(dev, p)
+
+    def sample(self, rng: np.random.Generator) -> Params:
+        return {"name": ""}  # chosen among the notes at set-up
+
+    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
+        rest = [x for x in p["before"] if x[0] != p["name"]]
+        return db(dev).get(p["name"]) is None and sorted(db(dev).signature()) == sorted(rest)
+
+    def oracle(self, o: Oracle) -> str:
+        if db(o.dev).get(o.p["name"]) is None:
+            return o.finish()
+        return menu_step(o, o.p["name"], "Delete")
+
+
+class MarkorDeleteAllNotes(MarkorTask):
+    id = "MarkorDeleteAllNotes"
+    difficulty = "hard"
+    template = "Delete all my notes in Markor."
+    milestones = (
+        Milestone("Open the Markor app", lambda d, p: in_markor(d)),
+        Milestone("Delete one of the notes", lambda d, p: len(db(d).notes()) < p["count"]),
+        Milestone("Delete the remaining notes", lambda d, p: not db(d).notes()),
+    )
+
+    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
+        p["count"] = len(populate(dev, rng, int(rng.integers(4, 6))))
+
+    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
+        return not db(dev).notes()
+
+    def oracle(self, o: Oracle) -> str:
+        notes = sorted(db(o.dev).notes(), key=lambda e: e.path)
+        if not notes:
+            return o.finish()
+        s = o.screen
+        if isinstance(s, FileBrowser) and s.dialog is not None and db(o.dev).get(s.target) is not None:
+            return menu_step(o, s.target, "Delete")  # finish what was started
+        return menu_step(o, notes[0].path, "Delete")
+
+
+class MarkorEditNote(MarkorTask):
+    id = "MarkorEditNote"
+    difficulty = "medium"
+    template = "Edit the note {name} in Markor. {how}: {text}"
+    placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Text": "text"}
+    milestones = (
+        Milestone("Open the Markor app", lambda d, p: in_markor(d)),
+        Milestone("Open the note <Name>", lambda d, p: editing(d, p["name"]) or note_has(d, p["name"], p["want"])),
+        Milestone("Change the text of <Name> as asked", lambda d, p: editing(d, p["name"], p["want"])
+                  or note_has(d, p["name"], p["want"])),
+        Milestone("Save the note <Name>", lambda d, p: note_has(d, p["name"], p["want"])),
+    )
+    HOW: ClassVar[dict[str, str]] = {"top": "Add to the top of the note", "bottom": "Add to the bottom of the note",
+           "replace": "Replace the text of the note with"}
+
+    def sample(self, rng: np.random.Generator) -> Params:
+        mode = ("top", "bottom", "replace")[int(rng.integers(3))]
+        return {"mode": mode, "how": self.HOW[mode]}
+
+    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
+        notes = populate(dev, rng, int(rng.integers(3, 7)), int(rng.integers(0, 2)))
+        note = notes[int(rng.integers(len(notes)))]
+        p["name"] = note.path
+        p["text"] = pick(rng, [s for s in SENTENCES if s not in note.content])
+        old = note.content.rstrip("\n")
+        p["want"] = {"top": f"{p['text']}\n{old}", "bottom": f"{old}\n{p['text']}", "replace": p["text"]}[p["mode"]]
+        self.snapshot_before(dev, p)
+
+    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
+        rest = {x for x in p["before"] if x[0] != p["name"]}
+        return note_has(dev, p["name"], p["want"]) and rest <= set(db(dev).signature()) \
+            and len(db(dev).entries) == len(p["before"])
+
+    def oracle(self, o: Oracle) -> str:
+        if note_has(o.dev, o.p["name"], o.p["want"]) or db(o.dev).get(o.p["name"]) is None:
+            return o.finish()
+        return write_note(o, o.p["name"], o.p["want"])
+
+
+class MarkorRenameNote(MarkorTask):
+    id = "MarkorRenameNote"
+    difficulty = "medium"
+    template = "Rename the note {name} in Markor to {new_name}."
+    placeholders: ClassVar[dict[str, str]] = {"Name": "name", "NewName": "new_name"}
+    milestones = (
+        Milestone("Open the Markor app", lambda d, p: in_markor(d)),
+        Milestone("Open the rename dialog for <Name>", lambda d, p: any(
+            isinstance(s, FileBrowser) and isinstance(s.dialog, NameDialog) and s.target == p["name"]
+            for s in screens(d)) or db(d).get(p["new_name"]) is not None),
+        Milestone("Rename <Name> to <NewName>", lambda d, p: db(d).get(p["new_name"]) is not None),
+    )
+
+    def sample(self, rng: np.random.Generator) -> Params:
+        return {"new_name": new_name(rng)}
+
+    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
+        notes = populate(dev, rng, int(rng.integers(3, 7)), int(rng.integers(0, 3)))
+        note = notes[int(rng.integers(len(notes)))]
+        p["name"], p["content"] = note.path, note.content
+        self.snapshot_before(dev, p)
+
+    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
+        rest = {x for x in p["before"] if x[0] != p["name"]}
+        return db(dev).get(p["name"]) is None and note_has(dev, p["new_name"], p["content"]) \
+            and rest <= set(db(dev).signature()) and len(db(dev).entries) == len(p["before"])
+
+    def oracle(self, o: Oracle) -> str:
+        p = o.p
+        if db(o.dev).get(p["name"]) is None:
+            return o.finish()
+        s = o.screen
+        if isinstance(s, FileBrowser) and isinstance(s.dialog, NameDialog) and s.target == p["name"]:
+            return o.fill("Name", p["new_name"]) or o.tap(o.find(label="OK", role="textbutton"))
+        return menu_step(o, p["name"], "Rename")
+
+
+class MarkorCreateNoteInFolder(MarkorTask):
+    id = "MarkorCreateNoteInFolder"
+    difficulty = "hard"
+    template = "In Markor, create a folder named {folder}, and inside it a note named {name} with the text: {text}"
+    placeholders: ClassVar[dict[str, str]] = {"Folder": "folder", "Name": "name", "Text": "text"}
+    milestones = (
+        Milestone("Open the Markor app", lambda d, p: in_markor(d)),
+        Milestone("Create the folder <Folder>", lambda d, p: is_dir(d, p["folder"])),
+        Milestone("Open the folder <Folder>", lambda d, p: db(d).get(p["path"]) is not None
+                  or any(isinstance(s, FileBrowser) and s.folder == p["folder"] for s in screens(d))),
+        Milestone("Create the note <Name> in <Folder>", lambda d, p: db(d).get(p["path"]) is not None),
+        Milestone('Write "<Text>" into <Name> and save it', lambda d, p: note_has(d, p["path"], p["text"])),
+    )
+
+    def sample(self, rng: np.random.Generator) -> Params:
+        folder = pick(rng, FOLDERS)
+        name = new_name(rng)
+        return {"folder": folder, "name": name, "path": join(folder, name), "text": pick(rng, SENTENCES)}
+
+    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
+        populate(dev, rng, int(rng.integers(2, 6)), 0)
+        for f in pick(rng, [f for f in FOLDERS if f != p["folder"]], int(rng.integers(0, 3))):
+            db(dev).add(f, is_dir=True, mtime=dev.state.now - dt.timedelta(days=5))
+        self.snapshot_before(dev, p)
+
+    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
+        return is_dir(dev, p["folder"]) and note_has(dev, p["path"], p["text"]) and kept(dev, p)
+
+    def oracle(self, o: Oracle) -> str:
+        p = o.p
+        if note_has(o.dev, p["path"], p["text"]):
+            return o.finish()
+        if not is_dir(o.dev, p["folder"]):
+            return create_step(o, "", p["folder"], "Folder")
+        if db(o.dev).get(p["path"]) is None:
+            return create_step(o, p["folder"], p["name"], "OK")
+        return write_note(o, p["path"], p["text"])
+
+
+class MarkorNoteRevisionHistory(MarkorTask):
+    id = "MarkorNoteRevisionHistory"
+    difficulty = "easy"
+    kind = "infeasible"
+    template = "Open the revision history of the note {name} in Markor and restore its previous version."
+    placeholders: ClassVar[dict[str, str]] = {"Name": "name"}
+    milestones = (Milestone("Open the Markor app", lambda d, p: in_markor(d)),)
+
+    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
+        notes = populate(dev, rng, int(rng.integers(3, 7)), int(rng.integers(0, 3)))
+        p["name"] = notes[int(rng.integers(len(notes)))].path
+        self.snapshot_before(dev, p)
+
+    def sample(self, rng: np.random.Generator) -> Params:
+        return {"name": ""}  # chosen among the notes at set-up
+
+    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
+        return list(db(dev).signature()) == p["before"]
+
+    def oracle(self, o: Oracle) -> str:
+        if o.app != "markor":
+            return o.launch("Markor")
+        return o.infeasible()
+
+
+TEMPLATES = (
+    MarkorCreateNote,
+    MarkorCreateFolder,
+    MarkorDeleteNote,
+    MarkorDeleteAllNotes,
+    MarkorEditNote,
+    MarkorRenameNote,
+    MarkorCreateNoteInFolder,
+    MarkorNoteRevisionHistory,
+)
