@@ -48,6 +48,7 @@ class DeviceState:
     foreground: str | None = None  # None: the launcher
     recents_open: bool = False
     recents: list[str] = field(default_factory=list)
+    launched: set[str] = field(default_factory=set)  # every app opened since reset
     keyboard: bool = False
     toast: str | None = None
     toast_step: int = -1
@@ -142,6 +143,7 @@ class Device:
         if name in self.state.recents:
             self.state.recents.remove(name)
         self.state.recents.insert(0, name)
+        self.state.launched.add(name)
         return f"Launch {app.label}"
 
     def push(self, screen: Screen) -> None:

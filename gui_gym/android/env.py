@@ -198,7 +198,9 @@ class GuiAndroidEnv(gym.Env):
             status = out.status if (out is not None and terminated) else None
             success = bool(self._task.check(self.device, self._params, answer, status))
             if self._task.kind == "infeasible":
-                success = success and status == "infeasible"
+                # Declaring "infeasible" counts only after looking: the task's app was opened.
+                opened = self._task.app in self.device.state.launched
+                success = success and status == "infeasible" and opened
             elif status == "infeasible":
                 success = False
             info["success"] = success

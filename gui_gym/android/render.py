@@ -197,6 +197,10 @@ class Renderer:
         elif role == "key":
             d.rounded_rectangle(box, radius=int(30 * self.sx), fill=ACCENT)
             self._icon(box, "enter", (255, 255, 255))
+        elif role == "bubble":
+            sent = n.style == "sent"
+            d.rounded_rectangle(box, radius=int(36 * self.sx), fill=ACCENT if sent else pal["bar"])
+            self._text(box, n.text, 40, (255, 255, 255) if sent else pal["fg"], pad=30)
         elif role == "toast":
             d.rounded_rectangle(box, radius=int(50 * self.sx), fill=(60, 64, 67))
             self._text(box, n.text, 38, (255, 255, 255), align="center")

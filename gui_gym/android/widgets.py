@@ -281,7 +281,7 @@ class UI:
         bar = self.add(Node("android.view.ViewGroup", (0, y, SCREEN_W, y + TOOLBAR_H), rid=f"{self.package}:id/toolbar", role="toolbar"))
         x = 24
         if up:
-            cb = up if callable(up) else (lambda: self.dev.press_back(described="Tap the \"Navigate up\" button"))
+            cb = up if callable(up) else self._navigate_up
             bar.children.append(Node("android.widget.ImageButton", (x, y + 17, x + 120, y + 137), desc="Navigate up",
                                      package=self.package, on_tap=cb, role="icon", style="arrow_left"))
             x += 140
@@ -295,6 +295,11 @@ class UI:
                                  rid=f"{self.package}:id/title", role="title"))
         bar.children.extend(reversed(icons))
         self.y += TOOLBAR_H
+
+    def _navigate_up(self) -> str:
+        # Up leaves the screen even with the keyboard showing (Back would only hide it).
+        self.dev.state.keyboard = False
+        return self.dev.press_back(described='Tap the "Navigate up" button')
 
     def text(self, text: str, h: int = 100, rid: str = "", size: int = 42, desc: str = "", x0: int | None = None) -> Node:
         return self.add(Node("android.widget.TextView", self.rect(h, x0=x0), text, rid=rid, desc=desc, role="text", style=size))

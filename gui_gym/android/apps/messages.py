@@ -1,8 +1,335 @@
-"""Placeholder replaced by the real app module."""
+"""Messages (com.simplemobiletools.smsmessenger, like Simple SMS Messenger).
+
+Database: :class:`MessagesData`, conversations keyed by phone number (its digits, see
+:func:`number_key`), each a list of :class:`Message` (text, incoming or outgoing, time);
+``log`` records every message sent from the app. Conversations show the name of the
+Contacts entry with the same number. Screens: the conversation list (newest first, scrolls;
+long press: Delete with confirmation; FAB: new conversation), a thread (the messages, a
+message field and Send; the toolbar deletes the conversation), and "New conversation" (a
+recipient field taking a number or a contact name; matching contacts are listed and
+tappable; the check mark or Enter opens the thread).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
 from gui_gym.android.apps.base import App
+from gui_gym.android.apps.contacts import Contact, ContactsData
+from gui_gym.android.ui import SCREEN_W, Node
+from gui_gym.android.widgets import PAD, UI, AlertDialog, Inapplicable, MenuDialog, Screen
+
+if TYPE_CHECKING:
+    from gui_gym.android.device import Device
+
+PKG = "com.simplemobiletools.smsmessenger"
+BUBBLE_H = 190  # one message in a thread
+COMPOSER_H = 200  # the message field and Send button at the bottom of a thread
+SNIPPET = 40  # characters of the last message shown in the conversation list
+
+
+def number_key(number: str) -> str:
+    """The digits of a phone number without a leading US country code: the conversation key."""
+    d = "".join(c for c in number if c.isdigit())
+    return d[1:] if len(d) == 11 and d.startswith("1") else d
+
+
+def is_number(text: str) -> bool:
+    """Whether ``text`` reads as a phone number (digits and ``+-(). `` only, 3+ digits)."""
+    t = text.strip()
+    return bool(t) and all(c in "0123456789+-(). " for c in t) and sum(c.isdigit() for c in t) >= 3
+
+
+@dataclass
+class Message:
+    text: str
+    incoming: bool
+    time: dt.datetime
+
+
+@dataclass
+class Conversation:
+    number: str
+    messages: list[Message] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return number_key(self.number)
+
+    @property
+    def last_time(self) -> dt.datetime:
+        return self.messages[-1].time if self.messages else dt.datetime.min
+
+
+@dataclass
+class MessagesData:
+    conversations: list[Conversation] = field(default_factory=list)
+    log: list[tuple[str, str]] = field(default_factory=list)  # (number, text) sent from the app
+
+    def get(self, number: str) -> Conversation | None:
+        key = number_key(number)
+        return next((c for c in self.conversations if c.key == key), None)
+
+    def add(self, number: str, text: str, incoming: bool, time: dt.datetime) -> Conversation:
+        """Append a message to the conversation with ``number`` (created if needed)."""
+        conv = self.get(number)
+        if conv is None:
+            conv = Conversation(number)
+            self.conversations.append(conv)
+        conv.messages.append(Message(text, incoming, time))
+        conv.messages.sort(key=lambda m: m.time)
+        return conv
+
+    def remove(self, number: str) -> None:
+        key = number_key(number)
+        self.conversations[:] = [c for c in self.conversations if c.key != key]
+
+    def sorted(self) -> list[Conversation]:
+        """Conversations with messages, the most recent first."""
+        return sorted((c for c in self.conversations if c.messages), key=lambda c: c.last_time, reverse=True)
+
+    def sent_to(self, number: str) -> list[str]:
+        """Texts sent from the app to ``number``."""
+        key = number_key(number)
+        return [t for n, t in self.log if number_key(n) == key]
+
+
+def _db(dev: Device) -> MessagesData:
+    return dev.data("messages")
+
+
+def _contacts(dev: Device) -> ContactsData:
+    return dev.data("contacts")
+
+
+def contact_names(dev: Device) -> dict[str, str]:
+    """Number key -> contact name, for every contact with a phone number."""
+    return {number_key(c.phone): c.name for c in _contacts(dev).contacts if c.phone}
+
+
+def display_name(dev: Device, number: str) -> str:
+    """The contact name for ``number``, else the number itself."""
+    return contact_names(dev).get(number_key(number), number)
+
+
+def _stamp(now: dt.datetime, t: dt.datetime, short: bool = False) -> str:
+    """``9:30`` today, else ``Oct 14, 18:05`` (``Oct 14`` when ``short``)."""
+    if t.date() == now.date():
+        return t.strftime("%-H:%M")
+    return t.strftime("%b %-d" if short else "%b %-d, %-H:%M")
+
+
+def _narrow(node: Node, right: int) -> None:
+    """Shrink a full-width field to end at ``right`` (its clear-text icon moves with it)."""
+    l, t, r, b = node.bounds
+    node.bounds = (l, t, right, b)
+    for c in node.children:
+        cl, ct, cr, cb = c.bounds
+        c.bounds = (cl - (r - right), ct, cr - (r - right), cb)
+
+
+def _confirm_delete(name: str) -> AlertDialog:
+    return AlertDialog("on_delete", "Delete this conversation?", f"All messages with {name} will be deleted.",
+                       [("Cancel", None), ("Delete", "delete")])
+
+
+class ConversationList(Screen):
+    def __init__(self) -> None:
+        super().__init__()
+        self.menu_number = ""
+
+    def build(self, ui: UI, dev: Device) -> None:
+        ui.toolbar("Messages", up=False)
+        names = contact_names(dev)
+        now = dev.state.now
+
+        def render(ui: UI, c: Conversation) -> None:
+            name = names.get(c.key, c.number)
+            last = c.messages[-1].text
+            snippet = last if len(last) <= SNIPPET else last[: SNIPPET - 1].rstrip() + "…"
+            row = ui.row(name, snippet, on_tap=lambda: self._open(dev, c.number),
+                         on_long_press=lambda: self._menu(dev, c.number), rid=f"{PKG}:id/conversation_holder",
+                         icon="avatar", label=name)
+            _, t, _, _ = row.bounds
+            for child in row.children:
+                child.bounds = (*child.bounds[:2], min(child.bounds[2], 820), child.bounds[3])
+            stamp = _stamp(now, c.last_time, short=True)
+            row.children.append(Node("android.widget.TextView", (840, t + 20, SCREEN_W - PAD, t + 88), stamp,
+                                     package=PKG, rid=f"{PKG}:id/conversation_date", role="subtext"))
+
+        ui.scroll_list(self, "list", _db(dev).sorted(), render, empty="No stored conversations have been found")
+        ui.fab("Start a conversation", lambda: self._new(dev), rid=f"{PKG}:id/conversations_fab")
+
+    def _open(self, dev: Device, number: str) -> str:
+        dev.push(ThreadScreen(number))
+        return f"Open the conversation with {display_name(dev, number)} in Messages"
+
+    def _new(self, dev: Device) -> str:
+        dev.push(NewConversation())
+        return 'Tap the "Start a conversation" button in Messages'
+
+    def _menu(self, dev: Device, number: str) -> str:
+        self.menu_number = number
+        name = display_name(dev, number)
+        dev.open_dialog(MenuDialog("on_menu", [("Delete", "delete"), ("Copy number", "copy")], title=name))
+        return f'Long press the conversation with {name} in Messages'
+
+    def on_menu(self, dev: Device, value: str) -> str | None:
+        name = display_name(dev, self.menu_number)
+        if value == "copy":
+            dev.toast("Copied to clipboard")
+            return f'Copy the number of {name} in Messages'
+        dev.open_dialog(_confirm_delete(name))
+        return f'Tap "Delete" for the conversation with {name} in Messages'
+
+    def on_delete(self, dev: Device, value: str) -> str:
+        name = display_name(dev, self.menu_number)
+        _db(dev).remove(self.menu_number)
+        dev.toast("Conversation deleted")
+        return f"Confirm deleting the conversation with {name} in Messages"
+
+
+class ThreadScreen(Screen):
+    """One conversation; ``focus=True`` opens it with the message field focused."""
+
+    def __init__(self, number: str, focus: bool = False) -> None:
+        super().__init__()
+        self.number = number
+        self.scroll["thread"] = 1 << 30  # start at the newest message
+        self.focus = "msg" if focus else None
+
+    def build(self, ui: UI, dev: Device) -> None:
+        conv = _db(dev).get(self.number)
+        name = display_name(dev, self.number)
+        actions = [("Delete", "delete", lambda: self._delete(dev))] if conv is not None else []
+        ui.toolbar(name, up=lambda: self._up(dev), actions=actions)
+        now = dev.state.now
+
+        def render(ui: UI, m: Message) -> None:
+            _, t, _, b = ui.rect(BUBBLE_H, x0=0, x1=SCREEN_W)
+            x0, x1 = (PAD, 820) if m.incoming else (260, SCREEN_W - PAD)
+            kind = "received" if m.incoming else "sent"
+            ui.add(Node("android.widget.LinearLayout", (x0, t + 15, x1, b - 15), rid=f"{PKG}:id/{kind}_message_holder",
+                        role="bubble", style=kind, children=[
+                            Node("android.widget.TextView", (x0 + 30, t + 35, x1 - 30, b - 75), m.text, package=PKG,
+                                 rid=f"{PKG}:id/thread_message_body", role="text"),
+                            Node("android.widget.TextView", (x0 + 30, b - 75, x1 - 30, b - 25), _stamp(now, m.time),
+                                 package=PKG, rid=f"{PKG}:id/thread_message_time", role="subtext"),
+                        ]))
+
+        ui.scroll_list(self, "thread", conv.messages if conv else [], render, item_h=BUBBLE_H,
+                       bottom=ui.bottom - COMPOSER_H, empty="No messages yet")
+        y = ui.bottom - COMPOSER_H + 25
+        ui.y = y
+        field_ = ui.field(self, "msg", "Type a message…", rid=f"{PKG}:id/thread_type_message", label="Type a message")
+        _narrow(field_, 850)
+        ui.add(Node("android.widget.ImageButton", (880, y + 15, SCREEN_W - 40, y + 135), desc="Send",
+                    rid=f"{PKG}:id/thread_send_message", on_tap=lambda: self._send(dev), role="icon", style="send"))
+
+    def _up(self, dev: Device) -> str:
+        dev.pop()
+        return 'Tap the "Navigate up" button in Messages'
+
+    def _send(self, dev: Device) -> str:
+        text = self.form.get("msg", "").strip()
+        if not text:
+            raise Inapplicable("the message is empty: type a message before tapping Send")
+        db = _db(dev)
+        db.add(self.number, text, incoming=False, time=dev.state.now)
+        db.log.append((self.number, text))
+        dev.state.events.append("sms_sent")
+        self.form["msg"] = ""
+        self.scroll["thread"] = 1 << 30
+        return f'Send the message "{text}" to {display_name(dev, self.number)} in Messages'
+
+    def _delete(self, dev: Device) -> str:
+        name = display_name(dev, self.number)
+        dev.open_dialog(_confirm_delete(name))
+        return f'Tap the "Delete" button for the conversation with {name} in Messages'
+
+    def on_delete(self, dev: Device, value: str) -> str:
+        name = display_name(dev, self.number)
+        _db(dev).remove(self.number)
+        dev.pop()
+        dev.toast("Conversation deleted")
+        return f"Confirm deleting the conversation with {name} in Messages"
+
+
+class NewConversation(Screen):
+    """Pick a recipient: type a number (then confirm) or tap one of the matching contacts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.focus = "to"
+
+    def build(self, ui: UI, dev: Device) -> None:
+        ui.toolbar("New conversation", up=lambda: self._up(dev))
+        y = ui.y + 20
+        ui.y = y
+        _narrow(ui.field(self, "to", "Add contact or number…", rid=f"{PKG}:id/new_conversation_address",
+                         label="Add contact or number"), 850)
+        ui.add(Node("android.widget.ImageButton", (880, y + 15, SCREEN_W - 40, y + 135), desc="Confirm",
+                    rid=f"{PKG}:id/new_conversation_confirm", on_tap=lambda: self._confirm(dev), role="icon",
+                    style="check"))
+
+        def render(ui: UI, c: Contact) -> None:
+            ui.row(c.name, c.phone, on_tap=lambda: self._pick(dev, c.uid), rid=f"{PKG}:id/item_contact_holder",
+                   icon="avatar", label=c.name)
+
+        ui.scroll_list(self, "list", self._matches(dev), render, empty="No contacts found")
+
+    def _matches(self, dev: Device) -> list[Contact]:
+        q = " ".join(self.form.get("to", "").lower().split())
+        qd = "".join(c for c in q if c.isdigit())
+        out = [c for c in _contacts(dev).sorted() if c.phone]
+        if q:
+            out = [c for c in out if q in c.name.lower() or (qd and qd in "".join(filter(str.isdigit, c.phone)))]
+        return out
+
+    def _up(self, dev: Device) -> str:
+        dev.pop()
+        return 'Tap the "Navigate up" button in Messages'
+
+    def _open(self, dev: Device, number: str) -> None:
+        dev.pop()
+        dev.push(ThreadScreen(number, focus=True))
+
+    def _pick(self, dev: Device, uid: int) -> str:
+        c = _contacts(dev).by_uid(uid)
+        if c is None:
+            raise Inapplicable("this contact no longer exists")
+        self._open(dev, c.phone)
+        return f'Select the contact "{c.name}" ({c.phone}) as the recipient in Messages'
+
+    def _confirm(self, dev: Device) -> str:
+        q = self.form.get("to", "").strip()
+        if not q:
+            raise Inapplicable("enter a phone number or a contact name first")
+        if is_number(q):
+            self._open(dev, q)
+            return f"Start a conversation with {display_name(dev, q)} in Messages"
+        key = " ".join(q.lower().split())
+        exact = [c for c in _contacts(dev).contacts if c.phone and c.name.lower() == key]
+        if len(exact) != 1:
+            raise Inapplicable(f'"{q}" is neither a phone number nor the name of one contact with a number')
+        self._open(dev, exact[0].phone)
+        return f"Start a conversation with {exact[0].name} in Messages"
+
+    def on_enter(self, dev: Device, key: str) -> str:
+        return self._confirm(dev)
 
 
 class MessagesApp(App):
     name = "messages"
     label = "Messages"
-    package = "com.example.messages"
+    package = PKG
+    aliases = ("sms", "simple sms messenger", "sms messenger", "messaging", "text messages", "simple sms")
+    color = (30, 136, 229)
+
+    def initial_data(self) -> MessagesData:
+        return MessagesData()
+
+    def root(self, dev: Device) -> Screen:
+        return ConversationList()

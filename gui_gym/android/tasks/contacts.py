@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -31,7 +32,7 @@ def screens(dev: Device, app: str) -> list:
     return dev.state.stacks.get(app, [])
 
 
-def populate(dev: Device, rng: np.random.Generator, n: int, keep: list[tuple[str, str]] = ()) -> list[Contact]:
+def populate(dev: Device, rng: np.random.Generator, n: int, keep: Sequence[tuple[str, str]] = ()) -> list[Contact]:
     """Fill Contacts with ``n`` people (the ``keep`` names among them), distinct names."""
     names = list(keep)
     for first, last in people(rng, n + len(keep)):
@@ -65,6 +66,16 @@ def open_contact(o: Oracle, name: str) -> str | None:
     return o.tap(o.find(role="row", label=name))
 
 
+def options_open(dev: Device, name: str) -> bool:
+    """A long-press menu or delete confirmation about ``name`` is showing in the list."""
+    for s in screens(dev, "contacts"):
+        if isinstance(s, ContactList) and isinstance(s.dialog, (MenuDialog, AlertDialog)):
+            c = db(dev).by_uid(getattr(s, "menu_uid", -1))
+            if c is not None and c.name == name:
+                return True
+    return False
+
+
 def editor_holds(dev: Device, key: str, value: str) -> bool:
     return any(isinstance(s, ContactEditor) and s.form.get(key, "").strip() == value for s in screens(dev, "contacts"))
 
@@ -74,7 +85,7 @@ class ContactsAddContact(TaskTemplate):
     app = "contacts"
     difficulty = "medium"
     template = "Create a new contact for {name}. Their number is {phone}."
-    placeholders = {"Name": "name", "Phone": "phone", "First": "first", "Last": "last"}
+    placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Phone": "phone", "First": "first", "Last": "last"}
     milestones = (
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
         Milestone("Open the form to create a new contact",
@@ -123,7 +134,7 @@ class ContactsAddMultiple(TaskTemplate):
     app = "contacts"
     difficulty = "hard"
     template = "Add two new contacts: {name1} with number {phone1}, and {name2} with number {phone2}."
-    placeholders = {"Name1": "name1", "Phone1": "phone1", "Name2": "name2", "Phone2": "phone2"}
+    placeholders: ClassVar[dict[str, str]] = {"Name1": "name1", "Phone1": "phone1", "Name2": "name2", "Phone2": "phone2"}
     milestones = (
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
         Milestone("Save the contact <Name1> with number <Phone1>", lambda d, p: has_contact(d, p["name1"], p["phone1"])),
@@ -157,11 +168,10 @@ class ContactsDeleteContact(TaskTemplate):
     app = "contacts"
     difficulty = "easy"
     template = "Delete the contact {name} from my contacts."
-    placeholders = {"Name": "name"}
+    placeholders: ClassVar[dict[str, str]] = {"Name": "name"}
     milestones = (
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
-        Milestone("Open the options for <Name>", lambda d, p: any(
-            isinstance(s.dialog, (MenuDialog, AlertDialog)) for s in screens(d, "contacts")) or not has_contact(d, p["name"])),
+        Milestone("Open the options for <Name>", lambda d, p: options_open(d, p["name"]) or not has_contact(d, p["name"])),
         Milestone("Delete the contact <Name>", lambda d, p: not has_contact(d, p["name"])),
     )
 
@@ -184,6 +194,8 @@ class ContactsDeleteContact(TaskTemplate):
         if o.app != "contacts":
             return o.launch("Contacts")
         if isinstance(s, ContactList):
+            if s.dialog is not None and not options_open(o.dev, name):
+                return o.back()  # a menu or confirmation about someone else
             if isinstance(s.dialog, MenuDialog):
                 return o.tap(o.find("Delete", role="menuitem"))
             if isinstance(s.dialog, AlertDialog):
@@ -198,7 +210,7 @@ class ContactsFavorite(TaskTemplate):
     app = "contacts"
     difficulty = "easy"
     template = "Add {name} to my favourite contacts."
-    placeholders = {"Name": "name"}
+    placeholders: ClassVar[dict[str, str]] = {"Name": "name"}
     milestones = (
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
         Milestone("Open the contact <Name>", lambda d, p: any(
@@ -233,7 +245,7 @@ class ContactsPhoneNumberQuestion(TaskTemplate):
     difficulty = "easy"
     kind = "question"
     template = "What is the phone number of {name}? Answer with the number only."
-    placeholders = {"Name": "name", "Phone": "phone"}
+    placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Phone": "phone"}
     milestones = (
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
         Milestone("Open the contact <Name>", lambda d, p: any(
@@ -268,7 +280,7 @@ class ContactsEditPhone(TaskTemplate):
     app = "contacts"
     difficulty = "medium"
     template = "Change the phone number of {name} to {phone}."
-    placeholders = {"Name": "name", "Phone": "phone"}
+    placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Phone": "phone"}
     milestones = (
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
         Milestone("Open the contact <Name>", lambda d, p: any(
@@ -308,7 +320,7 @@ class ContactsDeleteNonexistent(TaskTemplate):
     difficulty = "easy"
     kind = "infeasible"
     template = "Delete the contact {name} from my contacts."
-    placeholders = {"Name": "name"}
+    placeholders: ClassVar[dict[str, str]] = {"Name": "name"}
     milestones = (Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),)
 
     def sample(self, rng: np.random.Generator) -> Params:
