@@ -554,6 +554,8 @@ class Device:
         if target is None:
             raise Inapplicable("nothing scrollable here")
         moved = target.on_scroll(content_dir, frac)
+        if isinstance(moved, str):  # the widget describes itself (e.g. a slider)
+            return moved
         name = target.name or "list"
         if not moved:
             return f"Scroll {content_dir} the {name} (already at the {'end' if content_dir == 'down' else 'start'})"

@@ -287,6 +287,11 @@ class Renderer:
         elif name == "email":
             d.rectangle((cx - s, cy - s * 2 // 3, cx + s, cy + s * 2 // 3), outline=color, width=w)
             d.line((cx - s, cy - s * 2 // 3, cx, cy, cx + s, cy - s * 2 // 3), fill=color, width=w)
+        elif name == "play":
+            d.polygon([(cx - s * 2 // 3, cy - s), (cx + s, cy), (cx - s * 2 // 3, cy + s)], fill=color)
+        elif name == "pause":
+            d.rectangle((cx - s * 2 // 3, cy - s, cx - s // 4, cy + s), fill=color)
+            d.rectangle((cx + s // 4, cy - s, cx + s * 2 // 3, cy + s), fill=color)
         elif name in ("minus", "remove"):
             d.line((cx - s, cy, cx + s, cy), fill=color, width=w)
         else:

@@ -358,7 +358,7 @@ class UI:
 
         def tap() -> str:
             on_toggle(not checked)
-            return f'Turn {"off" if checked else "on"} "{label}"'
+            return f'Turn {"off" if checked else "on"} "{label}" in {self.app_label}'
 
         row = self.add(Node("android.widget.LinearLayout", r, on_tap=tap, label=label, role="row"))
         row.children.append(Node("android.widget.TextView", (PAD, t + 30, 820, t + 110), label, package=self.package,

@@ -166,11 +166,18 @@ def _parse_text(text: str) -> Action:
         obj = _first_json_object(text, 0)
         if obj is not None:
             return _from_json_dict(obj)
+    # Scan left to right so a call inside another call's string argument
+    # (do(action="Type", text="finish()")) is never taken for an action; the last call wins.
     starts = [m.start() for m in _CALL_START.finditer(text)]
-    for start in reversed(starts):
-        call = _parse_call_at(text, start)
-        if call is not None:
-            return call
+    found, pos = None, 0
+    for start in starts:
+        if start < pos:
+            continue
+        parsed = _parse_call_at(text, start)
+        if parsed is not None:
+            found, pos = parsed
+    if found is not None:
+        return found
     brace = text.find("{")
     if brace >= 0:
         obj = _first_json_object(text, brace)
@@ -191,8 +198,9 @@ def _first_json_object(text: str, start: int) -> dict | None:
     return obj if isinstance(obj, dict) else None
 
 
-def _parse_call_at(text: str, start: int) -> Action | None:
-    """Parse ``do(...)``/``finish(...)`` starting at ``start``, trying each closing paren."""
+def _parse_call_at(text: str, start: int) -> tuple[Action, int] | None:
+    """Parse ``do(...)``/``finish(...)`` at ``start``, trying each closing paren; the action
+    and the index just past the call."""
     closes = [i for i in range(start, len(text)) if text[i] == ")"]
     for end in closes[:64]:
         snippet = text[start : end + 1]
@@ -201,7 +209,7 @@ def _parse_call_at(text: str, start: int) -> Action | None:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         if isinstance(tree.body, ast.Call) and isinstance(tree.body.func, ast.Name):
-            return _from_call(tree.body)
+            return _from_call(tree.body), end + 1
     return None
 
 

@@ -90,7 +90,7 @@ def setting_switch(ui: UI, label: str, key: str, summary: str = "",
         else:
             s[key] = value
 
-    return _in_settings(ui.switch(label, bool(s[key]), toggle, rid=f"{PKG}:id/{key}", summary=summary))
+    return ui.switch(label, bool(s[key]), toggle, rid=f"{PKG}:id/{key}", summary=summary)
 
 
 def info_row(ui: UI, title: str, summary: str = "") -> Node:
