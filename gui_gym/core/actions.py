@@ -36,6 +36,7 @@ Example:
 from __future__ import annotations
 
 import ast
+import bisect
 import json
 import math
 import re
@@ -78,6 +79,9 @@ SYNTAXES = ("androidlab", "androidworld", "android_env")
 GOAL_STATUSES = ("complete", "infeasible")
 MAX_TEXT = 10_000  # longer payloads are refused by the parser
 _MAX_INPUT = 100_000  # longer raw inputs are refused before any parsing
+_MAX_STARTS = 32  # call openings considered per text
+_MAX_CLOSES = 24  # closing parens tried per opening
+_MAX_ATTEMPTS = 256  # parse attempts per text
 
 
 class ActionParseError(ValueError):
@@ -168,12 +172,19 @@ def _parse_text(text: str) -> Action:
             return _from_json_dict(obj)
     # Scan left to right so a call inside another call's string argument
     # (do(action="Type", text="finish()")) is never taken for an action; the last call wins.
-    starts = [m.start() for m in _CALL_START.finditer(text)]
-    found, pos = None, 0
+    # Agent output is untrusted: only the last _MAX_STARTS call openings are considered and
+    # the number of parse attempts is bounded, so pathological text stays cheap.
+    starts = [m.start() for m in _CALL_START.finditer(text)][-_MAX_STARTS:]
+    closes = [i for i, c in enumerate(text) if c == ")"] if starts else []
+    found, pos, error, budget = None, 0, None, [_MAX_ATTEMPTS]
     for start in starts:
         if start < pos:
             continue
-        parsed = _parse_call_at(text, start)
+        try:
+            parsed = _parse_call_at(text, start, closes, budget)
+        except ActionParseError as e:  # a call-shaped fragment that is not an action
+            error = e
+            continue
         if parsed is not None:
             found, pos = parsed
     if found is not None:
@@ -183,6 +194,8 @@ def _parse_text(text: str) -> Action:
         obj = _first_json_object(text, brace)
         if obj is not None:
             return _from_json_dict(obj)
+    if error is not None:
+        raise error
     if starts:
         raise ActionParseError(f"could not parse the call in {text[:120]!r}: unbalanced or not literal arguments")
     raise ActionParseError(
@@ -198,14 +211,17 @@ def _first_json_object(text: str, start: int) -> dict | None:
     return obj if isinstance(obj, dict) else None
 
 
-def _parse_call_at(text: str, start: int) -> tuple[Action, int] | None:
-    """Parse ``do(...)``/``finish(...)`` at ``start``, trying each closing paren; the action
-    and the index just past the call."""
-    closes = [i for i in range(start, len(text)) if text[i] == ")"]
-    for end in closes[:64]:
-        snippet = text[start : end + 1]
+def _parse_call_at(text: str, start: int, closes: list[int], budget: list[int]) -> tuple[Action, int] | None:
+    """Parse ``do(...)``/``finish(...)`` at ``start``, trying the closing parens after it; the
+    action and the index just past the call. ``budget[0]`` counts the parse attempts left."""
+    first = bisect.bisect_left(closes, start)
+    limit = start + MAX_TEXT + 200  # no valid call is longer
+    for end in closes[first : first + _MAX_CLOSES]:
+        if end > limit or budget[0] <= 0:
+            break
+        budget[0] -= 1
         try:
-            tree = ast.parse(snippet, mode="eval")
+            tree = ast.parse(text[start : end + 1], mode="eval")
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         if isinstance(tree.body, ast.Call) and isinstance(tree.body.func, ast.Name):

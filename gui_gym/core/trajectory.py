@@ -97,7 +97,7 @@ def read_jsonl(path: str | os.PathLike, strict: bool = False) -> list[Trajectory
                 continue
             try:
                 out.append(Trajectory.from_dict(json.loads(line)))
-            except (ValueError, TypeError) as e:
+            except (ValueError, TypeError, RecursionError) as e:
                 msg = f"{path}:{lineno}: skipped corrupt trajectory line ({e})"
                 if strict:
                     raise ValueError(msg) from None
