@@ -62,8 +62,6 @@ def resolve_tasks(task: str | list[str] | tuple[str, ...] | None) -> list[TaskTe
     if task is None or task == "all":
         return list(TASKS.values())
     if isinstance(task, str):
-        if task in ("easy", "medium", "hard"):
-            return [t for t in TASKS.values() if t.difficulty == task]
         task = [task]
     out = []
     for tid in task:
@@ -169,7 +167,8 @@ class GuiAndroidEnv(gym.Env):
         self._limit = self.max_steps or 2 * oracle_steps(task) + 5
         self._done = False
         self._advance_milestones()
-        return self._obs(), self._info(valid=True, description="Reset", new_milestones=[])
+        reached = self._milestones[: self._reached]  # a start state may already satisfy some
+        return self._obs(), self._info(valid=True, description="Reset", new_milestones=reached)
 
     def step(self, action: str | dict | Action) -> tuple[dict, float, bool, bool, dict]:
         if self._task is None or self._done:

@@ -36,7 +36,6 @@ Example:
 from __future__ import annotations
 
 import ast
-import bisect
 import json
 import math
 import re
@@ -79,9 +78,8 @@ SYNTAXES = ("androidlab", "androidworld", "android_env")
 GOAL_STATUSES = ("complete", "infeasible")
 MAX_TEXT = 10_000  # longer payloads are refused by the parser
 _MAX_INPUT = 100_000  # longer raw inputs are refused before any parsing
-_MAX_STARTS = 32  # call openings considered per text
-_MAX_CLOSES = 24  # closing parens tried per opening
-_MAX_ATTEMPTS = 256  # parse attempts per text
+_MAX_SCANS = 64  # fresh parenthesis scans per text (see _call_spans)
+_MAX_PARSES = 64  # call spans parsed per text, from the last
 
 
 class ActionParseError(ValueError):
@@ -170,25 +168,23 @@ def _parse_text(text: str) -> Action:
         obj = _first_json_object(text, 0)
         if obj is not None:
             return _from_json_dict(obj)
-    # Scan left to right so a call inside another call's string argument
-    # (do(action="Type", text="finish()")) is never taken for an action; the last call wins.
-    # Agent output is untrusted: only the last _MAX_STARTS call openings are considered and
-    # the number of parse attempts is bounded, so pathological text stays cheap.
-    starts = [m.start() for m in _CALL_START.finditer(text)][-_MAX_STARTS:]
-    closes = [i for i, c in enumerate(text) if c == ")"] if starts else []
-    found, pos, error, budget = None, 0, None, [_MAX_ATTEMPTS]
-    for start in starts:
-        if start < pos:
-            continue
+    # Find each call's span by matching its parentheses (outside string literals), left to
+    # right, so a call inside another call's string argument (do(action="Type",
+    # text="finish()")) is never taken for an action. Then parse the spans from the last
+    # back: the last action in the text wins.
+    spans = _call_spans(text)
+    error = None
+    for start, end in reversed(spans[-_MAX_PARSES:]):
         try:
-            parsed = _parse_call_at(text, start, closes, budget)
-        except ActionParseError as e:  # a call-shaped fragment that is not an action
-            error = e
+            tree = ast.parse(text[start : end + 1], mode="eval")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-        if parsed is not None:
-            found, pos = parsed
-    if found is not None:
-        return found
+        if isinstance(tree.body, ast.Call) and isinstance(tree.body.func, ast.Name):
+            try:
+                return _from_call(tree.body)
+            except ActionParseError as e:  # call-shaped prose such as "do (this)"
+                error = error or e
+    starts = bool(spans) or _CALL_START.search(text) is not None
     brace = text.find("{")
     if brace >= 0:
         obj = _first_json_object(text, brace)
@@ -211,22 +207,58 @@ def _first_json_object(text: str, start: int) -> dict | None:
     return obj if isinstance(obj, dict) else None
 
 
-def _parse_call_at(text: str, start: int, closes: list[int], budget: list[int]) -> tuple[Action, int] | None:
-    """Parse ``do(...)``/``finish(...)`` at ``start``, trying the closing parens after it; the
-    action and the index just past the call. ``budget[0]`` counts the parse attempts left."""
-    first = bisect.bisect_left(closes, start)
-    limit = start + MAX_TEXT + 200  # no valid call is longer
-    for end in closes[first : first + _MAX_CLOSES]:
-        if end > limit or budget[0] <= 0:
-            break
-        budget[0] -= 1
-        try:
-            tree = ast.parse(text[start : end + 1], mode="eval")
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+def _call_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each top-level ``do(...)``/``finish(...)`` whose parentheses
+    balance outside string literals; calls nested inside an earlier span are skipped.
+
+    Linear in the text for ordinary input: one scan from an opening resolves every
+    parenthesis it passes outside a string, so later openings are looked up, not rescanned.
+    Openings first met inside a string literal need their own scan; at most
+    ``_MAX_SCANS`` of those are made, which bounds adversarial input.
+    """
+    close_of: dict[int, int] = {}
+    seen: set[int] = set()  # parens met outside strings by some scan
+    spans: list[tuple[int, int]] = []
+    covered = -1
+    scans = _MAX_SCANS
+    for m in _CALL_START.finditer(text):
+        start, paren = m.start(), m.end() - 1
+        if start <= covered:
             continue
-        if isinstance(tree.body, ast.Call) and isinstance(tree.body.func, ast.Name):
-            return _from_call(tree.body), end + 1
-    return None
+        if paren not in seen:
+            if scans == 0:
+                break
+            scans -= 1
+            _scan_parens(text, paren, close_of, seen)
+        end = close_of.get(paren)
+        if end is not None:
+            spans.append((start, end))
+            covered = end
+    return spans
+
+
+def _scan_parens(text: str, paren: int, close_of: dict[int, int], seen: set[int]) -> None:
+    """Match parentheses from ``paren`` until it closes (or the text ends)."""
+    stack: list[int] = []
+    quote = ""
+    i, n = paren, len(text)
+    while i < n:
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c == '"' or c == "'":
+            quote = c
+        elif c == "(":
+            stack.append(i)
+            seen.add(i)
+        elif c == ")" and stack:
+            close_of[stack.pop()] = i
+            if not stack:
+                return
+        i += 1
 
 
 def _literal(node: ast.AST) -> Any:
