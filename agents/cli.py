@@ -70,7 +70,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     env = gym.make("GuiAndroid-v0", task=_task_arg(args.task), render_mode="ansi")
     unwrapped = env.unwrapped
     hook = save_screen(args.save_screens) if args.save_screens else None
-    obs, info = env.reset(seed=args.seed)
+    _, info = env.reset(seed=args.seed)
     print(f"Task {info['task_id']}: {info['instruction']}")
     print("Type an action (any syntax), 'hint' for the oracle's next action, or 'quit'.")
     step = 0
@@ -90,13 +90,18 @@ def cmd_play(args: argparse.Namespace) -> int:
             continue
         if not line:
             continue
-        obs, reward, terminated, truncated, info = env.step(line)
+        _obs, reward, terminated, truncated, info = env.step(line)
         step += 1
         mark = "ok" if info["format_valid"] else "invalid"
-        print(f"[{mark}] {info['action_description']}" + (f"  milestones: {info['milestones']}" if info["milestones"] else ""))
+        print(
+            f"[{mark}] {info['action_description']}"
+            + (f"  milestones: {info['milestones']}" if info["milestones"] else "")
+        )
         print(f"progress {info['progress']:.2f}  reward {reward}")
         if terminated or truncated:
-            print(f"episode over: success={info['success']} after {step} steps" + (" (step limit)" if truncated else ""))
+            print(
+                f"episode over: success={info['success']} after {step} steps" + (" (step limit)" if truncated else "")
+            )
             return 0
 
 
@@ -111,7 +116,9 @@ class _RgbView:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gui-gym", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="gui-gym", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("tasks", help="list the GuiAndroid-v0 tasks")

@@ -53,16 +53,26 @@ def rollout(
             action = policy.act(obs, info)
             obs, reward, terminated, truncated, info = env.step(action)
             invalid += not info["format_valid"]
-            traj.steps.append(Step(action=action, reward=float(reward), format_valid=info["format_valid"],
-                                   action_description=info["action_description"], milestones=list(info["milestones"]),
-                                   progress=float(info["progress"])))
+            traj.steps.append(
+                Step(
+                    action=action,
+                    reward=float(reward),
+                    format_valid=info["format_valid"],
+                    action_description=info["action_description"],
+                    milestones=list(info["milestones"]),
+                    progress=float(info["progress"]),
+                )
+            )
             if on_step is not None:
                 on_step(ep, len(traj.steps), env)
             if terminated or truncated:
                 break
         traj.success, traj.truncated = bool(info["success"]), bool(truncated)
-        results.append(EpisodeResult(info["task_id"], getattr(task, "difficulty", "?"), traj.success, len(traj.steps),
-                                     invalid, traj))
+        results.append(
+            EpisodeResult(
+                info["task_id"], getattr(task, "difficulty", "?"), traj.success, len(traj.steps), invalid, traj
+            )
+        )
         bar.set_postfix(success=f"{sum(r.success for r in results) / len(results):.2f}")
     return results
 
@@ -91,7 +101,9 @@ def summarize(results: list[EpisodeResult]) -> dict[str, dict[str, float]]:
 def format_summary(name: str, summary: dict[str, dict[str, float]]) -> str:
     lines = [f"{name}", f"  {'tier':<8}{'episodes':>9}{'success':>9}{'steps':>8}{'invalid':>9}"]
     for tier, s in summary.items():
-        lines.append(f"  {tier:<8}{s['episodes']:>9}{s['success_rate']:>9.2f}{s['mean_steps']:>8.1f}{s['invalid_rate']:>9.2f}")
+        lines.append(
+            f"  {tier:<8}{s['episodes']:>9}{s['success_rate']:>9.2f}{s['mean_steps']:>8.1f}{s['invalid_rate']:>9.2f}"
+        )
     return "\n".join(lines)
 
 

@@ -22,11 +22,36 @@ TASK_IDS = list(TASKS)
 ACTION_TASK_IDS = [t for t, task in TASKS.items() if task.kind == "action"]
 
 UIAUTOMATOR_ATTRS = (
-    "index", "text", "resource-id", "class", "package", "content-desc", "checkable", "checked", "clickable",
-    "enabled", "focusable", "focused", "scrollable", "long-clickable", "password", "selected", "bounds",
+    "index",
+    "text",
+    "resource-id",
+    "class",
+    "package",
+    "content-desc",
+    "checkable",
+    "checked",
+    "clickable",
+    "enabled",
+    "focusable",
+    "focused",
+    "scrollable",
+    "long-clickable",
+    "password",
+    "selected",
+    "bounds",
 )
-BOOL_ATTRS = ("checkable", "checked", "clickable", "enabled", "focusable", "focused", "scrollable",
-              "long-clickable", "password", "selected")
+BOOL_ATTRS = (
+    "checkable",
+    "checked",
+    "clickable",
+    "enabled",
+    "focusable",
+    "focused",
+    "scrollable",
+    "long-clickable",
+    "password",
+    "selected",
+)
 _BOUNDS = re.compile(r"^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$")
 
 
@@ -130,7 +155,8 @@ def check_ui_xml(xml: str, where: str = "") -> ET.Element:
         assert n.attrib["index"].isdigit(), where
         l, t, r, b = parse_bounds(n.attrib["bounds"])
         assert 0 <= l <= r <= SCREEN_W and 0 <= t <= b <= SCREEN_H, (
-            f"bounds {n.attrib['bounds']} off screen {where}: {n.attrib}")
+            f"bounds {n.attrib['bounds']} off screen {where}: {n.attrib}"
+        )
     for parent in root.iter():
         kids = [c for c in parent if c.tag == "node"]
         assert [c.attrib["index"] for c in kids] == [str(i) for i in range(len(kids))], where

@@ -272,8 +272,9 @@ def test_offscreen_items_absent_until_scrolled_into_view() -> None:
         assert lst.bbox[1] <= r.bbox[1] <= r.bbox[3] <= lst.bbox[3]
     seen = set(texts)
     for _ in range(10):
-        obs, _, _, _, info = env.step(f'do(action="Swipe", direction="up", dist="medium", '
-                                      f'element=[{",".join(map(str, lst.bbox))}])')
+        obs, _, _, _, info = env.step(
+            f'do(action="Swipe", direction="up", dist="medium", element=[{",".join(map(str, lst.bbox))}])'
+        )
         assert info["format_valid"], info
         seen |= _visible_texts(obs)
         if names[-1] in _visible_texts(obs):

@@ -39,16 +39,20 @@ def test_check_env(obs_mode: str, render_mode: str) -> None:
 
 
 def test_check_env_with_task_pool() -> None:
-    env = make(["ContactsAddContact", "ContactsFavorite", "ContactsDeleteContact"], obs_mode="both", screen_size=SMALL,
-               render_mode="rgb_array")
+    env = make(
+        ["ContactsAddContact", "ContactsFavorite", "ContactsDeleteContact"],
+        obs_mode="both",
+        screen_size=SMALL,
+        render_mode="rgb_array",
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check_env(env.unwrapped)
 
 
 @pytest.mark.parametrize(
-    "obs_mode, keys", [("text", {"instruction", "ui"}), ("pixels", {"instruction", "screen"}),
-                       ("both", {"instruction", "ui", "screen"})]
+    "obs_mode, keys",
+    [("text", {"instruction", "ui"}), ("pixels", {"instruction", "screen"}), ("both", {"instruction", "ui", "screen"})],
 )
 def test_reset_and_step_types_and_keys(obs_mode: str, keys: set) -> None:
     env = make("ContactsAddContact", obs_mode=obs_mode, screen_size=SMALL)
@@ -219,7 +223,7 @@ def test_ui_xml_escapes_special_characters() -> None:
     env.reset(seed=0)
     _, _, _, _, info = env.step('do(action="Launch", app="Contacts")')
     env.step(tap(find_el(info, content_description="Create contact")))
-    text = 'a<b>&c "d" \'e\' é☕ 𝄞 \t'
+    text = "a<b>&c \"d\" 'e' é☕ 𝄞 \t"
     obs, _, _, _, info = env.step({"action_type": "input_text", "text": text})
     assert info["format_valid"], info
     root = check_ui_xml(obs["ui"])
@@ -275,8 +279,14 @@ def test_unknown_task_suggests_close_matches() -> None:
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"obs_mode": "audio"}, {"ui_format": "html"}, {"render_mode": "human"}, {"screen_size": (4, 4)},
-     {"screen_size": (10_000, 240)}, {"max_steps": 0}],
+    [
+        {"obs_mode": "audio"},
+        {"ui_format": "html"},
+        {"render_mode": "human"},
+        {"screen_size": (4, 4)},
+        {"screen_size": (10_000, 240)},
+        {"max_steps": 0},
+    ],
 )
 def test_bad_constructor_arguments(kwargs: dict) -> None:
     with pytest.raises(ValueError):

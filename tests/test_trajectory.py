@@ -13,11 +13,26 @@ from gui_gym.core.trajectory import Step, Trajectory, read_jsonl, write_jsonl
 
 
 def _traj(i: int = 0) -> Trajectory:
-    t = Trajectory(task_id=f"Task{i}", instruction="Créer le contact « Zoë » ☕\nline two", seed=i,
-                   success=bool(i % 2), truncated=False, meta={"model": "x", "temps": [0.1, 0.2]})
-    t.steps.append(Step(action='do(action="Type", text="Zoë \\"q\\"")', observation="<hierarchy/>", reward=0.0,
-                        format_valid=True, action_description='Type "Zoë"', milestones=["Open the app"],
-                        progress=0.5, info={"reason": None, "n": 3}))
+    t = Trajectory(
+        task_id=f"Task{i}",
+        instruction="Créer le contact « Zoë » ☕\nline two",
+        seed=i,
+        success=bool(i % 2),
+        truncated=False,
+        meta={"model": "x", "temps": [0.1, 0.2]},
+    )
+    t.steps.append(
+        Step(
+            action='do(action="Type", text="Zoë \\"q\\"")',
+            observation="<hierarchy/>",
+            reward=0.0,
+            format_valid=True,
+            action_description='Type "Zoë"',
+            milestones=["Open the app"],
+            progress=0.5,
+            info={"reason": None, "n": 3},
+        )
+    )
     t.steps.append(Step(action="finish()", reward=1.0))
     return t
 
@@ -49,9 +64,17 @@ def test_roundtrip_of_a_real_episode(tmp_path) -> None:
     info0, steps = oracle_episode(env, 0)
     t = Trajectory(task_id=info0["task_id"], instruction=info0["instruction"], seed=0)
     for a, obs, r, _term, _trunc, info in steps:
-        t.steps.append(Step(action=a, observation=obs["ui"], reward=r, format_valid=info["format_valid"],
-                            action_description=info["action_description"], milestones=info["milestones"],
-                            progress=info["progress"]))
+        t.steps.append(
+            Step(
+                action=a,
+                observation=obs["ui"],
+                reward=r,
+                format_valid=info["format_valid"],
+                action_description=info["action_description"],
+                milestones=info["milestones"],
+                progress=info["progress"],
+            )
+        )
     t.success = steps[-1][5]["success"]
     write_jsonl(tmp_path / "ep.jsonl", [t])
     assert read_jsonl(tmp_path / "ep.jsonl") == [t]
@@ -80,8 +103,12 @@ CORRUPT = [
 def test_corrupt_line_is_skipped_with_a_warning(tmp_path, caplog, bad: str) -> None:
     path = tmp_path / "mixed.jsonl"
     good = [_traj(0), _traj(1)]
-    lines = [json.dumps(good[0].to_dict(), ensure_ascii=False), bad, "",
-             json.dumps(good[1].to_dict(), ensure_ascii=False)]
+    lines = [
+        json.dumps(good[0].to_dict(), ensure_ascii=False),
+        bad,
+        "",
+        json.dumps(good[1].to_dict(), ensure_ascii=False),
+    ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with caplog.at_level(logging.WARNING):
         back = read_jsonl(path)

@@ -23,7 +23,9 @@ class OraclePolicy:
 
     def __init__(self, env: gym.Env) -> None:
         if not hasattr(env.unwrapped, "oracle_action"):
-            raise TypeError(f"{type(env.unwrapped).__name__} has no oracle_action(); the oracle policy needs GuiAndroid-v0")
+            raise TypeError(
+                f"{type(env.unwrapped).__name__} has no oracle_action(); the oracle policy needs GuiAndroid-v0"
+            )
         self.env = env
 
     def reset(self, seed: int | None = None) -> None:

@@ -248,8 +248,13 @@ class Device:
             bottom = KEYBOARD_TOP if st.keyboard else content_bottom
             ui = UI(self, app.package, STATUS_H, bottom, app.label)
             screen.build(ui, self)
-            frame = Node("android.widget.FrameLayout", (0, STATUS_H, SCREEN_W, bottom), package=app.package,
-                         rid="android:id/content", children=ui.nodes)
+            frame = Node(
+                "android.widget.FrameLayout",
+                (0, STATUS_H, SCREEN_W, bottom),
+                package=app.package,
+                rid="android:id/content",
+                children=ui.nodes,
+            )
             root.children.append(frame)
             host_dialog = screen.dialog
             if host_dialog is not None:
@@ -259,18 +264,38 @@ class Device:
         if st.keyboard and self.focused_host() is not None:
             root.children.append(self._keyboard())
         if st.toast is not None and st.toast_step >= st.step - 1:
-            root.children.append(Node("android.widget.Toast", (190, NAV_TOP - 260, SCREEN_W - 190, NAV_TOP - 150), st.toast,
-                                      package="com.android.systemui", role="toast"))
+            root.children.append(
+                Node(
+                    "android.widget.Toast",
+                    (190, NAV_TOP - 260, SCREEN_W - 190, NAV_TOP - 150),
+                    st.toast,
+                    package="com.android.systemui",
+                    role="toast",
+                )
+            )
         root.children.append(self._nav_bar())
         return root
 
     def _status_bar(self) -> Node:
         st, s = self.state, self.state.settings
-        bar = Node("android.widget.FrameLayout", (0, 0, SCREEN_W, STATUS_H), rid="com.android.systemui:id/status_bar",
-                   package="com.android.systemui", role="statusbar")
+        bar = Node(
+            "android.widget.FrameLayout",
+            (0, 0, SCREEN_W, STATUS_H),
+            rid="com.android.systemui:id/status_bar",
+            package="com.android.systemui",
+            role="statusbar",
+        )
         clock = st.now.strftime("%-H:%M")
-        bar.children.append(Node("android.widget.TextView", (40, 10, 240, 74), clock, rid="com.android.systemui:id/clock",
-                                 package="com.android.systemui", role="statustext"))
+        bar.children.append(
+            Node(
+                "android.widget.TextView",
+                (40, 10, 240, 74),
+                clock,
+                rid="com.android.systemui:id/clock",
+                package="com.android.systemui",
+                role="statustext",
+            )
+        )
         icons = []
         if s["airplane"]:
             icons.append("Airplane mode on")
@@ -281,20 +306,46 @@ class Device:
         icons.append("Battery 84 percent")
         x = SCREEN_W - 40
         for desc in reversed(icons):
-            bar.children.append(Node("android.widget.ImageView", (x - 64, 10, x, 74), desc=desc, package="com.android.systemui",
-                                     role="statusicon"))
+            bar.children.append(
+                Node(
+                    "android.widget.ImageView",
+                    (x - 64, 10, x, 74),
+                    desc=desc,
+                    package="com.android.systemui",
+                    role="statusicon",
+                )
+            )
             x -= 80
         return bar
 
     def _nav_bar(self) -> Node:
-        bar = Node("android.widget.FrameLayout", (0, NAV_TOP, SCREEN_W, SCREEN_H), rid="com.android.systemui:id/navigation_bar_frame",
-                   package="com.android.systemui", role="navbar")
-        for i, (desc, cb, icon) in enumerate((("Back", self.press_back, "back"), ("Home", self.go_home, "home"),
-                                              ("Overview", self._open_recents, "overview"))):
+        bar = Node(
+            "android.widget.FrameLayout",
+            (0, NAV_TOP, SCREEN_W, SCREEN_H),
+            rid="com.android.systemui:id/navigation_bar_frame",
+            package="com.android.systemui",
+            role="navbar",
+        )
+        for i, (desc, cb, icon) in enumerate(
+            (
+                ("Back", self.press_back, "back"),
+                ("Home", self.go_home, "home"),
+                ("Overview", self._open_recents, "overview"),
+            )
+        ):
             x = 180 + i * 270
-            bar.children.append(Node("android.widget.ImageView", (x, NAV_TOP + 13, x + 180, SCREEN_H - 13), desc=desc,
-                                     rid=f"com.android.systemui:id/{icon}", package="com.android.systemui",
-                                     on_tap=cb, role="navbutton", style=icon))
+            bar.children.append(
+                Node(
+                    "android.widget.ImageView",
+                    (x, NAV_TOP + 13, x + 180, SCREEN_H - 13),
+                    desc=desc,
+                    rid=f"com.android.systemui:id/{icon}",
+                    package="com.android.systemui",
+                    on_tap=cb,
+                    role="navbutton",
+                    style=icon,
+                )
+            )
         return bar
 
     def _open_recents(self) -> str:
@@ -304,11 +355,24 @@ class Device:
 
     def _launcher(self) -> Node:
         pkg = "com.google.android.apps.nexuslauncher"
-        home = Node("android.widget.FrameLayout", (0, STATUS_H, SCREEN_W, NAV_TOP), package=pkg, rid=f"{pkg}:id/workspace",
-                    role="launcher")
+        home = Node(
+            "android.widget.FrameLayout",
+            (0, STATUS_H, SCREEN_W, NAV_TOP),
+            package=pkg,
+            rid=f"{pkg}:id/workspace",
+            role="launcher",
+        )
         st = self.state
-        home.children.append(Node("android.widget.TextView", (PAD, 200, SCREEN_W - PAD, 380),
-                                  st.now.strftime("%A, %B %-d"), package=pkg, rid=f"{pkg}:id/date", role="wallpapertext"))
+        home.children.append(
+            Node(
+                "android.widget.TextView",
+                (PAD, 200, SCREEN_W - PAD, 380),
+                st.now.strftime("%A, %B %-d"),
+                package=pkg,
+                rid=f"{pkg}:id/date",
+                role="wallpapertext",
+            )
+        )
         cols, cw, ch = 4, SCREEN_W // 4, 300
         for i, (name, app) in enumerate(self.apps.items()):
             r, c = divmod(i, cols)
@@ -318,30 +382,64 @@ class Device:
                 self.launch(n)
                 return f'Tap the "{self.apps[n].label}" app icon on the home screen'
 
-            home.children.append(Node("android.widget.TextView", (x + 10, y, x + cw - 10, y + ch - 20), app.label,
-                                      desc=app.label, package=pkg, on_tap=open_app, role="appicon", style=app.color,
-                                      label=app.label))
+            home.children.append(
+                Node(
+                    "android.widget.TextView",
+                    (x + 10, y, x + cw - 10, y + ch - 20),
+                    app.label,
+                    desc=app.label,
+                    package=pkg,
+                    on_tap=open_app,
+                    role="appicon",
+                    style=app.color,
+                    label=app.label,
+                )
+            )
         return home
 
     def _recents(self) -> Node:
         pkg = "com.google.android.apps.nexuslauncher"
-        view = Node("android.widget.FrameLayout", (0, STATUS_H, SCREEN_W, NAV_TOP), package=pkg, rid=f"{pkg}:id/overview_panel",
-                    role="recents")
+        view = Node(
+            "android.widget.FrameLayout",
+            (0, STATUS_H, SCREEN_W, NAV_TOP),
+            package=pkg,
+            rid=f"{pkg}:id/overview_panel",
+            role="recents",
+        )
         running = [n for n in self.state.recents if self.state.stacks.get(n)]
         y = 200
         for name in running[:6]:
+
             def switch(n: str = name) -> str:
                 self.launch(n)
                 return f"Switch to {self.apps[n].label} from recent apps"
 
-            view.children.append(Node("android.widget.FrameLayout", (120, y, SCREEN_W - 120, y + 280), self.apps[name].label,
-                                      desc=self.apps[name].label, package=pkg, on_tap=switch, role="card",
-                                      style=self.apps[name].color, label=self.apps[name].label))
+            view.children.append(
+                Node(
+                    "android.widget.FrameLayout",
+                    (120, y, SCREEN_W - 120, y + 280),
+                    self.apps[name].label,
+                    desc=self.apps[name].label,
+                    package=pkg,
+                    on_tap=switch,
+                    role="card",
+                    style=self.apps[name].color,
+                    label=self.apps[name].label,
+                )
+            )
             y += 320
         if not running:
-            view.children.append(Node("android.widget.TextView", (PAD, 900, SCREEN_W - PAD, 1000), "No recent items",
-                                      package=pkg, role="text"))
+            view.children.append(
+                Node(
+                    "android.widget.TextView",
+                    (PAD, 900, SCREEN_W - PAD, 1000),
+                    "No recent items",
+                    package=pkg,
+                    role="text",
+                )
+            )
         else:
+
             def clear() -> str:
                 self.state.stacks.clear()
                 self.state.recents.clear()
@@ -350,26 +448,51 @@ class Device:
                 self.state.keyboard = False
                 return "Clear all recent apps"
 
-            view.children.append(Node("android.widget.Button", (380, NAV_TOP - 200, 700, NAV_TOP - 80), "Clear all",
-                                      package=pkg, on_tap=clear, role="textbutton"))
+            view.children.append(
+                Node(
+                    "android.widget.Button",
+                    (380, NAV_TOP - 200, 700, NAV_TOP - 80),
+                    "Clear all",
+                    package=pkg,
+                    on_tap=clear,
+                    role="textbutton",
+                )
+            )
         return view
 
     def _keyboard(self) -> Node:
         pkg = "com.google.android.inputmethod.latin"
-        kb = Node("android.widget.FrameLayout", (0, KEYBOARD_TOP, SCREEN_W, NAV_TOP), package=pkg,
-                  rid=f"{pkg}:id/keyboard_holder", role="keyboard", style="opaque")
+        kb = Node(
+            "android.widget.FrameLayout",
+            (0, KEYBOARD_TOP, SCREEN_W, NAV_TOP),
+            package=pkg,
+            rid=f"{pkg}:id/keyboard_holder",
+            role="keyboard",
+            style="opaque",
+        )
         rows = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
         for i, keys in enumerate(rows):
             y = KEYBOARD_TOP + 40 + i * 170
-            kb.children.append(Node("android.view.View", (40, y, SCREEN_W - 40, y + 150), " ".join(keys), package=pkg,
-                                    role="keyrow"))
+            kb.children.append(
+                Node("android.view.View", (40, y, SCREEN_W - 40, y + 150), " ".join(keys), package=pkg, role="keyrow")
+            )
         y = KEYBOARD_TOP + 40 + 3 * 170
 
         def enter() -> str:
             return self._enter()
 
-        kb.children.append(Node("android.widget.Button", (SCREEN_W - 300, y, SCREEN_W - 40, y + 150), desc="Enter",
-                                package=pkg, rid=f"{pkg}:id/key_pos_ime_action", on_tap=enter, role="key", style="enter"))
+        kb.children.append(
+            Node(
+                "android.widget.Button",
+                (SCREEN_W - 300, y, SCREEN_W - 40, y + 150),
+                desc="Enter",
+                package=pkg,
+                rid=f"{pkg}:id/key_pos_ime_action",
+                on_tap=enter,
+                role="key",
+                style="enter",
+            )
+        )
         return kb
 
     # -- input ---------------------------------------------------------------------------
@@ -442,8 +565,13 @@ class Device:
             return Outcome(True, self._enter())
         if k == "finish":
             msg = a.text or ""
-            return Outcome(True, "Finish the task" + (f': "{msg}"' if msg else ""), done=True, answer=msg or None,
-                           status="complete")
+            return Outcome(
+                True,
+                "Finish the task" + (f': "{msg}"' if msg else ""),
+                done=True,
+                answer=msg or None,
+                status="complete",
+            )
         if k == "status":
             return Outcome(True, f"Declare the task {a.goal_status}", done=True, status=a.goal_status)
         if k == "answer":
@@ -459,7 +587,11 @@ class Device:
                 return app_name
         choices = {app.label.lower(): app.label for app in self.apps.values()}
         close = difflib.get_close_matches(key, list(choices), n=3, cutoff=0.5)
-        hint = f"; did you mean {', '.join(choices[c] for c in close)}?" if close else f"; installed: {', '.join(a.label for a in self.apps.values())}"
+        hint = (
+            f"; did you mean {', '.join(choices[c] for c in close)}?"
+            if close
+            else f"; installed: {', '.join(a.label for a in self.apps.values())}"
+        )
         raise Inapplicable(f"no app named {name!r}{hint}")
 
     def _hit(self, x: int, y: int, attr: str) -> Node | None:
@@ -474,10 +606,28 @@ class Device:
         return None
 
     def _describe(self, n: Node, verb: str) -> str:
-        role = {"button": "button", "textbutton": "button", "fab": "button", "icon": "button", "navbutton": "button",
-                "field": "field", "switch": "switch", "checkbox": "checkbox", "tab": "tab", "row": "item",
-                "menuitem": "menu item", "day": "day", "key": "key", "appicon": "app icon", "card": "card"}.get(n.role, "element")
-        where = f" in {self.apps[self.state.foreground].label}" if self.state.foreground and not self.state.recents_open else ""
+        role = {
+            "button": "button",
+            "textbutton": "button",
+            "fab": "button",
+            "icon": "button",
+            "navbutton": "button",
+            "field": "field",
+            "switch": "switch",
+            "checkbox": "checkbox",
+            "tab": "tab",
+            "row": "item",
+            "menuitem": "menu item",
+            "day": "day",
+            "key": "key",
+            "appicon": "app icon",
+            "card": "card",
+        }.get(n.role, "element")
+        where = (
+            f" in {self.apps[self.state.foreground].label}"
+            if self.state.foreground and not self.state.recents_open
+            else ""
+        )
         return f'{verb} the "{n.name}" {role}{where}'
 
     def tap(self, x: int, y: int) -> str:
@@ -506,7 +656,9 @@ class Device:
         host, key = fh
         if not text:
             raise Inapplicable("nothing to type")
-        bad = [c for c in text if (ord(c) < 0x20 and c not in "\n\t") or 0xD800 <= ord(c) <= 0xDFFF or c in "\ufffe\uffff"]
+        bad = [
+            c for c in text if (ord(c) < 0x20 and c not in "\n\t") or 0xD800 <= ord(c) <= 0xDFFF or c in "\ufffe\uffff"
+        ]
         if bad:
             raise Inapplicable(f"text contains characters a keyboard cannot type: {bad[:3]!r}")
         if "\n" in text and key not in host.multiline:
@@ -572,7 +724,7 @@ class Device:
             return Outcome(True, f"Touch down at ({x}, {y})")
         if not st.touches:
             raise Inapplicable("LIFT without a preceding TOUCH")
-        pts = st.touches + [(x, y)]
+        pts = [*st.touches, (x, y)]
         st.touches = []
         (x0, y0), (x1, y1) = pts[0], pts[-1]
         dx, dy = x1 - x0, y1 - y0

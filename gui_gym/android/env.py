@@ -17,7 +17,7 @@ Example:
 from __future__ import annotations
 
 import difflib
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -97,7 +97,7 @@ class GuiAndroidEnv(gym.Env):
     ``info["reason"]``. Reward is the outcome: 1.0 on the final step of a successful episode.
     """
 
-    metadata = {"render_modes": ["rgb_array", "ansi"], "render_fps": 4}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array", "ansi"], "render_fps": 4}
 
     def __init__(
         self,
@@ -227,8 +227,16 @@ class GuiAndroidEnv(gym.Env):
         """The full env state (device, task instance, counters) as bytes."""
         import pickle
 
-        env_state = (self._task.id if self._task else None, self._params, self._instruction, self._milestones,
-                     self._reached, self._steps, self._limit, self._done)
+        env_state = (
+            self._task.id if self._task else None,
+            self._params,
+            self._instruction,
+            self._milestones,
+            self._reached,
+            self._steps,
+            self._limit,
+            self._done,
+        )
         return pickle.dumps((self.device.snapshot(), env_state), protocol=pickle.HIGHEST_PROTOCOL)
 
     def restore(self, snap: bytes) -> None:
@@ -237,7 +245,9 @@ class GuiAndroidEnv(gym.Env):
 
         dev, env_state = pickle.loads(snap)
         self.device.restore(dev)
-        tid, self._params, self._instruction, self._milestones, self._reached, self._steps, self._limit, self._done = env_state
+        tid, self._params, self._instruction, self._milestones, self._reached, self._steps, self._limit, self._done = (
+            env_state
+        )
         self._task = TASKS[tid] if tid else None
 
     def observe(self) -> dict[str, Any]:
@@ -296,5 +306,21 @@ class GuiAndroidEnv(gym.Env):
 
 
 def _element(i: int, n: Node) -> UIElement:
-    return UIElement(i, n.text, n.desc, n.cls, n.rid, n.bounds, n.clickable, n.long_clickable, n.scrollable,
-                     n.field is not None, n.checkable, n.checked, n.focused, n.selected, n.enabled, n.package)
+    return UIElement(
+        i,
+        n.text,
+        n.desc,
+        n.cls,
+        n.rid,
+        n.bounds,
+        n.clickable,
+        n.long_clickable,
+        n.scrollable,
+        n.field is not None,
+        n.checkable,
+        n.checked,
+        n.focused,
+        n.selected,
+        n.enabled,
+        n.package,
+    )

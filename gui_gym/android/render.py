@@ -16,10 +16,24 @@ from PIL import Image, ImageDraw, ImageFont
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node
 
 ACCENT = (26, 115, 232)
-LIGHT = {"bg": (255, 255, 255), "fg": (32, 33, 36), "sub": (95, 99, 104), "line": (218, 220, 224),
-         "bar": (241, 243, 244), "panel": (255, 255, 255), "hint": (154, 160, 166)}
-DARK = {"bg": (32, 33, 36), "fg": (232, 234, 237), "sub": (170, 174, 180), "line": (70, 72, 76),
-        "bar": (45, 46, 49), "panel": (48, 49, 52), "hint": (120, 124, 130)}
+LIGHT = {
+    "bg": (255, 255, 255),
+    "fg": (32, 33, 36),
+    "sub": (95, 99, 104),
+    "line": (218, 220, 224),
+    "bar": (241, 243, 244),
+    "panel": (255, 255, 255),
+    "hint": (154, 160, 166),
+}
+DARK = {
+    "bg": (32, 33, 36),
+    "fg": (232, 234, 237),
+    "sub": (170, 174, 180),
+    "line": (70, 72, 76),
+    "bar": (45, 46, 49),
+    "panel": (48, 49, 52),
+    "hint": (120, 124, 130),
+}
 
 
 class Renderer:
@@ -57,7 +71,12 @@ class Renderer:
     # -- helpers -------------------------------------------------------------------------
     def _box(self, b: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
         l, t, r, bt = b
-        return int(l * self.sx), int(t * self.sy), max(int(l * self.sx), int(r * self.sx) - 1), max(int(t * self.sy), int(bt * self.sy) - 1)
+        return (
+            int(l * self.sx),
+            int(t * self.sy),
+            max(int(l * self.sx), int(r * self.sx) - 1),
+            max(int(t * self.sy), int(bt * self.sy) - 1),
+        )
 
     def _font(self, px: float) -> ImageFont.FreeTypeFont:
         size = max(6, int(px * self.sy))
@@ -66,8 +85,15 @@ class Renderer:
             f = self._fonts[size] = ImageFont.load_default(size=size)
         return f
 
-    def _text(self, box: tuple[int, int, int, int], text: str, size: float, color: tuple[int, int, int],
-              align: str = "left", pad: float = 0) -> None:
+    def _text(
+        self,
+        box: tuple[int, int, int, int],
+        text: str,
+        size: float,
+        color: tuple[int, int, int],
+        align: str = "left",
+        pad: float = 0,
+    ) -> None:
         if not text:
             return
         l, t, r, b = box
@@ -142,7 +168,11 @@ class Renderer:
             d.rectangle((l, b - max(1, int(6 * self.sy)), r, b), fill=color)
             self._text(box, n.text, 46, pal["hint"] if n.style == "hint" else pal["fg"], pad=20)
             if n.focused:
-                x = min(r - 4, l + int(20 * self.sx) + int(len(n.text) * 0.56 * self._font(46).size)) if n.style != "hint" else l + int(20 * self.sx)
+                x = (
+                    min(r - 4, l + int(20 * self.sx) + int(len(n.text) * 0.56 * self._font(46).size))
+                    if n.style != "hint"
+                    else l + int(20 * self.sx)
+                )
                 d.line((x, t + (b - t) // 4, x, b - (b - t) // 4), fill=ACCENT, width=max(1, int(4 * self.sx)))
         elif role == "switch":
             cy = (t + b) // 2
@@ -151,16 +181,27 @@ class Renderer:
             d.rounded_rectangle(track, radius=th // 2, fill=(138, 180, 248) if n.checked else pal["line"])
             rad = max(3, int(36 * self.sy))
             cx = track[2] - rad // 2 if n.checked else track[0] + rad // 2
-            d.ellipse((cx - rad, cy - rad, cx + rad, cy + rad), fill=ACCENT if n.checked else (250, 250, 250), outline=pal["sub"])
+            d.ellipse(
+                (cx - rad, cy - rad, cx + rad, cy + rad),
+                fill=ACCENT if n.checked else (250, 250, 250),
+                outline=pal["sub"],
+            )
         elif role == "checkbox":
             s = int(60 * self.sy)
             cy = (t + b) // 2
             cb = (l, cy - s // 2, l + s, cy + s // 2)
-            d.rectangle(cb, outline=ACCENT if n.checked else pal["sub"], width=max(1, int(5 * self.sx)),
-                        fill=ACCENT if n.checked else None)
+            d.rectangle(
+                cb,
+                outline=ACCENT if n.checked else pal["sub"],
+                width=max(1, int(5 * self.sx)),
+                fill=ACCENT if n.checked else None,
+            )
             if n.checked:
-                d.line((cb[0] + s // 5, cy, cb[0] + s // 2.4, cb[3] - s // 5, cb[2] - s // 6, cb[1] + s // 5),
-                       fill=(255, 255, 255), width=max(1, int(6 * self.sx)))
+                d.line(
+                    (cb[0] + s // 5, cy, cb[0] + s // 2.4, cb[3] - s // 5, cb[2] - s // 6, cb[1] + s // 5),
+                    fill=(255, 255, 255),
+                    width=max(1, int(6 * self.sx)),
+                )
             self._text((l + s + int(30 * self.sx), t, r, b), n.text, 44, pal["fg"])
         elif role == "avatar":
             color = ACCENT if n.style in (None, "avatar") else (100, 160, 100)
@@ -252,8 +293,13 @@ class Renderer:
             d.ellipse((cx - s, cy - s, cx + s // 3, cy + s // 3), outline=color, width=w)
             d.line((cx + s // 4, cy + s // 4, cx + s, cy + s), fill=color, width=w)
         elif name in ("star", "star_on"):
-            pts = [(cx + s * math.cos(math.pi / 2 + k * math.pi / 5) * (1 if k % 2 == 0 else 0.45),
-                    cy - s * math.sin(math.pi / 2 + k * math.pi / 5) * (1 if k % 2 == 0 else 0.45)) for k in range(10)]
+            pts = [
+                (
+                    cx + s * math.cos(math.pi / 2 + k * math.pi / 5) * (1 if k % 2 == 0 else 0.45),
+                    cy - s * math.sin(math.pi / 2 + k * math.pi / 5) * (1 if k % 2 == 0 else 0.45),
+                )
+                for k in range(10)
+            ]
             d.polygon(pts, fill=(251, 188, 4) if name == "star_on" else None, outline=color)
         elif name in ("save", "check", "done"):
             d.line((cx - s, cy, cx - s // 3, cy + s * 2 // 3, cx + s, cy - s * 2 // 3), fill=color, width=w)
@@ -283,7 +329,9 @@ class Renderer:
             d.ellipse((cx - s // 2, cy - s, cx + s // 2, cy), outline=color, width=w)
             d.arc((cx - s, cy + s // 6, cx + s, cy + s * 2), 180, 360, fill=color, width=w)
         elif name == "phone":
-            d.rounded_rectangle((cx - s // 2, cy - s, cx + s // 2, cy + s), radius=max(1, s // 4), outline=color, width=w)
+            d.rounded_rectangle(
+                (cx - s // 2, cy - s, cx + s // 2, cy + s), radius=max(1, s // 4), outline=color, width=w
+            )
         elif name == "email":
             d.rectangle((cx - s, cy - s * 2 // 3, cx + s, cy + s * 2 // 3), outline=color, width=w)
             d.line((cx - s, cy - s * 2 // 3, cx, cy, cx + s, cy - s * 2 // 3), fill=color, width=w)
@@ -298,10 +346,27 @@ class Renderer:
             self._text(box, (name or "?")[:1].upper(), 50, color, align="center")
 
 
-_STATUS_GLYPHS = {"Wi-Fi on": "WiFi", "Wi-Fi off": "", "Bluetooth on": "BT", "Airplane mode on": "AIR",
-                  "Battery 84 percent": "84%"}
+_STATUS_GLYPHS = {
+    "Wi-Fi on": "WiFi",
+    "Wi-Fi off": "",
+    "Bluetooth on": "BT",
+    "Airplane mode on": "AIR",
+    "Battery 84 percent": "84%",
+}
 
 
 def _signature(root: Node) -> tuple:
-    return tuple((n.role, n.bounds, n.text, n.desc, n.checked, n.focused, n.selected, n.enabled,
-                  n.style if isinstance(n.style, (str, int, tuple)) else None) for n in root.walk())
+    return tuple(
+        (
+            n.role,
+            n.bounds,
+            n.text,
+            n.desc,
+            n.checked,
+            n.focused,
+            n.selected,
+            n.enabled,
+            n.style if isinstance(n.style, (str, int, tuple)) else None,
+        )
+        for n in root.walk()
+    )

@@ -17,7 +17,15 @@ _XML_HEADER = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
 # Characters XML 1.0 cannot carry; they are shown as U+FFFD in dumps (state keeps the text).
 _BAD_XML = {c: "\ufffd" for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)}
 _BAD_XML.update({0xFFFE: "\ufffd", 0xFFFF: "\ufffd"})
-_ESCAPE = {ord("&"): "&amp;", ord("<"): "&lt;", ord(">"): "&gt;", ord('"'): "&quot;", 0x0A: "&#10;", 0x0D: "&#13;", 0x09: "&#9;"}
+_ESCAPE = {
+    ord("&"): "&amp;",
+    ord("<"): "&lt;",
+    ord(">"): "&gt;",
+    ord('"'): "&quot;",
+    0x0A: "&#10;",
+    0x0D: "&#13;",
+    0x09: "&#9;",
+}
 _ESCAPE.update(_BAD_XML)
 
 
@@ -45,10 +53,30 @@ class Node:
     """
 
     __slots__ = (
-        "cls", "bounds", "text", "rid", "desc", "package", "clickable", "long_clickable",
-        "checkable", "checked", "focusable", "focused", "scrollable", "enabled", "password",
-        "selected", "children", "on_tap", "on_long_press", "on_scroll", "field", "label", "role",
+        "bounds",
+        "checkable",
+        "checked",
+        "children",
+        "clickable",
+        "cls",
+        "desc",
+        "enabled",
+        "field",
+        "focusable",
+        "focused",
+        "label",
+        "long_clickable",
+        "on_long_press",
+        "on_scroll",
+        "on_tap",
+        "package",
+        "password",
+        "rid",
+        "role",
+        "scrollable",
+        "selected",
         "style",
+        "text",
     )
 
     def __init__(
@@ -221,7 +249,9 @@ def to_compressed(root: Node) -> str:
 def _compress(n: Node, depth: int, out: list[str], counter: list[int]) -> None:
     idx = counter[0]
     counter[0] += 1
-    informative = bool(n.text or n.desc or n.clickable or n.long_clickable or n.scrollable or n.checkable or n.field is not None)
+    informative = bool(
+        n.text or n.desc or n.clickable or n.long_clickable or n.scrollable or n.checkable or n.field is not None
+    )
     if informative:
         l, t, r, b = n.bounds
         parts = ["  " * depth, f"[{idx}] ", n.cls.rsplit(".", 1)[-1]]

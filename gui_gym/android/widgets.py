@@ -144,7 +144,9 @@ class MenuDialog(Dialog):
 class InputDialog(Dialog):
     """One or more text fields with OK/Cancel; OK passes ``dict(form)`` to the handler."""
 
-    def __init__(self, handler: str, title: str, fields: Sequence[tuple[str, str]], ok: str = "OK", values: dict | None = None) -> None:
+    def __init__(
+        self, handler: str, title: str, fields: Sequence[tuple[str, str]], ok: str = "OK", values: dict | None = None
+    ) -> None:
         super().__init__(handler, title)
         self._field_order = [k for k, _ in fields]
         self.hints = dict(fields)
@@ -178,12 +180,37 @@ class DatePickerDialog(Dialog):
         d = self.date
         ui.dialog_title(d.strftime("%a, %b %-d, %Y"), rid="android:id/date_picker_header_date")
         row_y = ui.y
-        ui.add(Node("android.widget.ImageButton", (120, row_y, 260, row_y + 120), desc="Previous month",
-                    rid="android:id/prev", on_tap=lambda: self._shift(-1), role="icon", style="chevron_left"))
-        ui.add(Node("android.widget.TextView", (260, row_y, 820, row_y + 120), d.strftime("%B %Y"),
-                    rid="android:id/month_view", role="text"))
-        ui.add(Node("android.widget.ImageButton", (820, row_y, 960, row_y + 120), desc="Next month",
-                    rid="android:id/next", on_tap=lambda: self._shift(1), role="icon", style="chevron_right"))
+        ui.add(
+            Node(
+                "android.widget.ImageButton",
+                (120, row_y, 260, row_y + 120),
+                desc="Previous month",
+                rid="android:id/prev",
+                on_tap=lambda: self._shift(-1),
+                role="icon",
+                style="chevron_left",
+            )
+        )
+        ui.add(
+            Node(
+                "android.widget.TextView",
+                (260, row_y, 820, row_y + 120),
+                d.strftime("%B %Y"),
+                rid="android:id/month_view",
+                role="text",
+            )
+        )
+        ui.add(
+            Node(
+                "android.widget.ImageButton",
+                (820, row_y, 960, row_y + 120),
+                desc="Next month",
+                rid="android:id/next",
+                on_tap=lambda: self._shift(1),
+                role="icon",
+                style="chevron_right",
+            )
+        )
         ui.y = row_y + 130
         first_wd, ndays = calendar.monthrange(d.year, d.month)
         first_wd = (first_wd + 1) % 7  # Sunday-first grid
@@ -194,8 +221,18 @@ class DatePickerDialog(Dialog):
             x = 148 + c * cell_w
             y = ui.y + r * cell_h
             label = dt.date(d.year, d.month, day).strftime("%-d %B %Y")
-            ui.add(Node("android.view.View", (x, y, x + cell_w, y + cell_h), str(day), desc=label,
-                        selected=day == d.day, on_tap=lambda dd=day: self._pick(dd), role="day", label=label))
+            ui.add(
+                Node(
+                    "android.view.View",
+                    (x, y, x + cell_w, y + cell_h),
+                    str(day),
+                    desc=label,
+                    selected=day == d.day,
+                    on_tap=lambda dd=day: self._pick(dd),
+                    role="day",
+                    label=label,
+                )
+            )
         ui.y += 6 * cell_h + 20
         ui.dialog_buttons(self, [("Cancel", None), ("OK", "ok")])
         ui.end_panel(panel)
@@ -275,24 +312,63 @@ class UI:
         self.y += h
 
     # -- widgets -------------------------------------------------------------------------
-    def toolbar(self, title: str, up: bool | Callable[[], Any] = True, actions: Sequence[tuple[str, str, Callable[[], Any]]] = ()) -> None:
+    def toolbar(
+        self,
+        title: str,
+        up: bool | Callable[[], Any] = True,
+        actions: Sequence[tuple[str, str, Callable[[], Any]]] = (),
+    ) -> None:
         """App bar with optional navigate-up arrow and icon actions ``(desc, icon, on_tap)``."""
         y = self.y
-        bar = self.add(Node("android.view.ViewGroup", (0, y, SCREEN_W, y + TOOLBAR_H), rid=f"{self.package}:id/toolbar", role="toolbar"))
+        bar = self.add(
+            Node(
+                "android.view.ViewGroup",
+                (0, y, SCREEN_W, y + TOOLBAR_H),
+                rid=f"{self.package}:id/toolbar",
+                role="toolbar",
+            )
+        )
         x = 24
         if up:
             cb = up if callable(up) else self._navigate_up
-            bar.children.append(Node("android.widget.ImageButton", (x, y + 17, x + 120, y + 137), desc="Navigate up",
-                                     package=self.package, on_tap=cb, role="icon", style="arrow_left"))
+            bar.children.append(
+                Node(
+                    "android.widget.ImageButton",
+                    (x, y + 17, x + 120, y + 137),
+                    desc="Navigate up",
+                    package=self.package,
+                    on_tap=cb,
+                    role="icon",
+                    style="arrow_left",
+                )
+            )
             x += 140
         right = SCREEN_W - 24
         icons = []
         for desc, icon, cb in reversed(list(actions)):
-            icons.append(Node("android.widget.ImageButton", (right - 120, y + 17, right, y + 137), desc=desc,
-                              package=self.package, on_tap=cb, role="icon", style=icon, rid=f"{self.package}:id/{icon}"))
+            icons.append(
+                Node(
+                    "android.widget.ImageButton",
+                    (right - 120, y + 17, right, y + 137),
+                    desc=desc,
+                    package=self.package,
+                    on_tap=cb,
+                    role="icon",
+                    style=icon,
+                    rid=f"{self.package}:id/{icon}",
+                )
+            )
             right -= 130
-        bar.children.append(Node("android.widget.TextView", (x, y + 17, right, y + 137), title, package=self.package,
-                                 rid=f"{self.package}:id/title", role="title"))
+        bar.children.append(
+            Node(
+                "android.widget.TextView",
+                (x, y + 17, right, y + 137),
+                title,
+                package=self.package,
+                rid=f"{self.package}:id/title",
+                role="title",
+            )
+        )
         bar.children.extend(reversed(icons))
         self.y += TOOLBAR_H
 
@@ -301,18 +377,53 @@ class UI:
         self.dev.state.keyboard = False
         return self.dev.press_back(described='Tap the "Navigate up" button')
 
-    def text(self, text: str, h: int = 100, rid: str = "", size: int = 42, desc: str = "", x0: int | None = None) -> Node:
-        return self.add(Node("android.widget.TextView", self.rect(h, x0=x0), text, rid=rid, desc=desc, role="text", style=size))
+    def text(
+        self, text: str, h: int = 100, rid: str = "", size: int = 42, desc: str = "", x0: int | None = None
+    ) -> Node:
+        return self.add(
+            Node("android.widget.TextView", self.rect(h, x0=x0), text, rid=rid, desc=desc, role="text", style=size)
+        )
 
-    def button(self, text: str, on_tap: Callable[[], Any], rid: str = "", h: int = 140, cls: str = "android.widget.Button",
-               selected: bool = False, role: str = "button", enabled: bool = True, x0: int | None = None,
-               x1: int | None = None) -> Node:
+    def button(
+        self,
+        text: str,
+        on_tap: Callable[[], Any],
+        rid: str = "",
+        h: int = 140,
+        cls: str = "android.widget.Button",
+        selected: bool = False,
+        role: str = "button",
+        enabled: bool = True,
+        x0: int | None = None,
+        x1: int | None = None,
+    ) -> Node:
         r = self.rect(h, x0, x1)
-        return self.add(Node(cls, r, text, rid=rid, on_tap=on_tap if enabled else None, clickable=True, focusable=True,
-                             selected=selected, role=role, enabled=enabled))
+        return self.add(
+            Node(
+                cls,
+                r,
+                text,
+                rid=rid,
+                on_tap=on_tap if enabled else None,
+                clickable=True,
+                focusable=True,
+                selected=selected,
+                role=role,
+                enabled=enabled,
+            )
+        )
 
-    def field(self, host: FormHost, key: str, hint: str, rid: str = "", label: str = "", multiline: bool = False,
-              h: int | None = None, password: bool = False) -> Node:
+    def field(
+        self,
+        host: FormHost,
+        key: str,
+        hint: str,
+        rid: str = "",
+        label: str = "",
+        multiline: bool = False,
+        h: int | None = None,
+        password: bool = False,
+    ) -> Node:
         """An EditText bound to ``host.form[key]``. Empty fields show their hint as text, as
         uiautomator reports them. Tapping focuses it and raises the keyboard."""
         order = host.__dict__.setdefault("_field_order", [])
@@ -333,9 +444,22 @@ class UI:
             return f'Tap the "{name}" field'
 
         shown = ("•" * len(value) if password else value) if value else hint
-        node = self.add(Node("android.widget.EditText", r, shown, rid=rid, on_tap=tap, focusable=True, focused=focused,
-                             password=password, field=(host, key), label=name, role="field",
-                             style="hint" if not value else None))
+        node = self.add(
+            Node(
+                "android.widget.EditText",
+                r,
+                shown,
+                rid=rid,
+                on_tap=tap,
+                focusable=True,
+                focused=focused,
+                password=password,
+                field=(host, key),
+                label=name,
+                role="field",
+                style="hint" if not value else None,
+            )
+        )
         if value and focused:
             # Material's clear-text end icon: the one way to empty a field without a keyboard.
             def clear() -> str:
@@ -344,31 +468,69 @@ class UI:
                 self.dev.state.keyboard = True
                 return f'Clear the text of "{name}"'
 
-            l, t, rr, b = r
+            _l, t, rr, b = r
             cy = (t + b) // 2
-            node.children.append(Node("android.widget.ImageButton", (rr - 130, cy - 60, rr - 10, cy + 60), desc="Clear text",
-                                      package=self.package, rid=f"{self.package}:id/text_input_end_icon", on_tap=clear,
-                                      role="icon", style="close"))
+            node.children.append(
+                Node(
+                    "android.widget.ImageButton",
+                    (rr - 130, cy - 60, rr - 10, cy + 60),
+                    desc="Clear text",
+                    package=self.package,
+                    rid=f"{self.package}:id/text_input_end_icon",
+                    on_tap=clear,
+                    role="icon",
+                    style="close",
+                )
+            )
         return node
 
-    def switch(self, label: str, checked: bool, on_toggle: Callable[[bool], Any], rid: str = "", summary: str = "") -> Node:
+    def switch(
+        self, label: str, checked: bool, on_toggle: Callable[[bool], Any], rid: str = "", summary: str = ""
+    ) -> Node:
         """A settings-style row with a Switch; tapping the row or the switch toggles it."""
         r = self.rect(ROW_H + (50 if summary else 0), x0=0, x1=SCREEN_W)
-        l, t, rr, b = r
+        _l, t, _rr, b = r
 
         def tap() -> str:
             on_toggle(not checked)
             return f'Turn {"off" if checked else "on"} "{label}" in {self.app_label}'
 
         row = self.add(Node("android.widget.LinearLayout", r, on_tap=tap, label=label, role="row"))
-        row.children.append(Node("android.widget.TextView", (PAD, t + 30, 820, t + 110), label, package=self.package,
-                                 rid="android:id/title", role="text"))
+        row.children.append(
+            Node(
+                "android.widget.TextView",
+                (PAD, t + 30, 820, t + 110),
+                label,
+                package=self.package,
+                rid="android:id/title",
+                role="text",
+            )
+        )
         if summary:
-            row.children.append(Node("android.widget.TextView", (PAD, t + 110, 820, b - 20), summary, package=self.package,
-                                     rid="android:id/summary", role="subtext"))
-        row.children.append(Node("android.widget.Switch", (860, t + 40, 1040, b - 40), "ON" if checked else "OFF",
-                                 package=self.package, rid="android:id/switch_widget", checkable=True, checked=checked,
-                                 on_tap=tap, label=label, role="switch"))
+            row.children.append(
+                Node(
+                    "android.widget.TextView",
+                    (PAD, t + 110, 820, b - 20),
+                    summary,
+                    package=self.package,
+                    rid="android:id/summary",
+                    role="subtext",
+                )
+            )
+        row.children.append(
+            Node(
+                "android.widget.Switch",
+                (860, t + 40, 1040, b - 40),
+                "ON" if checked else "OFF",
+                package=self.package,
+                rid="android:id/switch_widget",
+                checkable=True,
+                checked=checked,
+                on_tap=tap,
+                label=label,
+                role="switch",
+            )
+        )
         return row
 
     def checkbox(self, label: str, checked: bool, on_toggle: Callable[[bool], Any], rid: str = "") -> Node:
@@ -376,36 +538,95 @@ class UI:
             on_toggle(not checked)
             return f'{"Uncheck" if checked else "Check"} "{label}"'
 
-        return self.add(Node("android.widget.CheckBox", self.rect(ROW_H - 30), label, rid=rid, checkable=True,
-                             checked=checked, on_tap=tap, role="checkbox", label=label))
+        return self.add(
+            Node(
+                "android.widget.CheckBox",
+                self.rect(ROW_H - 30),
+                label,
+                rid=rid,
+                checkable=True,
+                checked=checked,
+                on_tap=tap,
+                role="checkbox",
+                label=label,
+            )
+        )
 
-    def row(self, title: str, subtitle: str = "", on_tap: Callable[[], Any] | None = None,
-            on_long_press: Callable[[], Any] | None = None, rid: str = "", h: int = ROW_H, icon: str | None = None,
-            trailing: Node | None = None, label: str = "") -> Node:
+    def row(
+        self,
+        title: str,
+        subtitle: str = "",
+        on_tap: Callable[[], Any] | None = None,
+        on_long_press: Callable[[], Any] | None = None,
+        rid: str = "",
+        h: int = ROW_H,
+        icon: str | None = None,
+        trailing: Node | None = None,
+        label: str = "",
+    ) -> Node:
         """A two-line list item. The row is the clickable view; its texts are children."""
         l, t, r, b = self.rect(h, x0=0, x1=SCREEN_W)
-        node = self.add(Node("android.widget.LinearLayout", (l, t, r, b), on_tap=on_tap, on_long_press=on_long_press,
-                             rid=rid, label=label or title, role="row"))
+        node = self.add(
+            Node(
+                "android.widget.LinearLayout",
+                (l, t, r, b),
+                on_tap=on_tap,
+                on_long_press=on_long_press,
+                rid=rid,
+                label=label or title,
+                role="row",
+            )
+        )
         x = PAD
         if icon:
-            node.children.append(Node("android.widget.ImageView", (x, t + 24, x + h - 48, b - 24), package=self.package,
-                                      role="avatar", style=icon))
+            node.children.append(
+                Node(
+                    "android.widget.ImageView",
+                    (x, t + 24, x + h - 48, b - 24),
+                    package=self.package,
+                    role="avatar",
+                    style=icon,
+                )
+            )
             x += h - 20
         if subtitle:
-            node.children.append(Node("android.widget.TextView", (x, t + 20, 900, t + h // 2 + 4), title, package=self.package,
-                                      role="text"))
-            node.children.append(Node("android.widget.TextView", (x, t + h // 2 + 4, 1000, b - 16), subtitle,
-                                      package=self.package, role="subtext"))
+            node.children.append(
+                Node(
+                    "android.widget.TextView",
+                    (x, t + 20, 900, t + h // 2 + 4),
+                    title,
+                    package=self.package,
+                    role="text",
+                )
+            )
+            node.children.append(
+                Node(
+                    "android.widget.TextView",
+                    (x, t + h // 2 + 4, 1000, b - 16),
+                    subtitle,
+                    package=self.package,
+                    role="subtext",
+                )
+            )
         else:
-            node.children.append(Node("android.widget.TextView", (x, t + 30, 1000, b - 30), title, package=self.package,
-                                      role="text"))
+            node.children.append(
+                Node("android.widget.TextView", (x, t + 30, 1000, b - 30), title, package=self.package, role="text")
+            )
         if trailing is not None:
             trailing.package = self.package
             node.children.append(trailing)
         return node
 
-    def scroll_list(self, host: FormHost, key: str, items: Sequence[Any], render: Callable[[UI, Any], None],
-                    item_h: int = ROW_H, bottom: int | None = None, empty: str = "Nothing here yet") -> Node:
+    def scroll_list(
+        self,
+        host: FormHost,
+        key: str,
+        items: Sequence[Any],
+        render: Callable[[UI, Any], None],
+        item_h: int = ROW_H,
+        bottom: int | None = None,
+        empty: str = "Nothing here yet",
+    ) -> Node:
         """A RecyclerView of ``items``: only the rows inside the viewport exist in the tree.
 
         ``render(ui, item)`` draws one item of height ``item_h``. The viewport runs from the
@@ -427,9 +648,16 @@ class UI:
             host.scroll[key] = new
             return new != cur
 
-        container = self.add(Node("androidx.recyclerview.widget.RecyclerView", (0, top, SCREEN_W, bottom),
-                                  rid=f"{self.package}:id/list", on_scroll=scroll if max_off > 0 else None, role="list",
-                                  style=(off, max_off)))
+        container = self.add(
+            Node(
+                "androidx.recyclerview.widget.RecyclerView",
+                (0, top, SCREEN_W, bottom),
+                rid=f"{self.package}:id/list",
+                on_scroll=scroll if max_off > 0 else None,
+                role="list",
+                style=(off, max_off),
+            )
+        )
         if not items:
             self.y = top + 60
             self.text(empty, rid=f"{self.package}:id/empty", size=40)
@@ -453,8 +681,17 @@ class UI:
     def fab(self, desc: str, on_tap: Callable[[], Any], rid: str = "", icon: str = "add") -> Node:
         """A floating action button at the bottom right of the content area."""
         b = self.bottom - 60
-        return self.add(Node("android.widget.ImageButton", (SCREEN_W - 230, b - 170, SCREEN_W - 60, b), desc=desc,
-                             rid=rid or f"{self.package}:id/fab", on_tap=on_tap, role="fab", style=icon))
+        return self.add(
+            Node(
+                "android.widget.ImageButton",
+                (SCREEN_W - 230, b - 170, SCREEN_W - 60, b),
+                desc=desc,
+                rid=rid or f"{self.package}:id/fab",
+                on_tap=on_tap,
+                role="fab",
+                style=icon,
+            )
+        )
 
     def tabs(self, names: Sequence[str], selected: str, on_select: Callable[[str], Any], bottom: bool = False) -> None:
         """A tab row (top) or a bottom navigation bar."""
@@ -462,10 +699,19 @@ class UI:
         y = self.bottom - h if bottom else self.y
         w = SCREEN_W // len(names)
         for i, name in enumerate(names):
-            self.add(Node("android.widget.TextView" if not bottom else "android.widget.FrameLayout",
-                          (i * w, y, (i + 1) * w, y + h), name, desc=name, selected=name == selected,
-                          on_tap=lambda n=name: on_select(n), role="tab", label=name,
-                          rid=f"{self.package}:id/{'navigation_bar_item' if bottom else 'tab'}"))
+            self.add(
+                Node(
+                    "android.widget.TextView" if not bottom else "android.widget.FrameLayout",
+                    (i * w, y, (i + 1) * w, y + h),
+                    name,
+                    desc=name,
+                    selected=name == selected,
+                    on_tap=lambda n=name: on_select(n),
+                    role="tab",
+                    label=name,
+                    rid=f"{self.package}:id/{'navigation_bar_item' if bottom else 'tab'}",
+                )
+            )
         if bottom:
             self.bottom = y
         else:
@@ -484,8 +730,16 @@ class UI:
         self.add(Node("android.view.View", (0, 0, SCREEN_W, NAV_TOP), on_tap=outside, role="scrim", package="android"))
         bottom_limit = KEYBOARD_TOP - 40 if self.dev.state.keyboard else NAV_TOP - 60
         t = top if top is not None else max(STATUS_H + 60, min((NAV_TOP - height) // 2, bottom_limit - height))
-        panel = self.add(Node("android.widget.FrameLayout", (60, t, SCREEN_W - 60, t + height), rid="android:id/content",
-                              role="panel", style="opaque", package="android"))
+        panel = self.add(
+            Node(
+                "android.widget.FrameLayout",
+                (60, t, SCREEN_W - 60, t + height),
+                rid="android:id/content",
+                role="panel",
+                style="opaque",
+                package="android",
+            )
+        )
         self._stack.append((self.nodes, self.x0, self.x1))
         self.nodes = panel.children
         self.x0, self.x1 = 100, SCREEN_W - 100
@@ -504,8 +758,16 @@ class UI:
         right = SCREEN_W - 100
         for i, (label, value) in enumerate(reversed(list(buttons))):
             w = max(200, 40 * len(label) + 60)
-            self.add(Node("android.widget.Button", (right - w, y, right, y + 120), label.upper(), label=label,
-                          rid=f"android:id/button{i + 1}", on_tap=lambda v=value: dialog.finish(self.dev, v),
-                          role="textbutton"))
+            self.add(
+                Node(
+                    "android.widget.Button",
+                    (right - w, y, right, y + 120),
+                    label.upper(),
+                    label=label,
+                    rid=f"android:id/button{i + 1}",
+                    on_tap=lambda v=value: dialog.finish(self.dev, v),
+                    role="textbutton",
+                )
+            )
             right -= w + 20
         self.y = y + 130

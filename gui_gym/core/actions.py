@@ -194,9 +194,7 @@ def _parse_text(text: str) -> Action:
         raise error
     if starts:
         raise ActionParseError(f"could not parse the call in {text[:120]!r}: unbalanced or not literal arguments")
-    raise ActionParseError(
-        f"no action found in {text[:120]!r}: expected do(action=...), finish(...), or a JSON action"
-    )
+    raise ActionParseError(f"no action found in {text[:120]!r}: expected do(action=...), finish(...), or a JSON action")
 
 
 def _first_json_object(text: str, start: int) -> dict | None:
@@ -292,7 +290,7 @@ def _from_call(call: ast.Call) -> Action:
     if call.args and name == "finish":
         kwargs = {"message": _literal(call.args[0])}
     elif call.args:
-        raise ActionParseError(f"{name}() takes keyword arguments only, e.g. do(action=\"Tap\", element=[...])")
+        raise ActionParseError(f'{name}() takes keyword arguments only, e.g. do(action="Tap", element=[...])')
     else:
         kwargs = {}
     for kw in call.keywords:
@@ -309,10 +307,14 @@ def _from_call(call: ast.Call) -> Action:
         raise ActionParseError(f"unknown call {name}(); expected do(...) or finish(...)")
     verb = kwargs.pop("action", None)
     if not isinstance(verb, str):
-        raise ActionParseError('do() needs action="Tap"|"Type"|"Swipe"|"Long Press"|"Launch"|"Back"|"Home"|"Wait"|"Enter"')
+        raise ActionParseError(
+            'do() needs action="Tap"|"Type"|"Swipe"|"Long Press"|"Launch"|"Back"|"Home"|"Wait"|"Enter"'
+        )
     kind = _LAB_KINDS.get(verb.strip().lower())
     if kind is None:
-        raise ActionParseError(f"unknown action {verb!r}; expected one of Tap, Type, Swipe, Long Press, Launch, Back, Home, Wait, Enter")
+        raise ActionParseError(
+            f"unknown action {verb!r}; expected one of Tap, Type, Swipe, Long Press, Launch, Back, Home, Wait, Enter"
+        )
     allowed = {
         "tap": {"element"},
         "long_press": {"element"},

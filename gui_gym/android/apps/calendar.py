@@ -33,8 +33,13 @@ if TYPE_CHECKING:
 
 PKG = "com.simplemobiletools.calendar.pro"
 LABEL = "Simple Calendar Pro"
-REPEATS = (("none", "No repetition"), ("daily", "Daily"), ("weekly", "Weekly"), ("monthly", "Monthly"),
-           ("yearly", "Yearly"))
+REPEATS = (
+    ("none", "No repetition"),
+    ("daily", "Daily"),
+    ("weekly", "Weekly"),
+    ("monthly", "Monthly"),
+    ("yearly", "Yearly"),
+)
 REPEAT_LABEL = dict(REPEATS)
 
 
@@ -111,21 +116,60 @@ class DayView(Screen):
         self.menu_uid: int | None = None
 
     def build(self, ui: UI, dev: Device) -> None:
-        ui.toolbar(LABEL, up=False, actions=[("Go to today", "today", lambda: self._today(dev)),
-                                             ("Go to date", "calendar", lambda: self._pick(dev))])
+        ui.toolbar(
+            LABEL,
+            up=False,
+            actions=[
+                ("Go to today", "today", lambda: self._today(dev)),
+                ("Go to date", "calendar", lambda: self._pick(dev)),
+            ],
+        )
         y = ui.y
-        ui.add(Node("android.widget.ImageButton", (24, y + 10, 164, y + 130), desc="Previous day",
-                    rid=f"{PKG}:id/top_left_arrow", on_tap=lambda: self._shift(-1), role="icon", style="chevron_left"))
-        ui.add(Node("android.widget.TextView", (164, y, SCREEN_W - 164, y + 140), _long(self.date),
-                    rid=f"{PKG}:id/top_value", on_tap=lambda: self._pick(dev), role="text", style=44))
-        ui.add(Node("android.widget.ImageButton", (SCREEN_W - 164, y + 10, SCREEN_W - 24, y + 130), desc="Next day",
-                    rid=f"{PKG}:id/top_right_arrow", on_tap=lambda: self._shift(1), role="icon", style="chevron_right"))
+        ui.add(
+            Node(
+                "android.widget.ImageButton",
+                (24, y + 10, 164, y + 130),
+                desc="Previous day",
+                rid=f"{PKG}:id/top_left_arrow",
+                on_tap=lambda: self._shift(-1),
+                role="icon",
+                style="chevron_left",
+            )
+        )
+        ui.add(
+            Node(
+                "android.widget.TextView",
+                (164, y, SCREEN_W - 164, y + 140),
+                _long(self.date),
+                rid=f"{PKG}:id/top_value",
+                on_tap=lambda: self._pick(dev),
+                role="text",
+                style=44,
+            )
+        )
+        ui.add(
+            Node(
+                "android.widget.ImageButton",
+                (SCREEN_W - 164, y + 10, SCREEN_W - 24, y + 130),
+                desc="Next day",
+                rid=f"{PKG}:id/top_right_arrow",
+                on_tap=lambda: self._shift(1),
+                role="icon",
+                style="chevron_right",
+            )
+        )
         ui.y = y + 150
 
         def render(ui: UI, e: Event) -> None:
             sub = e.times() + ("" if e.repeat == "none" else f" · {REPEAT_LABEL[e.repeat]}")
-            ui.row(e.title, sub, on_tap=lambda: self._open(dev, e.uid), on_long_press=lambda: self._menu(dev, e.uid),
-                   rid=f"{PKG}:id/event_item", label=e.title)
+            ui.row(
+                e.title,
+                sub,
+                on_tap=lambda: self._open(dev, e.uid),
+                on_long_press=lambda: self._menu(dev, e.uid),
+                rid=f"{PKG}:id/event_item",
+                label=e.title,
+            )
 
         ui.scroll_list(self, "list", _db(dev).on(self.date), render, empty="No events")
         ui.fab("New event", lambda: self._new(dev), rid=f"{PKG}:id/calendar_fab")
@@ -197,8 +241,13 @@ class EventEditor(Screen):
 
     FIELDS = (("title", "Title"), ("location", "Location"), ("description", "Description"))
 
-    def __init__(self, uid: int | None, event: Event | None = None, start: dt.datetime | None = None,
-                 end: dt.datetime | None = None) -> None:
+    def __init__(
+        self,
+        uid: int | None,
+        event: Event | None = None,
+        start: dt.datetime | None = None,
+        end: dt.datetime | None = None,
+    ) -> None:
         super().__init__()
         self.uid = uid
         self.repeat = "none"
@@ -215,21 +264,51 @@ class EventEditor(Screen):
         ui.toolbar("New Event" if self.uid is None else "Edit Event", up=lambda: self._cancel(dev), actions=actions)
         ui.spacer(20)
         for key, hint in self.FIELDS:
-            ui.field(self, key, hint, rid=f"{PKG}:id/event_{key}", label=hint, multiline=key == "description",
-                     h=FIELD_H * 3 // 2 if key == "description" else None)
+            ui.field(
+                self,
+                key,
+                hint,
+                rid=f"{PKG}:id/event_{key}",
+                label=hint,
+                multiline=key == "description",
+                h=FIELD_H * 3 // 2 if key == "description" else None,
+            )
         for which, caption in (("start", "From"), ("end", "To")):
             when: dt.datetime = getattr(self, which)
             y = ui.y
             ui.add(Node("android.widget.TextView", (PAD, y, 200, y + 140), caption, role="subtext"))
-            ui.add(Node("android.widget.TextView", (200, y, 720, y + 140), when.strftime("%a, %b %-d, %Y"),
-                        rid=f"{PKG}:id/event_{which}_date", label=f"{which.title()} date", role="text", style=44,
-                        on_tap=lambda w=which: self._pick_date(dev, w)))
-            ui.add(Node("android.widget.TextView", (760, y, SCREEN_W - PAD, y + 140), when.strftime("%H:%M"),
-                        rid=f"{PKG}:id/event_{which}_time", label=f"{which.title()} time", role="text", style=44,
-                        on_tap=lambda w=which: self._pick_time(dev, w)))
+            ui.add(
+                Node(
+                    "android.widget.TextView",
+                    (200, y, 720, y + 140),
+                    when.strftime("%a, %b %-d, %Y"),
+                    rid=f"{PKG}:id/event_{which}_date",
+                    label=f"{which.title()} date",
+                    role="text",
+                    style=44,
+                    on_tap=lambda w=which: self._pick_date(dev, w),
+                )
+            )
+            ui.add(
+                Node(
+                    "android.widget.TextView",
+                    (760, y, SCREEN_W - PAD, y + 140),
+                    when.strftime("%H:%M"),
+                    rid=f"{PKG}:id/event_{which}_time",
+                    label=f"{which.title()} time",
+                    role="text",
+                    style=44,
+                    on_tap=lambda w=which: self._pick_time(dev, w),
+                )
+            )
             ui.y = y + 140
-        ui.row("Repeat", REPEAT_LABEL[self.repeat], on_tap=lambda: self._pick_repeat(dev),
-               rid=f"{PKG}:id/event_repetition", label="Repeat")
+        ui.row(
+            "Repeat",
+            REPEAT_LABEL[self.repeat],
+            on_tap=lambda: self._pick_repeat(dev),
+            rid=f"{PKG}:id/event_repetition",
+            label="Repeat",
+        )
 
     # -- pickers ------------------------------------------------------------------------------
     def _pick_date(self, dev: Device, which: str) -> str:
@@ -246,8 +325,9 @@ class EventEditor(Screen):
 
     def _pick_repeat(self, dev: Device) -> str:
         self.focus = None
-        dev.open_dialog(MenuDialog("on_repeat", [(label, key) for key, label in REPEATS], title="Repeat",
-                                   selected=self.repeat))
+        dev.open_dialog(
+            MenuDialog("on_repeat", [(label, key) for key, label in REPEATS], title="Repeat", selected=self.repeat)
+        )
         return f'Open the "Repeat" options in {LABEL}'
 
     def _set_start(self, start: dt.datetime) -> str:

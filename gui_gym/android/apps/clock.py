@@ -172,40 +172,119 @@ class ClockMain(Screen):
         t, uid, name = ui.y, a.uid, f"{a.time} alarm"
         if part == "main":
             open_ = uid == self.expanded
-            row = ui.add(Node("android.widget.LinearLayout", (0, t, SCREEN_W, t + ALARM_H), rid=f"{PKG}:id/alarm_item",
-                              on_tap=lambda: self._expand(dev, uid), on_long_press=lambda: self._menu(dev, uid),
-                              label=name, role="row"))
+            row = ui.add(
+                Node(
+                    "android.widget.LinearLayout",
+                    (0, t, SCREEN_W, t + ALARM_H),
+                    rid=f"{PKG}:id/alarm_item",
+                    on_tap=lambda: self._expand(dev, uid),
+                    on_long_press=lambda: self._menu(dev, uid),
+                    label=name,
+                    role="row",
+                )
+            )
             kids = row.children
             if a.label:
-                kids.append(_node("android.widget.TextView", (PAD, t + 16, 820, t + 66), a.label, rid=f"{PKG}:id/label",
-                                  role="subtext"))
-            kids.append(_node("android.widget.TextView", (PAD, t + 66, 480, t + 176), a.time,
-                              rid=f"{PKG}:id/digital_clock", on_tap=lambda: self._edit_time(dev, uid), role="text",
-                              style=96, label=f"{name} time"))
-            kids.append(_node("android.widget.TextView", (PAD, t + 176, 820, t + 226), a.schedule(dev.state.now),
-                              rid=f"{PKG}:id/days_of_week", role="subtext"))
-            kids.append(_node("android.widget.ImageButton", (700, t + 70, 820, t + 170),
-                              desc="Collapse alarm" if open_ else "Expand alarm", rid=f"{PKG}:id/arrow",
-                              on_tap=lambda: self._expand(dev, uid), role="icon",
-                              style="chevron_left" if open_ else "chevron_right"))
-            kids.append(_node("android.widget.Switch", (860, t + 80, 1040, t + 160), "ON" if a.enabled else "OFF",
-                              rid=f"{PKG}:id/onoff", checkable=True, checked=a.enabled,
-                              on_tap=lambda: self._toggle(dev, uid), label=name, role="switch"))
+                kids.append(
+                    _node(
+                        "android.widget.TextView",
+                        (PAD, t + 16, 820, t + 66),
+                        a.label,
+                        rid=f"{PKG}:id/label",
+                        role="subtext",
+                    )
+                )
+            kids.append(
+                _node(
+                    "android.widget.TextView",
+                    (PAD, t + 66, 480, t + 176),
+                    a.time,
+                    rid=f"{PKG}:id/digital_clock",
+                    on_tap=lambda: self._edit_time(dev, uid),
+                    role="text",
+                    style=96,
+                    label=f"{name} time",
+                )
+            )
+            kids.append(
+                _node(
+                    "android.widget.TextView",
+                    (PAD, t + 176, 820, t + 226),
+                    a.schedule(dev.state.now),
+                    rid=f"{PKG}:id/days_of_week",
+                    role="subtext",
+                )
+            )
+            kids.append(
+                _node(
+                    "android.widget.ImageButton",
+                    (700, t + 70, 820, t + 170),
+                    desc="Collapse alarm" if open_ else "Expand alarm",
+                    rid=f"{PKG}:id/arrow",
+                    on_tap=lambda: self._expand(dev, uid),
+                    role="icon",
+                    style="chevron_left" if open_ else "chevron_right",
+                )
+            )
+            kids.append(
+                _node(
+                    "android.widget.Switch",
+                    (860, t + 80, 1040, t + 160),
+                    "ON" if a.enabled else "OFF",
+                    rid=f"{PKG}:id/onoff",
+                    checkable=True,
+                    checked=a.enabled,
+                    on_tap=lambda: self._toggle(dev, uid),
+                    label=name,
+                    role="switch",
+                )
+            )
         elif part == "label":
-            ui.row(a.label or "Add label", on_tap=lambda: self._label(dev, uid), rid=f"{PKG}:id/edit_label", h=ALARM_H,
-                   label=f"Label of the {name}")
+            ui.row(
+                a.label or "Add label",
+                on_tap=lambda: self._label(dev, uid),
+                rid=f"{PKG}:id/edit_label",
+                h=ALARM_H,
+                label=f"Label of the {name}",
+            )
         elif part == "days":
-            box = ui.add(Node("android.widget.LinearLayout", (0, t, SCREEN_W, t + ALARM_H), rid=f"{PKG}:id/repeat_days",
-                              label=f"Repeat days of the {name}"))
+            box = ui.add(
+                Node(
+                    "android.widget.LinearLayout",
+                    (0, t, SCREEN_W, t + ALARM_H),
+                    rid=f"{PKG}:id/repeat_days",
+                    label=f"Repeat days of the {name}",
+                )
+            )
             for i, day in enumerate(DAYS):
                 x, on = PAD + i * 142, i in a.days
-                box.children.append(_node("android.widget.ToggleButton", (x, t + 60, x + 126, t + 186), day[0],
-                                          desc=day, rid=f"{PKG}:id/day_button_{i}", checkable=True, checked=on,
-                                          selected=on, on_tap=lambda i=i: self._day(dev, uid, i), role="day",
-                                          label=day))
+                box.children.append(
+                    _node(
+                        "android.widget.ToggleButton",
+                        (x, t + 60, x + 126, t + 186),
+                        day[0],
+                        desc=day,
+                        rid=f"{PKG}:id/day_button_{i}",
+                        checkable=True,
+                        checked=on,
+                        selected=on,
+                        on_tap=lambda i=i: self._day(dev, uid, i),
+                        role="day",
+                        label=day,
+                    )
+                )
         else:
-            ui.add(_node("android.widget.Button", (PAD, t + 50, 420, t + 190), "Delete", rid=f"{PKG}:id/delete",
-                         on_tap=lambda: self._delete(dev, uid), role="textbutton", label=f"Delete the {name}"))
+            ui.add(
+                _node(
+                    "android.widget.Button",
+                    (PAD, t + 50, 420, t + 190),
+                    "Delete",
+                    rid=f"{PKG}:id/delete",
+                    on_tap=lambda: self._delete(dev, uid),
+                    role="textbutton",
+                    label=f"Delete the {name}",
+                )
+            )
 
     def _alarm(self, dev: Device, uid: int | None) -> Alarm:
         a = _db(dev).by_uid(uid)
@@ -229,7 +308,7 @@ class ClockMain(Screen):
     def _toggle(self, dev: Device, uid: int) -> str:
         a = self._alarm(dev, uid)
         a.enabled = not a.enabled
-        return f'Turn {"on" if a.enabled else "off"} the {a.time} alarm in Clock'
+        return f"Turn {'on' if a.enabled else 'off'} the {a.time} alarm in Clock"
 
     def _edit_time(self, dev: Device, uid: int) -> str:
         a = self._alarm(dev, uid)
@@ -272,7 +351,7 @@ class ClockMain(Screen):
         a = self._alarm(dev, uid)
         on = day not in a.days
         a.days = tuple(sorted(set(a.days) ^ {day}))
-        return f'{"Select" if on else "Unselect"} {DAYS[day]} for the {a.time} alarm in Clock'
+        return f"{'Select' if on else 'Unselect'} {DAYS[day]} for the {a.time} alarm in Clock"
 
     def _delete(self, dev: Device, uid: int) -> str:
         a = self._alarm(dev, uid)
@@ -312,18 +391,42 @@ class ClockMain(Screen):
                 for i, key in enumerate(keys):
                     x = 130 + i * 290
                     if key == "<":
-                        ui.add(_node("android.widget.ImageButton", (x, y, x + 240, y + 190), desc="Delete",
-                                     rid=f"{PKG}:id/timer_setup_delete", role="icon", style="close",
-                                     on_tap=(lambda: self._backspace(dev)) if db.timer_entry else None,
-                                     enabled=bool(db.timer_entry)))
+                        ui.add(
+                            _node(
+                                "android.widget.ImageButton",
+                                (x, y, x + 240, y + 190),
+                                desc="Delete",
+                                rid=f"{PKG}:id/timer_setup_delete",
+                                role="icon",
+                                style="close",
+                                on_tap=(lambda: self._backspace(dev)) if db.timer_entry else None,
+                                enabled=bool(db.timer_entry),
+                            )
+                        )
                     else:
-                        ui.add(_node("android.widget.Button", (x, y, x + 240, y + 190), key,
-                                     rid=f"{PKG}:id/timer_setup_digit_{key}", role="button",
-                                     on_tap=lambda k=key: self._digit(dev, k)))
+                        ui.add(
+                            _node(
+                                "android.widget.Button",
+                                (x, y, x + 240, y + 190),
+                                key,
+                                rid=f"{PKG}:id/timer_setup_digit_{key}",
+                                role="button",
+                                on_tap=lambda k=key: self._digit(dev, k),
+                            )
+                        )
                 ui.y = y + 210
             if db.timer_entry:
-                ui.add(_node("android.widget.ImageButton", (390, fab_y, 690, fab_y + 170), desc="Start",
-                             rid=f"{PKG}:id/fab", on_tap=lambda: self._start_timer(dev), role="fab", style=PLAY))
+                ui.add(
+                    _node(
+                        "android.widget.ImageButton",
+                        (390, fab_y, 690, fab_y + 170),
+                        desc="Start",
+                        rid=f"{PKG}:id/fab",
+                        on_tap=lambda: self._start_timer(dev),
+                        role="fab",
+                        style=PLAY,
+                    )
+                )
             return
         tm = db.timer
         left = tm.remaining(dev.state.now)
@@ -332,13 +435,40 @@ class ClockMain(Screen):
         ui.text(hms(left), h=220, size=140, rid=f"{PKG}:id/timer_time_text", x0=160)
         ui.text("Paused" if tm.started is None and left else f"of {hms(tm.total)}", h=90, size=40, x0=160)
         y = fab_y + 20
-        ui.add(_node("android.widget.Button", (90, y, 330, y + 130), "Delete", rid=f"{PKG}:id/delete",
-                     on_tap=lambda: self._delete_timer(dev), role="textbutton", label="Delete timer"))
-        ui.add(_node("android.widget.Button", (750, y, 990, y + 130), "+1:00", desc="Add 1 minute",
-                     rid=f"{PKG}:id/timer_add_time", on_tap=lambda: self._add_minute(dev), role="textbutton"))
+        ui.add(
+            _node(
+                "android.widget.Button",
+                (90, y, 330, y + 130),
+                "Delete",
+                rid=f"{PKG}:id/delete",
+                on_tap=lambda: self._delete_timer(dev),
+                role="textbutton",
+                label="Delete timer",
+            )
+        )
+        ui.add(
+            _node(
+                "android.widget.Button",
+                (750, y, 990, y + 130),
+                "+1:00",
+                desc="Add 1 minute",
+                rid=f"{PKG}:id/timer_add_time",
+                on_tap=lambda: self._add_minute(dev),
+                role="textbutton",
+            )
+        )
         verb = "Stop" if not left else ("Pause" if tm.started is not None else "Resume")
-        ui.add(_node("android.widget.ImageButton", (390, fab_y, 690, fab_y + 170), desc=verb, rid=f"{PKG}:id/fab",
-                     on_tap=lambda: self._timer_fab(dev), role="fab", style="pause" if verb == "Pause" else PLAY))
+        ui.add(
+            _node(
+                "android.widget.ImageButton",
+                (390, fab_y, 690, fab_y + 170),
+                desc=verb,
+                rid=f"{PKG}:id/fab",
+                on_tap=lambda: self._timer_fab(dev),
+                role="fab",
+                style="pause" if verb == "Pause" else PLAY,
+            )
+        )
 
     def _digit(self, dev: Device, key: str) -> str:
         db = _db(dev)
@@ -408,14 +538,39 @@ class ClockMain(Screen):
             ui.scroll_list(self, "laps", laps, render, item_h=150, bottom=fab_y - 40)
         y = fab_y + 20
         if db.sw_running:
-            ui.add(_node("android.widget.Button", (750, y, 990, y + 130), "Lap", rid=f"{PKG}:id/lap_button",
-                         on_tap=lambda: self._lap(dev), role="textbutton"))
+            ui.add(
+                _node(
+                    "android.widget.Button",
+                    (750, y, 990, y + 130),
+                    "Lap",
+                    rid=f"{PKG}:id/lap_button",
+                    on_tap=lambda: self._lap(dev),
+                    role="textbutton",
+                )
+            )
         elif elapsed:
-            ui.add(_node("android.widget.Button", (90, y, 330, y + 130), "Reset", rid=f"{PKG}:id/reset",
-                         on_tap=lambda: self._reset(dev), role="textbutton"))
+            ui.add(
+                _node(
+                    "android.widget.Button",
+                    (90, y, 330, y + 130),
+                    "Reset",
+                    rid=f"{PKG}:id/reset",
+                    on_tap=lambda: self._reset(dev),
+                    role="textbutton",
+                )
+            )
         verb = "Pause" if db.sw_running else "Start"
-        ui.add(_node("android.widget.ImageButton", (390, fab_y, 690, fab_y + 170), desc=verb, rid=f"{PKG}:id/fab",
-                     on_tap=lambda: self._sw_fab(dev), role="fab", style="pause" if db.sw_running else PLAY))
+        ui.add(
+            _node(
+                "android.widget.ImageButton",
+                (390, fab_y, 690, fab_y + 170),
+                desc=verb,
+                rid=f"{PKG}:id/fab",
+                on_tap=lambda: self._sw_fab(dev),
+                role="fab",
+                style="pause" if db.sw_running else PLAY,
+            )
+        )
 
     def _sw_fab(self, dev: Device) -> str:
         db = _db(dev)

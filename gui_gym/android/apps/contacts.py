@@ -73,8 +73,14 @@ class ContactList(Screen):
         ui.text(f"{len(items)} contacts", h=80, size=34, rid=f"{PKG}:id/count")
 
         def render(ui: UI, c: Contact) -> None:
-            ui.row(c.name, on_tap=lambda: self._open(dev, c.uid), on_long_press=lambda: self._menu(dev, c.uid),
-                   rid=f"{PKG}:id/contact_row", icon="avatar", label=c.name)
+            ui.row(
+                c.name,
+                on_tap=lambda: self._open(dev, c.uid),
+                on_long_press=lambda: self._menu(dev, c.uid),
+                rid=f"{PKG}:id/contact_row",
+                icon="avatar",
+                label=c.name,
+            )
 
         ui.scroll_list(self, "list", items, render, empty="No contacts")
         ui.fab("Create contact", lambda: self._create(dev), rid=f"{PKG}:id/floating_action_button")
@@ -96,8 +102,13 @@ class ContactList(Screen):
     def _menu(self, dev: Device, uid: int) -> str:
         c = _db(dev).by_uid(uid)
         self.menu_uid = uid
-        dev.open_dialog(MenuDialog("on_menu", [("Add to favourites" if not c.starred else "Remove from favourites", "star"),
-                                               ("Delete", "delete")], title=c.name))
+        dev.open_dialog(
+            MenuDialog(
+                "on_menu",
+                [("Add to favourites" if not c.starred else "Remove from favourites", "star"), ("Delete", "delete")],
+                title=c.name,
+            )
+        )
         return f'Long press the contact "{c.name}" in Contacts'
 
     def on_menu(self, dev: Device, value: str) -> str | None:
@@ -106,9 +117,17 @@ class ContactList(Screen):
             return None
         if value == "star":
             c.starred = not c.starred
-            return f'{"Add" if c.starred else "Remove"} "{c.name}" {"to" if c.starred else "from"} favourites in Contacts'
-        dev.open_dialog(AlertDialog("on_delete", "Delete this contact?", f"{c.name} will be deleted.",
-                                    [("Cancel", None), ("Delete", "delete")]))
+            return (
+                f'{"Add" if c.starred else "Remove"} "{c.name}" {"to" if c.starred else "from"} favourites in Contacts'
+            )
+        dev.open_dialog(
+            AlertDialog(
+                "on_delete",
+                "Delete this contact?",
+                f"{c.name} will be deleted.",
+                [("Cancel", None), ("Delete", "delete")],
+            )
+        )
         return f'Tap "Delete" for "{c.name}" in Contacts'
 
     def on_delete(self, dev: Device, value: str) -> str:
@@ -141,12 +160,18 @@ class ContactDetail(Screen):
             ui.toolbar("Contact")
             ui.text("This contact no longer exists.")
             return
-        ui.toolbar("", actions=[
-            ("Remove from favourites" if c.starred else "Add to favourites", "star_on" if c.starred else "star",
-             lambda: self._star(dev)),
-            ("Edit contact", "edit", lambda: self._edit(dev)),
-            ("More options", "more", lambda: self._more(dev)),
-        ])
+        ui.toolbar(
+            "",
+            actions=[
+                (
+                    "Remove from favourites" if c.starred else "Add to favourites",
+                    "star_on" if c.starred else "star",
+                    lambda: self._star(dev),
+                ),
+                ("Edit contact", "edit", lambda: self._edit(dev)),
+                ("More options", "more", lambda: self._more(dev)),
+            ],
+        )
         ui.spacer(40)
         ui.text(c.name, h=150, size=64, rid=f"{PKG}:id/large_title")
         ui.spacer(40)
@@ -175,8 +200,14 @@ class ContactDetail(Screen):
         if value == "share":
             dev.toast("Sharing is not available")
             return 'Tap "Share" in Contacts'
-        dev.open_dialog(AlertDialog("on_delete", "Delete this contact?", f"{c.name} will be deleted.",
-                                    [("Cancel", None), ("Delete", "delete")]))
+        dev.open_dialog(
+            AlertDialog(
+                "on_delete",
+                "Delete this contact?",
+                f"{c.name} will be deleted.",
+                [("Cancel", None), ("Delete", "delete")],
+            )
+        )
         return f'Tap "Delete" for "{c.name}" in Contacts'
 
     def on_delete(self, dev: Device, value: str) -> str:
@@ -198,8 +229,11 @@ class ContactEditor(Screen):
         self.focus = "first" if uid is None else None
 
     def build(self, ui: UI, dev: Device) -> None:
-        ui.toolbar("Create contact" if self.uid is None else "Edit contact", up=lambda: self._cancel(dev),
-                   actions=[("Save", "save", lambda: self._save(dev))])
+        ui.toolbar(
+            "Create contact" if self.uid is None else "Edit contact",
+            up=lambda: self._cancel(dev),
+            actions=[("Save", "save", lambda: self._save(dev))],
+        )
         ui.spacer(30)
         for key, hint in self.FIELDS:
             ui.field(self, key, hint, rid=f"{PKG}:id/{key}_name" if key in ("first", "last") else f"{PKG}:id/{key}")

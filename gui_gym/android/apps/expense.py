@@ -102,14 +102,27 @@ class ExpenseList(Screen):
         ui.text(f"{label}: {format_amount(db.total(self.category))}", h=110, size=48, rid=f"{PKG}:id/tv_total")
 
         def render(ui: UI, e: Expense) -> None:
-            row = ui.row(e.name, f"{e.category} · {e.date.strftime('%b %-d, %Y')}",
-                         on_tap=lambda: self._edit(dev, e.uid), on_long_press=lambda: self._menu(dev, e.uid),
-                         rid=f"{PKG}:id/expense_item", label=e.name)
+            row = ui.row(
+                e.name,
+                f"{e.category} · {e.date.strftime('%b %-d, %Y')}",
+                on_tap=lambda: self._edit(dev, e.uid),
+                on_long_press=lambda: self._menu(dev, e.uid),
+                rid=f"{PKG}:id/expense_item",
+                label=e.name,
+            )
             _, t, _, b = row.bounds
             for c in row.children:
                 c.bounds = (c.bounds[0], c.bounds[1], min(c.bounds[2], 740), c.bounds[3])
-            row.children.append(Node("android.widget.TextView", (760, t + 30, 1038, b - 30), format_amount(e.amount),
-                                     package=PKG, rid=f"{PKG}:id/tv_amount", role="text"))
+            row.children.append(
+                Node(
+                    "android.widget.TextView",
+                    (760, t + 30, 1038, b - 30),
+                    format_amount(e.amount),
+                    package=PKG,
+                    rid=f"{PKG}:id/tv_amount",
+                    role="text",
+                )
+            )
 
         ui.scroll_list(self, "list", db.sorted(self.category), render, empty="No expenses")
         ui.fab("Add expense", lambda: self._add(dev), rid=f"{PKG}:id/fb_main_add")
@@ -149,9 +162,14 @@ class ExpenseList(Screen):
             return None
         if value == "edit":
             return self._edit(dev, e.uid)
-        dev.open_dialog(AlertDialog("on_delete", "Delete this expense?",
-                                    f"{e.name} ({format_amount(e.amount)}) will be deleted.",
-                                    [("Cancel", None), ("Delete", "delete")]))
+        dev.open_dialog(
+            AlertDialog(
+                "on_delete",
+                "Delete this expense?",
+                f"{e.name} ({format_amount(e.amount)}) will be deleted.",
+                [("Cancel", None), ("Delete", "delete")],
+            )
+        )
         return f'Tap "Delete" for the expense "{e.name}" in Pro Expense'
 
     def on_delete(self, dev: Device, value: str) -> str:
@@ -173,8 +191,11 @@ class ExpenseEditor(Screen):
         self.category = DEFAULT_CATEGORY
         self.date = today or dt.date(2023, 10, 15)
         if expense is not None:
-            self.form = {"name": expense.name, "amount": f"{expense.amount // 100}.{expense.amount % 100:02d}",
-                         "note": expense.note}
+            self.form = {
+                "name": expense.name,
+                "amount": f"{expense.amount // 100}.{expense.amount % 100:02d}",
+                "note": expense.note,
+            }
             self.category, self.date = expense.category, expense.date
         self.focus = "name" if uid is None else None
 
@@ -184,10 +205,22 @@ class ExpenseEditor(Screen):
         ui.spacer(30)
         ui.field(self, "name", "Name", rid=f"{PKG}:id/edt_name")
         ui.field(self, "amount", "Amount", rid=f"{PKG}:id/edt_amount")
-        ui.row("Category", self.category, on_tap=lambda: self._pick_category(dev), rid=f"{PKG}:id/category",
-               icon="category", label="Category")
-        ui.row("Date", self.date.strftime("%b %-d, %Y"), on_tap=lambda: self._pick_date(dev), rid=f"{PKG}:id/date",
-               icon="event", label="Date")
+        ui.row(
+            "Category",
+            self.category,
+            on_tap=lambda: self._pick_category(dev),
+            rid=f"{PKG}:id/category",
+            icon="category",
+            label="Category",
+        )
+        ui.row(
+            "Date",
+            self.date.strftime("%b %-d, %Y"),
+            on_tap=lambda: self._pick_date(dev),
+            rid=f"{PKG}:id/date",
+            icon="event",
+            label="Date",
+        )
         ui.field(self, "note", "Note", rid=f"{PKG}:id/edt_note")
         ui.button("Save", lambda: self._save(dev), rid=f"{PKG}:id/btn_save")
 
@@ -220,8 +253,13 @@ class ExpenseEditor(Screen):
         cents = parse_amount(raw)
         if cents is None:
             raise Inapplicable(f'"{raw}" is not a valid amount' if raw.strip() else "the expense needs an amount")
-        values = {"name": name, "amount": cents, "category": self.category, "note": self.form.get("note", "").strip(),
-                  "date": self.date}
+        values = {
+            "name": name,
+            "amount": cents,
+            "category": self.category,
+            "note": self.form.get("note", "").strip(),
+            "date": self.date,
+        }
         db = _db(dev)
         e = db.by_uid(self.uid) if self.uid is not None else None
         if self.uid is not None and e is None:
@@ -239,9 +277,14 @@ class ExpenseEditor(Screen):
         e = _db(dev).by_uid(self.uid) if self.uid is not None else None
         if e is None:
             raise Inapplicable("this expense no longer exists")
-        dev.open_dialog(AlertDialog("on_delete", "Delete this expense?",
-                                    f"{e.name} ({format_amount(e.amount)}) will be deleted.",
-                                    [("Cancel", None), ("Delete", "delete")]))
+        dev.open_dialog(
+            AlertDialog(
+                "on_delete",
+                "Delete this expense?",
+                f"{e.name} ({format_amount(e.amount)}) will be deleted.",
+                [("Cancel", None), ("Delete", "delete")],
+            )
+        )
         return f'Tap the "Delete" button for the expense "{e.name}" in Pro Expense'
 
     def on_delete(self, dev: Device, value: str) -> str:

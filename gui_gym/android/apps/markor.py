@@ -85,7 +85,7 @@ class MarkorData:
         new = join(e.parent, new_name)
         for p in self.subtree(path):
             moved = self.entries.pop(p)
-            moved.path = new + p[len(path):]
+            moved.path = new + p[len(path) :]
             self.entries[moved.path] = moved
         return self.entries[new]
 
@@ -120,8 +120,14 @@ class NameDialog(InputDialog):
     """Markor's name prompt (new file / folder, rename). A name that is empty, contains a
     slash or is taken keeps the dialog open with a toast instead of acting."""
 
-    def __init__(self, handler: str, title: str, fields: Sequence[tuple[str, str]], buttons: Sequence[tuple[str, Any]],
-                 values: dict | None = None) -> None:
+    def __init__(
+        self,
+        handler: str,
+        title: str,
+        fields: Sequence[tuple[str, str]],
+        buttons: Sequence[tuple[str, Any]],
+        values: dict | None = None,
+    ) -> None:
         super().__init__(handler, title, fields, values=values)
         self.buttons = list(buttons)
 
@@ -163,9 +169,15 @@ class FileBrowser(Screen):
         ui.toolbar(title, up=(lambda: self._parent(dev, 'Tap the "Navigate up" button')) if self.folder else False)
 
         def render(ui: UI, e: Entry) -> None:
-            ui.row(e.name, _subtitle(db, e), on_tap=lambda: self._open(dev, e.path),
-                   on_long_press=lambda: self._menu(dev, e.path), rid=f"{PKG}:id/ui__filesystem_item__root",
-                   icon="folder" if e.is_dir else "file", label=e.name)
+            ui.row(
+                e.name,
+                _subtitle(db, e),
+                on_tap=lambda: self._open(dev, e.path),
+                on_long_press=lambda: self._menu(dev, e.path),
+                rid=f"{PKG}:id/ui__filesystem_item__root",
+                icon="folder" if e.is_dir else "file",
+                label=e.name,
+            )
 
         ui.scroll_list(self, "list", db.listing(self.folder), render, empty="This folder is empty")
         ui.fab(NEW_TITLE, lambda: self._new(dev), rid=f"{PKG}:id/fab_add_new_item")
@@ -190,8 +202,11 @@ class FileBrowser(Screen):
 
     def _new(self, dev: Device) -> str:
         buttons = [("Cancel", None), ("Folder", "folder"), ("OK", "file")]
-        dev.open_dialog(NameDialog("on_new", NEW_TITLE, [("name", "Name"), ("ext", "Extension")], buttons,
-                                   values={"ext": DEFAULT_EXT}))
+        dev.open_dialog(
+            NameDialog(
+                "on_new", NEW_TITLE, [("name", "Name"), ("ext", "Extension")], buttons, values={"ext": DEFAULT_EXT}
+            )
+        )
         return f'Tap the "{NEW_TITLE}" button in Markor'
 
     def _menu(self, dev: Device, path: str) -> str:
@@ -227,12 +242,25 @@ class FileBrowser(Screen):
         if e is None:
             return None
         if value == "rename":
-            dev.open_dialog(NameDialog("on_rename", "Rename", [("name", "Name")], [("Cancel", None), ("OK", "rename")],
-                                       values={"name": e.name}))
+            dev.open_dialog(
+                NameDialog(
+                    "on_rename",
+                    "Rename",
+                    [("name", "Name")],
+                    [("Cancel", None), ("OK", "rename")],
+                    values={"name": e.name},
+                )
+            )
             return f'Tap "Rename" for "{e.name}" in Markor'
         what = "folder and everything in it" if e.is_dir else "file"
-        dev.open_dialog(AlertDialog("on_delete", "Delete", f'Do you really want to delete this {what}: "{e.name}"?',
-                                    [("Cancel", None), ("Delete", "delete")]))
+        dev.open_dialog(
+            AlertDialog(
+                "on_delete",
+                "Delete",
+                f'Do you really want to delete this {what}: "{e.name}"?',
+                [("Cancel", None), ("Delete", "delete")],
+            )
+        )
         return f'Tap "Delete" for "{e.name}" in Markor'
 
     def on_rename(self, dev: Device, value: tuple[str, str]) -> str:
@@ -247,7 +275,7 @@ class FileBrowser(Screen):
     def on_delete(self, dev: Device, value: str) -> str:
         e = _db(dev).get(self.target)
         if e is None:
-            return "Tap the \"Delete\" button in Markor (already deleted)"
+            return 'Tap the "Delete" button in Markor (already deleted)'
         _db(dev).delete(e.path)
         return f'Confirm deleting the {"folder" if e.is_dir else "note"} "{e.name}" in Markor'
 
@@ -279,13 +307,30 @@ class DocumentScreen(Screen):
             text = self.form.get("content", "")
             lines = text.count("\n") + 1 + len(text) // 40
             ui.spacer(30)
-            ui.text(text, h=max(100, min(60 * lines + 40, ui.bottom - ui.y - 30)), size=40,
-                    rid=f"{PKG}:id/document__fragment_view_webview")
+            ui.text(
+                text,
+                h=max(100, min(60 * lines + 40, ui.bottom - ui.y - 30)),
+                size=40,
+                rid=f"{PKG}:id/document__fragment_view_webview",
+            )
             return
-        ui.toolbar(self.name, up=up, actions=[("Save", "save", lambda: self._save_tap(dev)),
-                                              ("View", "visibility", lambda: self._mode(dev, True))])
-        ui.field(self, "content", "Start writing here", rid=f"{PKG}:id/document__fragment__edit__highlighting_editor",
-                 label="Note content", multiline=True, h=max(FIELD_H, ui.bottom - ui.y - 60))
+        ui.toolbar(
+            self.name,
+            up=up,
+            actions=[
+                ("Save", "save", lambda: self._save_tap(dev)),
+                ("View", "visibility", lambda: self._mode(dev, True)),
+            ],
+        )
+        ui.field(
+            self,
+            "content",
+            "Start writing here",
+            rid=f"{PKG}:id/document__fragment__edit__highlighting_editor",
+            label="Note content",
+            multiline=True,
+            h=max(FIELD_H, ui.bottom - ui.y - 60),
+        )
 
     def _save(self, dev: Device) -> bool:
         e = _db(dev).get(self.path)

@@ -131,8 +131,12 @@ def _narrow(node: Node, right: int) -> None:
 
 
 def _confirm_delete(name: str) -> AlertDialog:
-    return AlertDialog("on_delete", "Delete this conversation?", f"All messages with {name} will be deleted.",
-                       [("Cancel", None), ("Delete", "delete")])
+    return AlertDialog(
+        "on_delete",
+        "Delete this conversation?",
+        f"All messages with {name} will be deleted.",
+        [("Cancel", None), ("Delete", "delete")],
+    )
 
 
 class ConversationList(Screen):
@@ -149,15 +153,29 @@ class ConversationList(Screen):
             name = names.get(c.key, c.number)
             last = c.messages[-1].text
             snippet = last if len(last) <= SNIPPET else last[: SNIPPET - 1].rstrip() + "…"
-            row = ui.row(name, snippet, on_tap=lambda: self._open(dev, c.number),
-                         on_long_press=lambda: self._menu(dev, c.number), rid=f"{PKG}:id/conversation_holder",
-                         icon="avatar", label=name)
+            row = ui.row(
+                name,
+                snippet,
+                on_tap=lambda: self._open(dev, c.number),
+                on_long_press=lambda: self._menu(dev, c.number),
+                rid=f"{PKG}:id/conversation_holder",
+                icon="avatar",
+                label=name,
+            )
             _, t, _, _ = row.bounds
             for child in row.children:
                 child.bounds = (*child.bounds[:2], min(child.bounds[2], 820), child.bounds[3])
             stamp = _stamp(now, c.last_time, short=True)
-            row.children.append(Node("android.widget.TextView", (840, t + 20, SCREEN_W - PAD, t + 88), stamp,
-                                     package=PKG, rid=f"{PKG}:id/conversation_date", role="subtext"))
+            row.children.append(
+                Node(
+                    "android.widget.TextView",
+                    (840, t + 20, SCREEN_W - PAD, t + 88),
+                    stamp,
+                    package=PKG,
+                    rid=f"{PKG}:id/conversation_date",
+                    role="subtext",
+                )
+            )
 
         ui.scroll_list(self, "list", _db(dev).sorted(), render, empty="No stored conversations have been found")
         ui.fab("Start a conversation", lambda: self._new(dev), rid=f"{PKG}:id/conversations_fab")
@@ -174,13 +192,13 @@ class ConversationList(Screen):
         self.menu_number = number
         name = display_name(dev, number)
         dev.open_dialog(MenuDialog("on_menu", [("Delete", "delete"), ("Copy number", "copy")], title=name))
-        return f'Long press the conversation with {name} in Messages'
+        return f"Long press the conversation with {name} in Messages"
 
     def on_menu(self, dev: Device, value: str) -> str | None:
         name = display_name(dev, self.menu_number)
         if value == "copy":
             dev.toast("Copied to clipboard")
-            return f'Copy the number of {name} in Messages'
+            return f"Copy the number of {name} in Messages"
         dev.open_dialog(_confirm_delete(name))
         return f'Tap "Delete" for the conversation with {name} in Messages'
 
@@ -211,22 +229,58 @@ class ThreadScreen(Screen):
             _, t, _, b = ui.rect(BUBBLE_H, x0=0, x1=SCREEN_W)
             x0, x1 = (PAD, 820) if m.incoming else (260, SCREEN_W - PAD)
             kind = "received" if m.incoming else "sent"
-            ui.add(Node("android.widget.LinearLayout", (x0, t + 15, x1, b - 15), rid=f"{PKG}:id/{kind}_message_holder",
-                        role="bubble", style=kind, children=[
-                            Node("android.widget.TextView", (x0 + 30, t + 35, x1 - 30, b - 75), m.text, package=PKG,
-                                 rid=f"{PKG}:id/thread_message_body", role="text"),
-                            Node("android.widget.TextView", (x0 + 30, b - 75, x1 - 30, b - 25), _stamp(now, m.time),
-                                 package=PKG, rid=f"{PKG}:id/thread_message_time", role="subtext"),
-                        ]))
+            ui.add(
+                Node(
+                    "android.widget.LinearLayout",
+                    (x0, t + 15, x1, b - 15),
+                    rid=f"{PKG}:id/{kind}_message_holder",
+                    role="bubble",
+                    style=kind,
+                    children=[
+                        Node(
+                            "android.widget.TextView",
+                            (x0 + 30, t + 35, x1 - 30, b - 75),
+                            m.text,
+                            package=PKG,
+                            rid=f"{PKG}:id/thread_message_body",
+                            role="text",
+                        ),
+                        Node(
+                            "android.widget.TextView",
+                            (x0 + 30, b - 75, x1 - 30, b - 25),
+                            _stamp(now, m.time),
+                            package=PKG,
+                            rid=f"{PKG}:id/thread_message_time",
+                            role="subtext",
+                        ),
+                    ],
+                )
+            )
 
-        ui.scroll_list(self, "thread", conv.messages if conv else [], render, item_h=BUBBLE_H,
-                       bottom=ui.bottom - COMPOSER_H, empty="No messages yet")
+        ui.scroll_list(
+            self,
+            "thread",
+            conv.messages if conv else [],
+            render,
+            item_h=BUBBLE_H,
+            bottom=ui.bottom - COMPOSER_H,
+            empty="No messages yet",
+        )
         y = ui.bottom - COMPOSER_H + 25
         ui.y = y
         field_ = ui.field(self, "msg", "Type a message…", rid=f"{PKG}:id/thread_type_message", label="Type a message")
         _narrow(field_, 850)
-        ui.add(Node("android.widget.ImageButton", (880, y + 15, SCREEN_W - 40, y + 135), desc="Send",
-                    rid=f"{PKG}:id/thread_send_message", on_tap=lambda: self._send(dev), role="icon", style="send"))
+        ui.add(
+            Node(
+                "android.widget.ImageButton",
+                (880, y + 15, SCREEN_W - 40, y + 135),
+                desc="Send",
+                rid=f"{PKG}:id/thread_send_message",
+                on_tap=lambda: self._send(dev),
+                role="icon",
+                style="send",
+            )
+        )
 
     def _up(self, dev: Device) -> str:
         dev.pop()
@@ -268,15 +322,37 @@ class NewConversation(Screen):
         ui.toolbar("New conversation", up=lambda: self._up(dev))
         y = ui.y + 20
         ui.y = y
-        _narrow(ui.field(self, "to", "Add contact or number…", rid=f"{PKG}:id/new_conversation_address",
-                         label="Add contact or number"), 850)
-        ui.add(Node("android.widget.ImageButton", (880, y + 15, SCREEN_W - 40, y + 135), desc="Confirm",
-                    rid=f"{PKG}:id/new_conversation_confirm", on_tap=lambda: self._confirm(dev), role="icon",
-                    style="check"))
+        _narrow(
+            ui.field(
+                self,
+                "to",
+                "Add contact or number…",
+                rid=f"{PKG}:id/new_conversation_address",
+                label="Add contact or number",
+            ),
+            850,
+        )
+        ui.add(
+            Node(
+                "android.widget.ImageButton",
+                (880, y + 15, SCREEN_W - 40, y + 135),
+                desc="Confirm",
+                rid=f"{PKG}:id/new_conversation_confirm",
+                on_tap=lambda: self._confirm(dev),
+                role="icon",
+                style="check",
+            )
+        )
 
         def render(ui: UI, c: Contact) -> None:
-            ui.row(c.name, c.phone, on_tap=lambda: self._pick(dev, c.uid), rid=f"{PKG}:id/item_contact_holder",
-                   icon="avatar", label=c.name)
+            ui.row(
+                c.name,
+                c.phone,
+                on_tap=lambda: self._pick(dev, c.uid),
+                rid=f"{PKG}:id/item_contact_holder",
+                icon="avatar",
+                label=c.name,
+            )
 
         ui.scroll_list(self, "list", self._matches(dev), render, empty="No contacts found")
 

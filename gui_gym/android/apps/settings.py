@@ -79,8 +79,9 @@ def _suffixed(cb: Callable[[], Any]) -> Callable[[], Any]:
     return tap
 
 
-def setting_switch(ui: UI, label: str, key: str, summary: str = "",
-                   on_change: Callable[[bool], Any] | None = None) -> Node:
+def setting_switch(
+    ui: UI, label: str, key: str, summary: str = "", on_change: Callable[[bool], Any] | None = None
+) -> Node:
     """A switch row bound to ``dev.state.settings[key]``."""
     s = ui.dev.state.settings
 
@@ -173,12 +174,27 @@ class DisplayPage(Page):
             s["brightness"] = max(0, min(100, old + round(frac * SLIDER_STEP) * (1 if direction == "left" else -1)))
             return s["brightness"] != old
 
-        ui.add(Node("android.widget.SeekBar", ui.rect(130), f"{level}%", rid=f"{PKG}:id/seekbar",
-                    desc="Brightness level", on_scroll=drag, focusable=True, role="slider", style=level,
-                    label="Brightness level"))
+        ui.add(
+            Node(
+                "android.widget.SeekBar",
+                ui.rect(130),
+                f"{level}%",
+                rid=f"{PKG}:id/seekbar",
+                desc="Brightness level",
+                on_scroll=drag,
+                focusable=True,
+                role="slider",
+                style=level,
+                label="Brightness level",
+            )
+        )
         ui.spacer(30)
-        setting_switch(ui, "Dark theme", "dark_theme",
-                       "Will never turn off automatically" if s["dark_theme"] else "Will never turn on automatically")
+        setting_switch(
+            ui,
+            "Dark theme",
+            "dark_theme",
+            "Will never turn off automatically" if s["dark_theme"] else "Will never turn on automatically",
+        )
         ui.row("Font size", s["font_size"], on_tap=lambda: self._font(dev), rid=f"{PKG}:id/font_size", h=190)
         setting_switch(ui, "Auto-rotate screen", "auto_rotate")
         info_row(ui, "Screen timeout", "After 30 seconds of inactivity")
@@ -242,10 +258,17 @@ INFO: dict[str, tuple[tuple[str, str], ...]] = {
     "Storage": (("Used", "58.1 GB of 128 GB"), ("Apps", "21.4 GB"), ("Images", "12.0 GB"), ("System", "14.2 GB")),
     "Accessibility": (("Display size and text", "Font size, bold text"), ("TalkBack", "Off")),
     "Security & privacy": (("Screen lock", "PIN"), ("Google Play Protect", "Apps scanned today")),
-    "System": (("Languages", "English (United States)"), ("Date & time", "GMT-07:00 Pacific Daylight Time"),
-               ("Backup", "On")),
-    "About phone": (("Device name", "Pixel 6"), ("Model", "Pixel 6"), ("Android version", "13"),
-                    ("Build number", "TQ3A.230805.001")),
+    "System": (
+        ("Languages", "English (United States)"),
+        ("Date & time", "GMT-07:00 Pacific Daylight Time"),
+        ("Backup", "On"),
+    ),
+    "About phone": (
+        ("Device name", "Pixel 6"),
+        ("Model", "Pixel 6"),
+        ("Android version", "13"),
+        ("Build number", "TQ3A.230805.001"),
+    ),
 }
 
 
@@ -263,8 +286,11 @@ MAIN: tuple[tuple[str, Callable[[dict[str, Any]], str], type[Page] | None], ...]
     ("Notifications", lambda s: "Notification history, conversations", None),
     ("Battery", lambda s: "84% - Battery Saver on" if s["battery_saver"] else "84%", BatteryPage),
     ("Storage", lambda s: "45% used - 69.9 GB free", None),
-    ("Sound & vibration", lambda s: "Do Not Disturb is on" if s["dnd"] else "Volume, haptics, Do Not Disturb",
-     SoundPage),
+    (
+        "Sound & vibration",
+        lambda s: "Do Not Disturb is on" if s["dnd"] else "Volume, haptics, Do Not Disturb",
+        SoundPage,
+    ),
     ("Display", lambda s: "Dark theme, font size, brightness", DisplayPage),
     ("Accessibility", lambda s: "Display, interaction, audio", None),
     ("Security & privacy", lambda s: "App security, device lock, permissions", None),
@@ -284,8 +310,14 @@ class SettingsHome(Screen):
 
         def render(ui: UI, entry: tuple[str, Callable[[dict[str, Any]], str], type[Page] | None]) -> None:
             title, summary, page = entry
-            ui.row(title, summary(s), on_tap=lambda: self._open(dev, title, page), rid=f"{PKG}:id/dashboard_tile",
-                   h=MAIN_ROW_H, label=title)
+            ui.row(
+                title,
+                summary(s),
+                on_tap=lambda: self._open(dev, title, page),
+                rid=f"{PKG}:id/dashboard_tile",
+                h=MAIN_ROW_H,
+                label=title,
+            )
 
         ui.scroll_list(self, "list", MAIN, render, item_h=MAIN_ROW_H)
 
@@ -306,4 +338,3 @@ class SettingsApp(App):
 
     def root(self, dev: Device) -> Screen:
         return SettingsHome()
-

@@ -57,6 +57,7 @@ class TasksData:
     def visible(self) -> list[Task]:
         """The list as shown: open tasks by due date (undated last), priority and title; then
         completed ones when the filter shows them."""
+
         def key(t: Task) -> tuple:
             return (t.completed, t.due is None, t.due or dt.date.max, -t.priority, t.title.lower(), t.uid)
 
@@ -96,20 +97,54 @@ class TaskList(Screen):
 
         def render(ui: UI, t: Task) -> None:
             _, top, _, b = ui.rect(ROW_H, 0, SCREEN_W)
-            row = ui.add(Node("android.widget.LinearLayout", (0, top, SCREEN_W, b), rid=f"{PKG}:id/row",
-                              on_tap=lambda: self._open(dev, t.uid), on_long_press=lambda: self._menu(dev, t.uid),
-                              label=t.title, role="row"))
-            row.children.append(Node("android.widget.CheckBox", (PAD, top + 34, PAD + 100, b - 34), package=PKG,
-                                     rid=f"{PKG}:id/completeBox", checkable=True, checked=t.completed,
-                                     on_tap=lambda: self._toggle(dev, t.uid), label=t.title, role="checkbox",
-                                     style=PRIORITIES[t.priority]))
+            row = ui.add(
+                Node(
+                    "android.widget.LinearLayout",
+                    (0, top, SCREEN_W, b),
+                    rid=f"{PKG}:id/row",
+                    on_tap=lambda: self._open(dev, t.uid),
+                    on_long_press=lambda: self._menu(dev, t.uid),
+                    label=t.title,
+                    role="row",
+                )
+            )
+            row.children.append(
+                Node(
+                    "android.widget.CheckBox",
+                    (PAD, top + 34, PAD + 100, b - 34),
+                    package=PKG,
+                    rid=f"{PKG}:id/completeBox",
+                    checkable=True,
+                    checked=t.completed,
+                    on_tap=lambda: self._toggle(dev, t.uid),
+                    label=t.title,
+                    role="checkbox",
+                    style=PRIORITIES[t.priority],
+                )
+            )
             sub = row_subtitle(t, today)
             mid = top + ROW_H // 2 + 4 if sub else b - 30
-            row.children.append(Node("android.widget.TextView", (180, top + (20 if sub else 30), 1000, mid), t.title,
-                                     package=PKG, rid=f"{PKG}:id/title", role="text"))
+            row.children.append(
+                Node(
+                    "android.widget.TextView",
+                    (180, top + (20 if sub else 30), 1000, mid),
+                    t.title,
+                    package=PKG,
+                    rid=f"{PKG}:id/title",
+                    role="text",
+                )
+            )
             if sub:
-                row.children.append(Node("android.widget.TextView", (180, mid, 1000, b - 16), sub, package=PKG,
-                                         rid=f"{PKG}:id/due_date", role="subtext"))
+                row.children.append(
+                    Node(
+                        "android.widget.TextView",
+                        (180, mid, 1000, b - 16),
+                        sub,
+                        package=PKG,
+                        rid=f"{PKG}:id/due_date",
+                        role="subtext",
+                    )
+                )
 
         ui.scroll_list(self, "list", db.visible(), render, empty="No tasks. Tap + to add one")
         ui.fab("Create new task", lambda: self._create(dev), rid=f"{PKG}:id/fab")
@@ -134,22 +169,30 @@ class TaskList(Screen):
 
     def _more(self, dev: Device) -> str:
         shown = _db(dev).show_completed
-        dev.open_dialog(MenuDialog("on_more", [("Hide completed" if shown else "Show completed", "filter"),
-                                               ("Clear completed", "clear")]))
+        dev.open_dialog(
+            MenuDialog(
+                "on_more", [("Hide completed" if shown else "Show completed", "filter"), ("Clear completed", "clear")]
+            )
+        )
         return 'Tap the "More options" button in Tasks'
 
     def on_more(self, dev: Device, value: str) -> str:
         db = _db(dev)
         if value == "filter":
             db.show_completed = not db.show_completed
-            return f'{"Show" if db.show_completed else "Hide"} completed tasks in Tasks'
+            return f"{'Show' if db.show_completed else 'Hide'} completed tasks in Tasks"
         n = sum(t.completed for t in db.tasks)
         if not n:
             dev.toast("No completed tasks")
             return 'Tap "Clear completed" in Tasks (there are no completed tasks)'
-        dev.open_dialog(AlertDialog("on_clear", "Delete completed tasks?",
-                                    f"{n} completed task{'' if n == 1 else 's'} will be deleted.",
-                                    [("Cancel", None), ("Delete", "delete")]))
+        dev.open_dialog(
+            AlertDialog(
+                "on_clear",
+                "Delete completed tasks?",
+                f"{n} completed task{'' if n == 1 else 's'} will be deleted.",
+                [("Cancel", None), ("Delete", "delete")],
+            )
+        )
         return 'Tap "Clear completed" in Tasks'
 
     def on_clear(self, dev: Device, value: str) -> str:
@@ -173,8 +216,11 @@ class TaskList(Screen):
             return None
         if value == "toggle":
             return self._toggle(dev, t.uid)
-        dev.open_dialog(AlertDialog("on_delete", "Delete task?", f'"{t.title}" will be deleted.',
-                                    [("Cancel", None), ("Delete", "delete")]))
+        dev.open_dialog(
+            AlertDialog(
+                "on_delete", "Delete task?", f'"{t.title}" will be deleted.', [("Cancel", None), ("Delete", "delete")]
+            )
+        )
         return f'Tap "Delete" for the task "{t.title}" in Tasks'
 
     def on_delete(self, dev: Device, value: str) -> str:
@@ -210,13 +256,30 @@ class TaskEditor(Screen):
         top = ui.y
         clear = None
         if self.due is not None:
-            clear = Node("android.widget.ImageButton", (SCREEN_W - 170, top + 24, SCREEN_W - 50, top + ROW_H - 24),
-                         desc="Clear due date", rid=f"{PKG}:id/clear", on_tap=lambda: self._clear_due(),
-                         role="icon", style="close")
-        ui.row("Due date", self.due.strftime("%a, %b %-d, %Y") if self.due else "No due date",
-               on_tap=lambda: self._pick_due(dev), rid=f"{PKG}:id/due_date", icon="calendar", trailing=clear)
-        ui.row("Priority", PRIORITIES[self.priority], on_tap=lambda: self._pick_priority(dev),
-               rid=f"{PKG}:id/priority", icon="flag")
+            clear = Node(
+                "android.widget.ImageButton",
+                (SCREEN_W - 170, top + 24, SCREEN_W - 50, top + ROW_H - 24),
+                desc="Clear due date",
+                rid=f"{PKG}:id/clear",
+                on_tap=lambda: self._clear_due(),
+                role="icon",
+                style="close",
+            )
+        ui.row(
+            "Due date",
+            self.due.strftime("%a, %b %-d, %Y") if self.due else "No due date",
+            on_tap=lambda: self._pick_due(dev),
+            rid=f"{PKG}:id/due_date",
+            icon="calendar",
+            trailing=clear,
+        )
+        ui.row(
+            "Priority",
+            PRIORITIES[self.priority],
+            on_tap=lambda: self._pick_priority(dev),
+            rid=f"{PKG}:id/priority",
+            icon="flag",
+        )
         ui.spacer(30)
         ui.field(self, "notes", "Description", rid=f"{PKG}:id/notes", label="Description", multiline=True)
 
@@ -273,8 +336,14 @@ class TaskEditor(Screen):
         return self._close(dev, "Press Back")
 
     def _delete(self, dev: Device) -> str:
-        dev.open_dialog(AlertDialog("on_delete", "Delete task?", f'"{self.form.get("title", "")}" will be deleted.',
-                                    [("Cancel", None), ("Delete", "delete")]))
+        dev.open_dialog(
+            AlertDialog(
+                "on_delete",
+                "Delete task?",
+                f'"{self.form.get("title", "")}" will be deleted.',
+                [("Cancel", None), ("Delete", "delete")],
+            )
+        )
         return 'Tap the "Delete task" button in Tasks'
 
     def on_delete(self, dev: Device, value: str) -> str:

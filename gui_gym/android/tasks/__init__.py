@@ -43,13 +43,13 @@ def oracle_steps(task: TaskTemplate, seeds: tuple[int, ...] = (0, 1, 2)) -> int:
         params = task.sample(rng)
         dev.reset(now=task.clock(rng))
         task.setup(dev, params, rng)
-        for n in range(1, 200):
+        for steps in range(1, 200):  # noqa: B007  (the count is read after the loop)
             out = dev.act(parse_action(task.oracle(Oracle(dev, params))))
             if out.done:
                 break
         else:
             raise RuntimeError(f"the oracle of {task.id} does not finish within 200 steps")
-        longest = max(longest, n)
+        longest = max(longest, steps)
     return longest
 
 

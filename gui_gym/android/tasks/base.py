@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from gui_gym.android.ui import Node
-from gui_gym.core.actions import format_action, Action
+from gui_gym.core.actions import Action, format_action
 from gui_gym.core.task import TaskSpec
 
 if TYPE_CHECKING:
@@ -166,8 +166,16 @@ class Oracle:
         return s is not None and isinstance(s, screen_type) and s.dialog is None
 
     # -- finding ----------------------------------------------------------------------------
-    def find(self, text: str | None = None, *, desc: str | None = None, rid: str | None = None,
-             role: str | None = None, contains: str | None = None, label: str | None = None) -> Node | None:
+    def find(
+        self,
+        text: str | None = None,
+        *,
+        desc: str | None = None,
+        rid: str | None = None,
+        role: str | None = None,
+        contains: str | None = None,
+        label: str | None = None,
+    ) -> Node | None:
         """The first visible element matching every given criterion (text is exact)."""
         for n in self.nodes:
             if text is not None and n.text != text:
@@ -211,7 +219,9 @@ class Oracle:
         return format_action(Action("enter"))
 
     def swipe(self, finger: str, dist: str = "medium", within: Node | None = None) -> str:
-        return format_action(Action("swipe", direction=finger, dist=dist, element=None if within is None else within.bounds))
+        return format_action(
+            Action("swipe", direction=finger, dist=dist, element=None if within is None else within.bounds)
+        )
 
     def finish(self, message: str | None = None) -> str:
         return format_action(Action("finish", text=message))
@@ -242,7 +252,7 @@ class Oracle:
             clear = next((c for c in n.children if c.desc == "Clear text"), None)
             if clear is not None:
                 return self.tap(clear)
-        return self.type(value[len(current):] if value.startswith(current) else value)
+        return self.type(value[len(current) :] if value.startswith(current) else value)
 
     def fill_form(self, fields: Sequence[tuple[str, str]]) -> str | None:
         """:meth:`fill` the first field (in order) that does not yet hold its value."""
@@ -254,8 +264,9 @@ class Oracle:
                 return act
         return None
 
-    def reveal(self, match: Callable[[Node], bool], before: Callable[[Node], bool] | None = None,
-               list_rid: str = ":id/list") -> str | None:
+    def reveal(
+        self, match: Callable[[Node], bool], before: Callable[[Node], bool] | None = None, list_rid: str = ":id/list"
+    ) -> str | None:
         """Scroll the list toward an item that ``match``-es; ``None`` if one is visible.
 
         ``before(row)`` tells whether a visible row comes before the target in the list's

@@ -17,8 +17,18 @@ from gui_gym.android.widgets import AlertDialog, DatePickerDialog, MenuDialog, T
 if TYPE_CHECKING:
     from gui_gym.android.device import Device
 
-LOCATIONS = ("Room 4B", "City Library", "Main Street Clinic", "Cafe Aroma", "Community Center", "Studio 3",
-             "Office lobby", "Riverside Park", "Conference room A", "Town Hall")
+LOCATIONS = (
+    "Room 4B",
+    "City Library",
+    "Main Street Clinic",
+    "Cafe Aroma",
+    "Community Center",
+    "Studio 3",
+    "Office lobby",
+    "Riverside Park",
+    "Conference room A",
+    "Town Hall",
+)
 DURATIONS = (30, 45, 60, 90, 120)
 NEW_DURATIONS = (15, 30, 45, 90, 120)  # never the editor's default 1 h, so the end time always needs setting
 
@@ -62,17 +72,29 @@ def populate(dev: Device, rng: np.random.Generator, n: int, avoid: Iterable[dt.d
         taken.add((title, day))
         start = at(day, int(rng.integers(7, 20)), pick(rng, (0, 15, 30, 45)))
         location = pick(rng, LOCATIONS) if rng.random() < 0.6 else ""
-        db(dev).add(Event(title, start, start + dt.timedelta(minutes=pick(rng, (30, 45, 60, 90))),
-                          pick(rng, SENTENCES), location))
+        db(dev).add(
+            Event(
+                title, start, start + dt.timedelta(minutes=pick(rng, (30, 45, 60, 90))), pick(rng, SENTENCES), location
+            )
+        )
         added += 1
 
 
 def add_day(dev: Device, rng: np.random.Generator, day: dt.date, titles: list[str]) -> list[Event]:
     """One-off events titled ``titles`` on ``day``, at distinct hours, in that order."""
     hours = sorted(int(h) for h in rng.choice(np.arange(8, 19), size=len(titles), replace=False))
-    return [db(dev).add(Event(t, at(day, h), at(day, h) + dt.timedelta(minutes=pick(rng, DURATIONS)),
-                              pick(rng, SENTENCES), pick(rng, LOCATIONS)))
-            for t, h in zip(titles, hours, strict=True)]
+    return [
+        db(dev).add(
+            Event(
+                t,
+                at(day, h),
+                at(day, h) + dt.timedelta(minutes=pick(rng, DURATIONS)),
+                pick(rng, SENTENCES),
+                pick(rng, LOCATIONS),
+            )
+        )
+        for t, h in zip(titles, hours, strict=True)
+    ]
 
 
 def frozen(dev: Device) -> list[tuple[Any, ...]]:
@@ -113,9 +135,11 @@ def editing(dev: Device, uid: int) -> bool:
 
 def menu_open(dev: Device, uid: int) -> bool:
     """A long-press menu or delete confirmation for event ``uid`` is showing."""
-    return any((isinstance(s, DayView) and s.menu_uid == uid and isinstance(s.dialog, (MenuDialog, AlertDialog)))
-               or (isinstance(s, EventEditor) and s.uid == uid and isinstance(s.dialog, AlertDialog))
-               for s in screens(dev))
+    return any(
+        (isinstance(s, DayView) and s.menu_uid == uid and isinstance(s.dialog, (MenuDialog, AlertDialog)))
+        or (isinstance(s, EventEditor) and s.uid == uid and isinstance(s.dialog, AlertDialog))
+        for s in screens(dev)
+    )
 
 
 # ----------------------------------------------------------------------------- oracle steps
@@ -200,8 +224,9 @@ def delete_step(o: Oracle, uid: int, day: dt.date) -> str:
     return reveal_event(o, title) or o.long_press(event_row(o, title))
 
 
-def add_event_step(o: Oracle, title: str, description: str, start: dt.datetime, end: dt.datetime,
-                   repeat: str = "none") -> str:
+def add_event_step(
+    o: Oracle, title: str, description: str, start: dt.datetime, end: dt.datetime, repeat: str = "none"
+) -> str:
     """One step toward saving a new event with these values through the editor."""
     if o.app != "calendar":
         return o.launch(LABEL)
@@ -236,9 +261,14 @@ def add_event_step(o: Oracle, title: str, description: str, start: dt.datetime, 
 
 
 def _saved(dev: Device, p: Params) -> bool:
-    return any(e.title.lower() == p["title"].lower() and e.start == p["start"] and e.end == p["end"]
-               and e.description.lower() == p["description"].lower() and e.repeat == p["repeat"]
-               for e in db(dev).events)
+    return any(
+        e.title.lower() == p["title"].lower()
+        and e.start == p["start"]
+        and e.end == p["end"]
+        and e.description.lower() == p["description"].lower()
+        and e.repeat == p["repeat"]
+        for e in db(dev).events
+    )
 
 
 def _same(a: str, b: str) -> bool:
@@ -249,16 +279,21 @@ def _add_milestones(repeat: bool) -> tuple[Milestone, ...]:
     ms = [
         Milestone(f"Open {LABEL}", lambda d, p: in_app(d)),
         Milestone("Open the form to create a new event", lambda d, p: new_editor(d) is not None),
-        Milestone('Enter the title "<Title>"', lambda d, p: editor_has(d, lambda s: _same(s.form.get("title", ""),
-                                                                                        p["title"]))),
-        Milestone('Enter the description "<Description>"', lambda d, p: editor_has(
-            d, lambda s: _same(s.form.get("description", ""), p["description"]))),
+        Milestone(
+            'Enter the title "<Title>"',
+            lambda d, p: editor_has(d, lambda s: _same(s.form.get("title", ""), p["title"])),
+        ),
+        Milestone(
+            'Enter the description "<Description>"',
+            lambda d, p: editor_has(d, lambda s: _same(s.form.get("description", ""), p["description"])),
+        ),
         Milestone("Set the start to <Start>", lambda d, p: editor_has(d, lambda s: s.start == p["start"])),
         Milestone("Set the end to <End>", lambda d, p: editor_has(d, lambda s: s.end == p["end"])),
     ]
     if repeat:
-        ms.append(Milestone("Make the event repeat <Repeat>",
-                            lambda d, p: editor_has(d, lambda s: s.repeat == p["repeat"])))
+        ms.append(
+            Milestone("Make the event repeat <Repeat>", lambda d, p: editor_has(d, lambda s: s.repeat == p["repeat"]))
+        )
     ms.append(Milestone('Save the event "<Title>"', _saved))
     return tuple(ms)
 
@@ -267,10 +302,16 @@ class SimpleCalendarAddOneEvent(TaskTemplate):
     id = "SimpleCalendarAddOneEvent"
     app = "calendar"
     difficulty = "hard"
-    template = ("In Simple Calendar Pro, create a calendar event on {date} at {hour}h with the title '{title}' and "
-                "the description '{description}'. The event should last for {minutes} mins.")
-    placeholders: ClassVar[dict[str, str]] = {"Title": "title", "Description": "description", "Start": "start_text",
-                                               "End": "end_text"}
+    template = (
+        "In Simple Calendar Pro, create a calendar event on {date} at {hour}h with the title '{title}' and "
+        "the description '{description}'. The event should last for {minutes} mins."
+    )
+    placeholders: ClassVar[dict[str, str]] = {
+        "Title": "title",
+        "Description": "description",
+        "Start": "start_text",
+        "End": "end_text",
+    }
     milestones = _add_milestones(repeat=False)
     repeat = "none"
 
@@ -278,10 +319,15 @@ class SimpleCalendarAddOneEvent(TaskTemplate):
         return calendar_clock(rng)
 
     def sample(self, rng: np.random.Generator) -> Params:
-        return {"title": pick(rng, EVENT_TITLES), "description": pick(rng, SENTENCES),
-                "offset": int(rng.integers(3, 36)), "hour": int(rng.integers(8, 19)),
-                "minutes": pick(rng, NEW_DURATIONS), "repeat": self.repeat,
-                "repeat_label": REPEAT_LABEL[self.repeat].lower()}
+        return {
+            "title": pick(rng, EVENT_TITLES),
+            "description": pick(rng, SENTENCES),
+            "offset": int(rng.integers(3, 36)),
+            "hour": int(rng.integers(8, 19)),
+            "minutes": pick(rng, NEW_DURATIONS),
+            "repeat": self.repeat,
+            "repeat_label": REPEAT_LABEL[self.repeat].lower(),
+        }
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
         day = today(dev) + dt.timedelta(days=p["offset"])
@@ -305,9 +351,11 @@ class SimpleCalendarAddOneEvent(TaskTemplate):
 
 class SimpleCalendarAddRepeatingEvent(SimpleCalendarAddOneEvent):
     id = "SimpleCalendarAddRepeatingEvent"
-    template = ("In Simple Calendar Pro, create a recurring calendar event titled '{title}' starting on {date} at "
-                "{hour}h. The event recurs {repeat_label}, forever, and lasts for {minutes} minutes each time. The "
-                "event description should be '{description}'.")
+    template = (
+        "In Simple Calendar Pro, create a recurring calendar event titled '{title}' starting on {date} at "
+        "{hour}h. The event recurs {repeat_label}, forever, and lasts for {minutes} minutes each time. The "
+        "event description should be '{description}'."
+    )
     placeholders: ClassVar[dict[str, str]] = {**SimpleCalendarAddOneEvent.placeholders, "Repeat": "repeat_label"}
     milestones = _add_milestones(repeat=True)
 
@@ -368,8 +416,10 @@ class SimpleCalendarDeleteOneEvent(TaskTemplate):
     milestones = (
         Milestone(f"Open {LABEL}", lambda d, p: in_app(d)),
         Milestone("Go to <Date>", lambda d, p: viewing(d, p["day"])),
-        Milestone('Open the options of the event "<Title>"',
-                  lambda d, p: menu_open(d, p["uid"]) or db(d).by_uid(p["uid"]) is None),
+        Milestone(
+            'Open the options of the event "<Title>"',
+            lambda d, p: menu_open(d, p["uid"]) or db(d).by_uid(p["uid"]) is None,
+        ),
         Milestone('Delete the event "<Title>"', lambda d, p: db(d).by_uid(p["uid"]) is None),
     )
 
@@ -414,8 +464,12 @@ class SimpleCalendarEventsOnDateQuestion(TaskTemplate):
 
     def sample(self, rng: np.random.Generator) -> Params:
         titles = pick(rng, EVENT_TITLES, 4)
-        return {"dom": int(rng.integers(1, 15)), "titles": titles[:int(rng.integers(2, 4))],
-                "weekly": titles[3] if rng.random() < 0.5 else None, "weeks_ago": int(rng.integers(1, 4))}
+        return {
+            "dom": int(rng.integers(1, 15)),
+            "titles": titles[: int(rng.integers(2, 4))],
+            "weekly": titles[3] if rng.random() < 0.5 else None,
+            "weeks_ago": int(rng.integers(1, 4)),
+        }
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
         y, m = divmod(today(dev).year * 12 + today(dev).month, 12)
@@ -425,8 +479,11 @@ class SimpleCalendarEventsOnDateQuestion(TaskTemplate):
         add_day(dev, rng, p["day"], p["titles"])
         if p["weekly"]:
             start = at(p["day"] - dt.timedelta(weeks=p["weeks_ago"]), 7, 30)
-            db(dev).add(Event(p["weekly"], start, start + dt.timedelta(minutes=45), "Weekly routine.", "Studio 3",
-                              repeat="weekly"))
+            db(dev).add(
+                Event(
+                    p["weekly"], start, start + dt.timedelta(minutes=45), "Weekly routine.", "Studio 3", repeat="weekly"
+                )
+            )
 
     def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
         return titles_in(answer) == {normalize_answer(t) for t in titles_on(dev, p["day"])}
@@ -517,7 +574,7 @@ class SimpleCalendarInviteToEvent(TaskTemplate):
 
     def sample(self, rng: np.random.Generator) -> Params:
         titles = pick(rng, EVENT_TITLES, int(rng.integers(1, 3)))
-        (first, last), = people(rng, 1)
+        ((first, last),) = people(rng, 1)
         return {"offset": int(rng.integers(3, 36)), "titles": titles, "name": f"{first} {last}"}
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:

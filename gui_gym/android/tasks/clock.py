@@ -18,8 +18,20 @@ from gui_gym.android.widgets import InputDialog, MenuDialog, TimePickerDialog
 if TYPE_CHECKING:
     from gui_gym.android.device import Device
 
-ALARM_LABELS = ("Wake up", "Gym", "Medicine", "School run", "Standup", "Laundry", "Dinner", "Yoga", "Call mom",
-                "Bedtime", "Water plants", "Pick up kids")
+ALARM_LABELS = (
+    "Wake up",
+    "Gym",
+    "Medicine",
+    "School run",
+    "Standup",
+    "Laundry",
+    "Dinner",
+    "Yoga",
+    "Call mom",
+    "Bedtime",
+    "Water plants",
+    "Pick up kids",
+)
 REPEATS = (
     ("every weekday (Monday to Friday)", (0, 1, 2, 3, 4)),
     ("every Saturday and Sunday", (5, 6)),
@@ -51,8 +63,9 @@ def fmt(hm: tuple[int, int]) -> str:
     return f"{hm[0]:02d}:{hm[1]:02d}"
 
 
-def populate(dev: Device, rng: np.random.Generator, hms: list[tuple[int, int]],
-             labels: list[str] | None = None) -> None:
+def populate(
+    dev: Device, rng: np.random.Generator, hms: list[tuple[int, int]], labels: list[str] | None = None
+) -> None:
     """Alarms at ``hms``, each randomly on/off with random repeat days (labels if given)."""
     for i, (h, m) in enumerate(hms):
         days = tuple(sorted(int(d) for d in rng.choice(7, size=int(rng.integers(0, 4)), replace=False)))
@@ -180,8 +193,10 @@ class ClockTimerEntry(TaskTemplate):
     milestones = (
         Milestone("Open the Clock app", lambda d, p: in_clock(d)),
         Milestone("Open the Timer tab", lambda d, p: on_tab(d, "Timer")),
-        Milestone("Enter <H>h <M>m <S>s on the timer keypad",
-                  lambda d, p: entry_parts(db(d).timer_entry) == (p["h"], p["m"], p["s"]) and db(d).timer is None),
+        Milestone(
+            "Enter <H>h <M>m <S>s on the timer keypad",
+            lambda d, p: entry_parts(db(d).timer_entry) == (p["h"], p["m"], p["s"]) and db(d).timer is None,
+        ),
     )
 
     def sample(self, rng: np.random.Generator) -> Params:
@@ -211,8 +226,12 @@ class ClockTimerEntry(TaskTemplate):
 def add_alarm_step(o: Oracle, time: str) -> str:
     """One step toward a new alarm at ``time`` (from anywhere), through the time picker."""
     s = o.screen
-    if o.app == "clock" and isinstance(s, ClockMain) and isinstance(s.dialog, TimePickerDialog) \
-            and s.dialog.handler == "on_new_time":
+    if (
+        o.app == "clock"
+        and isinstance(s, ClockMain)
+        and isinstance(s.dialog, TimePickerDialog)
+        and s.dialog.handler == "on_new_time"
+    ):
         hh, mm = time.split(":")
         return o.fill_form([("Hour", hh), ("Minute", mm)]) or o.tap(o.find(label="OK", role="textbutton"))
     return clock_tab(o) or o.tap(o.find(desc="Add alarm", role="fab"))
@@ -226,9 +245,18 @@ class ClockAlarmAdd(TaskTemplate):
     placeholders: ClassVar[dict[str, str]] = {"Time": "time", "Hour": "hour", "Minute": "minute"}
     milestones = (
         Milestone("Open the Clock app", lambda d, p: in_clock(d)),
-        Milestone("Open the time picker for a new alarm", lambda d, p: any(
-            isinstance(s, ClockMain) and isinstance(s.dialog, TimePickerDialog) and s.dialog.handler == "on_new_time"
-            for s in d.state.stacks.get("clock", [])) or bool(db(d).at(p["time"]))),
+        Milestone(
+            "Open the time picker for a new alarm",
+            lambda d, p: (
+                any(
+                    isinstance(s, ClockMain)
+                    and isinstance(s.dialog, TimePickerDialog)
+                    and s.dialog.handler == "on_new_time"
+                    for s in d.state.stacks.get("clock", [])
+                )
+                or bool(db(d).at(p["time"]))
+            ),
+        ),
         Milestone('Enter the hour "<Hour>"', lambda d, p: ClockAlarmAdd.picker(d, p, "hour")),
         Milestone('Enter the minute "<Minute>"', lambda d, p: ClockAlarmAdd.picker(d, p, "minute")),
         Milestone("Save the alarm for <Time>", lambda d, p: any(a.enabled for a in db(d).at(p["time"]))),
@@ -238,13 +266,17 @@ class ClockAlarmAdd(TaskTemplate):
     def picker(dev: Device, p: Params, key: str) -> bool:
         """The new-alarm picker holds the target ``key`` (or the alarm exists already)."""
         return bool(db(dev).at(p["time"])) or any(
-            isinstance(s, ClockMain) and isinstance(s.dialog, TimePickerDialog) and s.dialog.handler == "on_new_time"
-            and s.dialog.form.get(key) == p[key] for s in dev.state.stacks.get("clock", []))
+            isinstance(s, ClockMain)
+            and isinstance(s.dialog, TimePickerDialog)
+            and s.dialog.handler == "on_new_time"
+            and s.dialog.form.get(key) == p[key]
+            for s in dev.state.stacks.get("clock", [])
+        )
 
     def sample(self, rng: np.random.Generator) -> Params:
         hms = times(rng, 5)
         k = int(rng.integers(2, 5))
-        return {"time": fmt(hms[0]), "others": hms[1:k + 1], "hour": fmt(hms[0])[:2], "minute": fmt(hms[0])[3:]}
+        return {"time": fmt(hms[0]), "others": hms[1 : k + 1], "hour": fmt(hms[0])[:2], "minute": fmt(hms[0])[3:]}
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
         populate(dev, rng, p["others"])
@@ -276,7 +308,7 @@ class ClockAlarmTurnOff(TaskTemplate):
 
     def sample(self, rng: np.random.Generator) -> Params:
         hms = times(rng, 7)
-        return {"all": hms[:int(rng.integers(3, 8))], "time": fmt(hms[0])}
+        return {"all": hms[: int(rng.integers(3, 8))], "time": fmt(hms[0])}
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
         populate(dev, rng, p["all"])
@@ -285,8 +317,12 @@ class ClockAlarmTurnOff(TaskTemplate):
 
     def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
         target = db(dev).by_uid(p["before"][0][0])
-        return target is not None and not target.enabled and untouched(dev, p, except_uid=target.uid) \
+        return (
+            target is not None
+            and not target.enabled
+            and untouched(dev, p, except_uid=target.uid)
             and len(db(dev).alarms) == len(p["before"])
+        )
 
     def oracle(self, o: Oracle) -> str:
         t = o.p["time"]
@@ -302,15 +338,22 @@ class ClockAlarmDelete(TaskTemplate):
     placeholders: ClassVar[dict[str, str]] = {"Time": "time"}
     milestones = (
         Milestone("Open the Clock app", lambda d, p: in_clock(d)),
-        Milestone("Open the options of the <Time> alarm", lambda d, p: not db(d).at(p["time"]) or any(
-            isinstance(s, ClockMain) and (s.expanded == p["uid"] or isinstance(s.dialog, MenuDialog))
-            for s in d.state.stacks.get("clock", []))),
+        Milestone(
+            "Open the options of the <Time> alarm",
+            lambda d, p: (
+                not db(d).at(p["time"])
+                or any(
+                    isinstance(s, ClockMain) and (s.expanded == p["uid"] or isinstance(s.dialog, MenuDialog))
+                    for s in d.state.stacks.get("clock", [])
+                )
+            ),
+        ),
         Milestone("Delete the <Time> alarm", lambda d, p: not db(d).at(p["time"])),
     )
 
     def sample(self, rng: np.random.Generator) -> Params:
         hms = times(rng, 7)
-        return {"all": hms[:int(rng.integers(3, 8))], "time": fmt(hms[0])}
+        return {"all": hms[: int(rng.integers(3, 8))], "time": fmt(hms[0])}
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
         populate(dev, rng, p["all"])
@@ -318,8 +361,11 @@ class ClockAlarmDelete(TaskTemplate):
         p["uid"] = p["before"][0][0]
 
     def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        return not db(dev).at(p["time"]) and untouched(dev, p, except_uid=p["uid"]) \
+        return (
+            not db(dev).at(p["time"])
+            and untouched(dev, p, except_uid=p["uid"])
             and len(db(dev).alarms) == len(p["before"]) - 1
+        )
 
     def oracle(self, o: Oracle) -> str:
         t = o.p["time"]
@@ -344,17 +390,25 @@ class ClockAlarmRepeatingLabelled(TaskTemplate):
     milestones = (
         Milestone("Open the Clock app", lambda d, p: in_clock(d)),
         Milestone("Create an alarm for <Time>", lambda d, p: bool(db(d).at(p["time"]))),
-        Milestone('Label the <Time> alarm "<Label>"', lambda d, p: any(
-            a.label == p["label"] for a in db(d).at(p["time"]))),
-        Milestone("Make the <Time> alarm repeat <Repeat>", lambda d, p: any(
-            a.label == p["label"] and a.days == tuple(p["days"]) for a in db(d).at(p["time"]))),
+        Milestone(
+            'Label the <Time> alarm "<Label>"', lambda d, p: any(a.label == p["label"] for a in db(d).at(p["time"]))
+        ),
+        Milestone(
+            "Make the <Time> alarm repeat <Repeat>",
+            lambda d, p: any(a.label == p["label"] and a.days == tuple(p["days"]) for a in db(d).at(p["time"])),
+        ),
     )
 
     def sample(self, rng: np.random.Generator) -> Params:
         hms = times(rng, 4)
         repeat, days = REPEATS[int(rng.integers(len(REPEATS)))]
-        return {"time": fmt(hms[0]), "others": hms[1:int(rng.integers(1, 4)) + 1], "repeat": repeat, "days": days,
-                "label": ALARM_LABELS[int(rng.integers(len(ALARM_LABELS)))]}
+        return {
+            "time": fmt(hms[0]),
+            "others": hms[1 : int(rng.integers(1, 4)) + 1],
+            "repeat": repeat,
+            "days": days,
+            "label": ALARM_LABELS[int(rng.integers(len(ALARM_LABELS)))],
+        }
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
         populate(dev, rng, p["others"])
@@ -362,8 +416,14 @@ class ClockAlarmRepeatingLabelled(TaskTemplate):
 
     def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
         new = [a for a in db(dev).alarms if a.uid not in {s[0] for s in p["before"]}]
-        return (untouched(dev, p) and len(new) == 1 and new[0].time == p["time"] and new[0].enabled
-                and new[0].label.lower() == p["label"].lower() and new[0].days == tuple(p["days"]))
+        return (
+            untouched(dev, p)
+            and len(new) == 1
+            and new[0].time == p["time"]
+            and new[0].enabled
+            and new[0].label.lower() == p["label"].lower()
+            and new[0].days == tuple(p["days"])
+        )
 
     def oracle(self, o: Oracle) -> str:
         p, t = o.p, o.p["time"]
@@ -426,8 +486,12 @@ class ClockAlarmTimeQuestion(TaskTemplate):
         if act is not None:
             return act
         label = o.p["label"]
-        card = show(o, lambda n: n.role == "row" and any(c.rid.endswith(":id/label") and c.text == label
-                                                         for c in n.children), (o.p["time"], 0), min_h=ALARM_H)
+        card = show(
+            o,
+            lambda n: n.role == "row" and any(c.rid.endswith(":id/label") and c.text == label for c in n.children),
+            (o.p["time"], 0),
+            min_h=ALARM_H,
+        )
         if isinstance(card, str):
             return card
         return o.answer(next(c.text for c in card.children if c.rid.endswith(":id/digital_clock")))

@@ -88,8 +88,10 @@ class ContactsAddContact(TaskTemplate):
     placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Phone": "phone", "First": "first", "Last": "last"}
     milestones = (
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
-        Milestone("Open the form to create a new contact",
-                  lambda d, p: any(isinstance(s, ContactEditor) and s.uid is None for s in screens(d, "contacts"))),
+        Milestone(
+            "Open the form to create a new contact",
+            lambda d, p: any(isinstance(s, ContactEditor) and s.uid is None for s in screens(d, "contacts")),
+        ),
         Milestone('Enter the first name "<First>"', lambda d, p: editor_holds(d, "first", p["first"])),
         Milestone('Enter the last name "<Last>"', lambda d, p: editor_holds(d, "last", p["last"])),
         Milestone('Enter the phone number "<Phone>"', lambda d, p: editor_holds(d, "phone", p["phone"])),
@@ -97,7 +99,7 @@ class ContactsAddContact(TaskTemplate):
     )
 
     def sample(self, rng: np.random.Generator) -> Params:
-        (first, last), = people(rng, 1)
+        ((first, last),) = people(rng, 1)
         return {"first": first, "last": last, "name": f"{first} {last}", "phone": phone_number(rng)}
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
@@ -134,17 +136,34 @@ class ContactsAddMultiple(TaskTemplate):
     app = "contacts"
     difficulty = "hard"
     template = "Add two new contacts: {name1} with number {phone1}, and {name2} with number {phone2}."
-    placeholders: ClassVar[dict[str, str]] = {"Name1": "name1", "Phone1": "phone1", "Name2": "name2", "Phone2": "phone2"}
+    placeholders: ClassVar[dict[str, str]] = {
+        "Name1": "name1",
+        "Phone1": "phone1",
+        "Name2": "name2",
+        "Phone2": "phone2",
+    }
     milestones = (
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
-        Milestone("Save the contact <Name1> with number <Phone1>", lambda d, p: has_contact(d, p["name1"], p["phone1"])),
-        Milestone("Save the contact <Name2> with number <Phone2>", lambda d, p: has_contact(d, p["name2"], p["phone2"])),
+        Milestone(
+            "Save the contact <Name1> with number <Phone1>", lambda d, p: has_contact(d, p["name1"], p["phone1"])
+        ),
+        Milestone(
+            "Save the contact <Name2> with number <Phone2>", lambda d, p: has_contact(d, p["name2"], p["phone2"])
+        ),
     )
 
     def sample(self, rng: np.random.Generator) -> Params:
         (f1, l1), (f2, l2) = people(rng, 2)
-        return {"first1": f1, "last1": l1, "name1": f"{f1} {l1}", "phone1": phone_number(rng),
-                "first2": f2, "last2": l2, "name2": f"{f2} {l2}", "phone2": phone_number(rng)}
+        return {
+            "first1": f1,
+            "last1": l1,
+            "name1": f"{f1} {l1}",
+            "phone1": phone_number(rng),
+            "first2": f2,
+            "last2": l2,
+            "name2": f"{f2} {l2}",
+            "phone2": phone_number(rng),
+        }
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
         populate(dev, rng, 3)
@@ -171,7 +190,9 @@ class ContactsDeleteContact(TaskTemplate):
     placeholders: ClassVar[dict[str, str]] = {"Name": "name"}
     milestones = (
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
-        Milestone("Open the options for <Name>", lambda d, p: options_open(d, p["name"]) or not has_contact(d, p["name"])),
+        Milestone(
+            "Open the options for <Name>", lambda d, p: options_open(d, p["name"]) or not has_contact(d, p["name"])
+        ),
         Milestone("Delete the contact <Name>", lambda d, p: not has_contact(d, p["name"])),
     )
 
@@ -200,7 +221,9 @@ class ContactsDeleteContact(TaskTemplate):
                 return o.tap(o.find("Delete", role="menuitem"))
             if isinstance(s.dialog, AlertDialog):
                 return o.tap(o.find(label="Delete", role="textbutton"))
-            act = o.reveal(lambda n: n.role == "row" and n.label == name, before=lambda r: r.label.lower() < name.lower())
+            act = o.reveal(
+                lambda n: n.role == "row" and n.label == name, before=lambda r: r.label.lower() < name.lower()
+            )
             return act or o.long_press(o.find(role="row", label=name))
         return o.back()
 
@@ -213,9 +236,13 @@ class ContactsFavorite(TaskTemplate):
     placeholders: ClassVar[dict[str, str]] = {"Name": "name"}
     milestones = (
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
-        Milestone("Open the contact <Name>", lambda d, p: any(
-            isinstance(s, ContactDetail) and (c := db(d).by_uid(s.uid)) is not None and c.name == p["name"]
-            for s in screens(d, "contacts"))),
+        Milestone(
+            "Open the contact <Name>",
+            lambda d, p: any(
+                isinstance(s, ContactDetail) and (c := db(d).by_uid(s.uid)) is not None and c.name == p["name"]
+                for s in screens(d, "contacts")
+            ),
+        ),
         Milestone("Add <Name> to favourites", lambda d, p: any(c.starred for c in db(d).find(p["name"]))),
     )
 
@@ -248,9 +275,13 @@ class ContactsPhoneNumberQuestion(TaskTemplate):
     placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Phone": "phone"}
     milestones = (
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
-        Milestone("Open the contact <Name>", lambda d, p: any(
-            isinstance(s, ContactDetail) and (c := db(d).by_uid(s.uid)) is not None and c.name == p["name"]
-            for s in screens(d, "contacts"))),
+        Milestone(
+            "Open the contact <Name>",
+            lambda d, p: any(
+                isinstance(s, ContactDetail) and (c := db(d).by_uid(s.uid)) is not None and c.name == p["name"]
+                for s in screens(d, "contacts")
+            ),
+        ),
     )
 
     def sample(self, rng: np.random.Generator) -> Params:
@@ -283,11 +314,17 @@ class ContactsEditPhone(TaskTemplate):
     placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Phone": "phone"}
     milestones = (
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
-        Milestone("Open the contact <Name>", lambda d, p: any(
-            isinstance(s, ContactDetail) and (c := db(d).by_uid(s.uid)) is not None and c.name == p["name"]
-            for s in screens(d, "contacts"))),
-        Milestone("Edit the contact <Name>", lambda d, p: any(
-            isinstance(s, ContactEditor) and s.uid is not None for s in screens(d, "contacts"))),
+        Milestone(
+            "Open the contact <Name>",
+            lambda d, p: any(
+                isinstance(s, ContactDetail) and (c := db(d).by_uid(s.uid)) is not None and c.name == p["name"]
+                for s in screens(d, "contacts")
+            ),
+        ),
+        Milestone(
+            "Edit the contact <Name>",
+            lambda d, p: any(isinstance(s, ContactEditor) and s.uid is not None for s in screens(d, "contacts")),
+        ),
         Milestone('Enter the phone number "<Phone>"', lambda d, p: editor_holds(d, "phone", p["phone"])),
         Milestone("Save the new number of <Name>", lambda d, p: has_contact(d, p["name"], p["phone"])),
     )

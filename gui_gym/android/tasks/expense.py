@@ -28,11 +28,18 @@ if TYPE_CHECKING:
 
 # Plausible categories and price range (dollars) of each expense name.
 KINDS: dict[str, tuple[tuple[str, ...], int, int]] = {
-    "Coffee": (("Food",), 2, 7), "Groceries": (("Food", "Shopping"), 15, 120), "Taxi": (("Transport",), 8, 45),
-    "Cinema": (("Entertainment",), 8, 30), "Books": (("Shopping", "Entertainment"), 10, 60),
-    "Lunch": (("Food",), 8, 25), "Train ticket": (("Transport",), 5, 80), "Gym": (("Health", "Entertainment"), 20, 60),
-    "Pharmacy": (("Health", "Shopping"), 5, 50), "Dinner": (("Food", "Entertainment"), 20, 90),
-    "Phone bill": (("Bills",), 20, 70), "Haircut": (("Other", "Health"), 15, 50),
+    "Coffee": (("Food",), 2, 7),
+    "Groceries": (("Food", "Shopping"), 15, 120),
+    "Taxi": (("Transport",), 8, 45),
+    "Cinema": (("Entertainment",), 8, 30),
+    "Books": (("Shopping", "Entertainment"), 10, 60),
+    "Lunch": (("Food",), 8, 25),
+    "Train ticket": (("Transport",), 5, 80),
+    "Gym": (("Health", "Entertainment"), 20, 60),
+    "Pharmacy": (("Health", "Shopping"), 5, 50),
+    "Dinner": (("Food", "Entertainment"), 20, 90),
+    "Phone bill": (("Bills",), 20, 70),
+    "Haircut": (("Other", "Health"), 15, 50),
 }
 
 
@@ -58,8 +65,10 @@ def store(dev: Device, items: list[tuple[str, int, str, int]]) -> None:
 
 
 def has_expense(dev: Device, name: str, cents: int | None = None, category: str | None = None) -> bool:
-    return any((cents is None or e.amount == cents) and (category is None or e.category == category)
-               for e in db(dev).find(name))
+    return any(
+        (cents is None or e.amount == cents) and (category is None or e.category == category)
+        for e in db(dev).find(name)
+    )
 
 
 def draft(dev: Device) -> ExpenseEditor | None:
@@ -119,8 +128,9 @@ def delete_expense_step(o: Oracle, name: str) -> str:
         if s.dialog is None and not s.category:
             order = {e.name: i for i, e in enumerate(db(o.dev).sorted())}
             target = order.get(name, 0)
-            act = o.reveal(lambda n: n.role == "row" and n.label == name,
-                           before=lambda r: order.get(r.label, -1) < target)
+            act = o.reveal(
+                lambda n: n.role == "row" and n.label == name, before=lambda r: order.get(r.label, -1) < target
+            )
             return act or o.long_press(o.find(role="row", label=name))
         if s.dialog is None:  # a category filter hides part of the list
             return o.tap(o.find(desc="Filter by category"))
@@ -168,26 +178,36 @@ class ExpenseAddSingle(TaskTemplate):
     milestones = (
         Milestone("Open the Pro Expense app", lambda d, p: in_app(d, "expense")),
         Milestone("Open the form to add an expense", lambda d, p: draft(d) is not None or has_expense(d, p["name"])),
-        Milestone('Enter the name "<Name>"',
-                  lambda d, p: draft_holds(d, "name", p["name"]) or has_expense(d, p["name"])),
-        Milestone('Enter the amount <Amount>',
-                  lambda d, p: draft_holds(d, "amount", p["amount"]) or has_expense(d, p["name"], p["cents"])),
-        Milestone('Choose the category "<Category>"', lambda d, p: draft_holds(d, "category", p["category"])
-                  or has_expense(d, p["name"], p["cents"], p["category"])),
+        Milestone(
+            'Enter the name "<Name>"', lambda d, p: draft_holds(d, "name", p["name"]) or has_expense(d, p["name"])
+        ),
+        Milestone(
+            "Enter the amount <Amount>",
+            lambda d, p: draft_holds(d, "amount", p["amount"]) or has_expense(d, p["name"], p["cents"]),
+        ),
+        Milestone(
+            'Choose the category "<Category>"',
+            lambda d, p: (
+                draft_holds(d, "category", p["category"]) or has_expense(d, p["name"], p["cents"], p["category"])
+            ),
+        ),
         Milestone("Save the expense <Name>", lambda d, p: has_expense(d, p["name"], p["cents"], p["category"])),
     )
 
     def sample(self, rng: np.random.Generator) -> Params:
         existing = sample_expenses(rng, int(rng.integers(4, 9)))
-        (name, cents, category, _), = sample_expenses(rng, 1, exclude=tuple(e[0] for e in existing))
+        ((name, cents, category, _),) = sample_expenses(rng, 1, exclude=tuple(e[0] for e in existing))
         return {"existing": existing, "name": name, "cents": cents, "amount": plain(cents), "category": category}
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
         store(dev, p["existing"])
 
     def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        return (len(db(dev).find(p["name"])) == 1 and has_expense(dev, p["name"], p["cents"], p["category"])
-                and len(db(dev).expenses) == len(p["existing"]) + 1)
+        return (
+            len(db(dev).find(p["name"])) == 1
+            and has_expense(dev, p["name"], p["cents"], p["category"])
+            and len(db(dev).expenses) == len(p["existing"]) + 1
+        )
 
     def oracle(self, o: Oracle) -> str:
         p = o.p
@@ -200,32 +220,58 @@ class ExpenseAddMultiple(TaskTemplate):
     id = "ExpenseAddMultiple"
     app = "expense"
     difficulty = "hard"
-    template = ("Add two expenses in Pro Expense: {name1} for {amount1} in {category1}, "
-                "and {name2} for {amount2} in {category2}.")
-    placeholders: ClassVar[dict[str, str]] = {"Name1": "name1", "Amount1": "amount1", "Category1": "category1",
-                                              "Name2": "name2", "Amount2": "amount2", "Category2": "category2"}
+    template = (
+        "Add two expenses in Pro Expense: {name1} for {amount1} in {category1}, "
+        "and {name2} for {amount2} in {category2}."
+    )
+    placeholders: ClassVar[dict[str, str]] = {
+        "Name1": "name1",
+        "Amount1": "amount1",
+        "Category1": "category1",
+        "Name2": "name2",
+        "Amount2": "amount2",
+        "Category2": "category2",
+    }
     milestones = (
         Milestone("Open the Pro Expense app", lambda d, p: in_app(d, "expense")),
         Milestone("Open the form to add an expense", lambda d, p: draft(d) is not None or has_expense(d, p["name1"])),
-        Milestone("Save the expense <Name1> of <Amount1> in <Category1>",
-                  lambda d, p: has_expense(d, p["name1"], p["cents1"], p["category1"])),
-        Milestone("Save the expense <Name2> of <Amount2> in <Category2>",
-                  lambda d, p: has_expense(d, p["name2"], p["cents2"], p["category2"])),
+        Milestone(
+            "Save the expense <Name1> of <Amount1> in <Category1>",
+            lambda d, p: has_expense(d, p["name1"], p["cents1"], p["category1"]),
+        ),
+        Milestone(
+            "Save the expense <Name2> of <Amount2> in <Category2>",
+            lambda d, p: has_expense(d, p["name2"], p["cents2"], p["category2"]),
+        ),
     )
 
     def sample(self, rng: np.random.Generator) -> Params:
         existing = sample_expenses(rng, int(rng.integers(3, 8)))
         (n1, c1, k1, _), (n2, c2, k2, _) = sample_expenses(rng, 2, exclude=tuple(e[0] for e in existing))
-        return {"existing": existing, "name1": n1, "cents1": c1, "amount1": plain(c1), "category1": k1,
-                "name2": n2, "cents2": c2, "amount2": plain(c2), "category2": k2}
+        return {
+            "existing": existing,
+            "name1": n1,
+            "cents1": c1,
+            "amount1": plain(c1),
+            "category1": k1,
+            "name2": n2,
+            "cents2": c2,
+            "amount2": plain(c2),
+            "category2": k2,
+        }
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
         store(dev, p["existing"])
 
     def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        return (all(len(db(dev).find(p["name" + i])) == 1 and has_expense(dev, p["name" + i], p["cents" + i],
-                                                                           p["category" + i]) for i in ("1", "2"))
-                and len(db(dev).expenses) == len(p["existing"]) + 2)
+        return (
+            all(
+                len(db(dev).find(p["name" + i])) == 1
+                and has_expense(dev, p["name" + i], p["cents" + i], p["category" + i])
+                for i in ("1", "2")
+            )
+            and len(db(dev).expenses) == len(p["existing"]) + 2
+        )
 
     def oracle(self, o: Oracle) -> str:
         p = o.p
@@ -304,8 +350,10 @@ class ExpenseTotalQuestion(TaskTemplate):
     placeholders: ClassVar[dict[str, str]] = {"Category": "category"}
     milestones = (
         Milestone("Open the Pro Expense app", lambda d, p: in_app(d, "expense")),
-        Milestone("Show the <Category> expenses", lambda d, p: any(
-            isinstance(s, ExpenseList) and s.category == p["category"] for s in screens(d, "expense"))),
+        Milestone(
+            "Show the <Category> expenses",
+            lambda d, p: any(isinstance(s, ExpenseList) and s.category == p["category"] for s in screens(d, "expense")),
+        ),
     )
 
     def sample(self, rng: np.random.Generator) -> Params:

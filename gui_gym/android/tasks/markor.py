@@ -61,13 +61,19 @@ def kept(dev: Device, p: Params) -> bool:
 
 def editing(dev: Device, path: str, text: str | None = None) -> bool:
     """The note ``path`` is open (and its unsaved text is ``text``, if given)."""
-    return any(isinstance(s, DocumentScreen) and s.path == path
-               and (text is None or lines(s.form.get("content", "")) == lines(text)) for s in screens(dev))
+    return any(
+        isinstance(s, DocumentScreen)
+        and s.path == path
+        and (text is None or lines(s.form.get("content", "")) == lines(text))
+        for s in screens(dev)
+    )
 
 
 def dialog_open(dev: Device, kind: type, title: str | None = None) -> bool:
-    return any(isinstance(s, FileBrowser) and isinstance(s.dialog, kind) and (title is None or s.dialog.title == title)
-               for s in screens(dev))
+    return any(
+        isinstance(s, FileBrowser) and isinstance(s.dialog, kind) and (title is None or s.dialog.title == title)
+        for s in screens(dev)
+    )
 
 
 def populate(dev: Device, rng: np.random.Generator, n_notes: int, n_folders: int = 0) -> list[Entry]:
@@ -112,7 +118,7 @@ def to_folder(o: Oracle, folder: str) -> str | None:
     if s.folder == folder:
         return None
     if s.folder == "" or folder.startswith(s.folder + "/"):
-        child = folder[len(s.folder):].lstrip("/").split("/")[0]
+        child = folder[len(s.folder) :].lstrip("/").split("/")[0]
         return show_entry(o, s, child) or o.tap(o.find(role="row", label=child))
     return o.back()
 
@@ -162,8 +168,13 @@ def create_step(o: Oracle, folder: str, name: str, button: str) -> str:
     """One step toward creating ``name`` in ``folder`` with the new-file dialog's ``button``
     ("OK" for a note, "Folder" for a folder)."""
     s = o.screen
-    if o.app == "markor" and isinstance(s, FileBrowser) and s.folder == folder and isinstance(s.dialog, NameDialog) \
-            and s.dialog.title == NEW_TITLE:
+    if (
+        o.app == "markor"
+        and isinstance(s, FileBrowser)
+        and s.folder == folder
+        and isinstance(s.dialog, NameDialog)
+        and s.dialog.title == NEW_TITLE
+    ):
         return o.fill("Name", name) or o.tap(o.find(label=button, role="textbutton"))
     return to_folder(o, folder) or o.tap(o.find(desc=NEW_TITLE))
 
@@ -202,8 +213,10 @@ class MarkorCreateNote(MarkorTask):
     placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Text": "text"}
     milestones = (
         Milestone("Open the Markor app", lambda d, p: in_markor(d)),
-        Milestone("Open the dialog to create a new file",
-                  lambda d, p: dialog_open(d, NameDialog, NEW_TITLE) or db(d).get(p["name"]) is not None),
+        Milestone(
+            "Open the dialog to create a new file",
+            lambda d, p: dialog_open(d, NameDialog, NEW_TITLE) or db(d).get(p["name"]) is not None,
+        ),
         Milestone("Create the note <Name>", lambda d, p: db(d).get(p["name"]) is not None),
         Milestone('Write "<Text>" into <Name> and save it', lambda d, p: note_has(d, p["name"], p["text"])),
     )
@@ -234,8 +247,10 @@ class MarkorCreateFolder(MarkorTask):
     placeholders: ClassVar[dict[str, str]] = {"Folder": "folder"}
     milestones = (
         Milestone("Open the Markor app", lambda d, p: in_markor(d)),
-        Milestone("Open the dialog to create a new folder",
-                  lambda d, p: dialog_open(d, NameDialog, NEW_TITLE) or is_dir(d, p["folder"])),
+        Milestone(
+            "Open the dialog to create a new folder",
+            lambda d, p: dialog_open(d, NameDialog, NEW_TITLE) or is_dir(d, p["folder"]),
+        ),
         Milestone("Create the folder <Folder>", lambda d, p: is_dir(d, p["folder"])),
     )
 
@@ -265,9 +280,13 @@ class MarkorDeleteNote(MarkorTask):
     placeholders: ClassVar[dict[str, str]] = {"Name": "name"}
     milestones = (
         Milestone("Open the Markor app", lambda d, p: in_markor(d)),
-        Milestone("Open the options for <Name>", lambda d, p: any(
-            isinstance(s, FileBrowser) and s.dialog is not None and s.target == p["name"] for s in screens(d))
-            or db(d).get(p["name"]) is None),
+        Milestone(
+            "Open the options for <Name>",
+            lambda d, p: (
+                any(isinstance(s, FileBrowser) and s.dialog is not None and s.target == p["name"] for s in screens(d))
+                or db(d).get(p["name"]) is None
+            ),
+        ),
         Milestone("Delete the note <Name>", lambda d, p: db(d).get(p["name"]) is None),
     )
 
@@ -323,12 +342,17 @@ class MarkorEditNote(MarkorTask):
     milestones = (
         Milestone("Open the Markor app", lambda d, p: in_markor(d)),
         Milestone("Open the note <Name>", lambda d, p: editing(d, p["name"]) or note_has(d, p["name"], p["want"])),
-        Milestone("Change the text of <Name> as asked", lambda d, p: editing(d, p["name"], p["want"])
-                  or note_has(d, p["name"], p["want"])),
+        Milestone(
+            "Change the text of <Name> as asked",
+            lambda d, p: editing(d, p["name"], p["want"]) or note_has(d, p["name"], p["want"]),
+        ),
         Milestone("Save the note <Name>", lambda d, p: note_has(d, p["name"], p["want"])),
     )
-    HOW: ClassVar[dict[str, str]] = {"top": "Add to the top of the note", "bottom": "Add to the bottom of the note",
-           "replace": "Replace the text of the note with"}
+    HOW: ClassVar[dict[str, str]] = {
+        "top": "Add to the top of the note",
+        "bottom": "Add to the bottom of the note",
+        "replace": "Replace the text of the note with",
+    }
 
     def sample(self, rng: np.random.Generator) -> Params:
         mode = ("top", "bottom", "replace")[int(rng.integers(3))]
@@ -345,8 +369,11 @@ class MarkorEditNote(MarkorTask):
 
     def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
         rest = {x for x in p["before"] if x[0] != p["name"]}
-        return note_has(dev, p["name"], p["want"]) and rest <= set(db(dev).signature()) \
+        return (
+            note_has(dev, p["name"], p["want"])
+            and rest <= set(db(dev).signature())
             and len(db(dev).entries) == len(p["before"])
+        )
 
     def oracle(self, o: Oracle) -> str:
         if note_has(o.dev, o.p["name"], o.p["want"]) or db(o.dev).get(o.p["name"]) is None:
@@ -361,9 +388,16 @@ class MarkorRenameNote(MarkorTask):
     placeholders: ClassVar[dict[str, str]] = {"Name": "name", "NewName": "new_name"}
     milestones = (
         Milestone("Open the Markor app", lambda d, p: in_markor(d)),
-        Milestone("Open the rename dialog for <Name>", lambda d, p: any(
-            isinstance(s, FileBrowser) and isinstance(s.dialog, NameDialog) and s.target == p["name"]
-            for s in screens(d)) or db(d).get(p["new_name"]) is not None),
+        Milestone(
+            "Open the rename dialog for <Name>",
+            lambda d, p: (
+                any(
+                    isinstance(s, FileBrowser) and isinstance(s.dialog, NameDialog) and s.target == p["name"]
+                    for s in screens(d)
+                )
+                or db(d).get(p["new_name"]) is not None
+            ),
+        ),
         Milestone("Rename <Name> to <NewName>", lambda d, p: db(d).get(p["new_name"]) is not None),
     )
 
@@ -378,8 +412,12 @@ class MarkorRenameNote(MarkorTask):
 
     def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
         rest = {x for x in p["before"] if x[0] != p["name"]}
-        return db(dev).get(p["name"]) is None and note_has(dev, p["new_name"], p["content"]) \
-            and rest <= set(db(dev).signature()) and len(db(dev).entries) == len(p["before"])
+        return (
+            db(dev).get(p["name"]) is None
+            and note_has(dev, p["new_name"], p["content"])
+            and rest <= set(db(dev).signature())
+            and len(db(dev).entries) == len(p["before"])
+        )
 
     def oracle(self, o: Oracle) -> str:
         p = o.p
@@ -399,8 +437,13 @@ class MarkorCreateNoteInFolder(MarkorTask):
     milestones = (
         Milestone("Open the Markor app", lambda d, p: in_markor(d)),
         Milestone("Create the folder <Folder>", lambda d, p: is_dir(d, p["folder"])),
-        Milestone("Open the folder <Folder>", lambda d, p: db(d).get(p["path"]) is not None
-                  or any(isinstance(s, FileBrowser) and s.folder == p["folder"] for s in screens(d))),
+        Milestone(
+            "Open the folder <Folder>",
+            lambda d, p: (
+                db(d).get(p["path"]) is not None
+                or any(isinstance(s, FileBrowser) and s.folder == p["folder"] for s in screens(d))
+            ),
+        ),
         Milestone("Create the note <Name> in <Folder>", lambda d, p: db(d).get(p["path"]) is not None),
         Milestone('Write "<Text>" into <Name> and save it', lambda d, p: note_has(d, p["path"], p["text"])),
     )

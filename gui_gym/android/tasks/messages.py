@@ -28,19 +28,43 @@ if TYPE_CHECKING:
     from gui_gym.android.device import Device
 
 CHAT = (
-    "Are we still on for lunch tomorrow?", "Running 10 minutes late, sorry!", "Can you send me the address?",
-    "Happy birthday! Have a great day.", "The package arrived this morning.", "Did you watch the game last night?",
-    "Call me when you get a chance.", "Thanks for dinner, it was lovely.", "The meeting moved to 3pm.",
-    "Don't forget to bring the charger.", "I left the keys under the mat.", "Can we reschedule to Friday?",
-    "The train is delayed again.", "Got the tickets for Saturday!", "Let me know when you're home.",
-    "See you at the gym at 7.", "Your order is ready for pickup.", "Can you water my plants this weekend?",
-    "I found your umbrella in my car.", "Parking is free after 6pm.", "The kids loved the pancakes.",
-    "Bring a jacket, it gets cold at night.", "Which platform does the bus leave from?", "I'll be at the cafe by noon.",
+    "Are we still on for lunch tomorrow?",
+    "Running 10 minutes late, sorry!",
+    "Can you send me the address?",
+    "Happy birthday! Have a great day.",
+    "The package arrived this morning.",
+    "Did you watch the game last night?",
+    "Call me when you get a chance.",
+    "Thanks for dinner, it was lovely.",
+    "The meeting moved to 3pm.",
+    "Don't forget to bring the charger.",
+    "I left the keys under the mat.",
+    "Can we reschedule to Friday?",
+    "The train is delayed again.",
+    "Got the tickets for Saturday!",
+    "Let me know when you're home.",
+    "See you at the gym at 7.",
+    "Your order is ready for pickup.",
+    "Can you water my plants this weekend?",
+    "I found your umbrella in my car.",
+    "Parking is free after 6pm.",
+    "The kids loved the pancakes.",
+    "Bring a jacket, it gets cold at night.",
+    "Which platform does the bus leave from?",
+    "I'll be at the cafe by noon.",
 )
 OUTGOING = (
-    "See you at 6", "On my way!", "I'll call you back in 10 minutes.", "Can you pick up milk on the way home?",
-    "Happy to help, just let me know.", "The meeting starts at 3pm.", "Thanks, got it!", "Dinner is at 8 tonight.",
-    "Sorry, I missed your call.", "Let's meet at the cafe near the station.", "Running late, start without me.",
+    "See you at 6",
+    "On my way!",
+    "I'll call you back in 10 minutes.",
+    "Can you pick up milk on the way home?",
+    "Happy to help, just let me know.",
+    "The meeting starts at 3pm.",
+    "Thanks, got it!",
+    "Dinner is at 8 tonight.",
+    "Sorry, I missed your call.",
+    "Let's meet at the cafe near the station.",
+    "Running late, start without me.",
     "Congrats on the new job!",
 )
 
@@ -80,8 +104,12 @@ def thread_open(dev: Device, number: str) -> bool:
 
 
 def draft_holds(dev: Device, number: str, text: str) -> bool:
-    return any(isinstance(s, ThreadScreen) and number_key(s.number) == number_key(number)
-               and same_text(s.form.get("msg", ""), text) for s in screens(dev, "messages"))
+    return any(
+        isinstance(s, ThreadScreen)
+        and number_key(s.number) == number_key(number)
+        and same_text(s.form.get("msg", ""), text)
+        for s in screens(dev, "messages")
+    )
 
 
 def fill_inbox(dev: Device, rng: np.random.Generator, numbers: list[str], now: dt.datetime) -> None:
@@ -95,8 +123,9 @@ def fill_inbox(dev: Device, rng: np.random.Generator, numbers: list[str], now: d
             db(dev).add(number, text, incoming, last - dt.timedelta(minutes=7 * (n - 1 - j)))
 
 
-def setup_inbox(dev: Device, rng: np.random.Generator, n_contacts: int, n_convs: int,
-                keep: Sequence[tuple[str, str]] = ()) -> list[Contact]:
+def setup_inbox(
+    dev: Device, rng: np.random.Generator, n_contacts: int, n_convs: int, keep: Sequence[tuple[str, str]] = ()
+) -> list[Contact]:
     """Contacts (the ``keep`` names among them) and ``n_convs`` conversations in random order
     with some of them and with unknown numbers; the ``keep`` contacts always have one."""
     contacts = populate(dev, rng, n_contacts, list(keep))
@@ -187,12 +216,22 @@ class SimpleSmsSend(TaskTemplate):
     placeholders: ClassVar[dict[str, str]] = {"Number": "number", "Message": "message"}
     milestones = (
         Milestone("Open the Messages app", lambda d, p: in_app(d, "messages")),
-        Milestone("Start a new conversation", lambda d, p: any(isinstance(s, NewConversation) for s in screens(
-            d, "messages")) or thread_open(d, p["number"]) or was_sent(d, p["number"], p["message"])),
-        Milestone("Open the conversation with <Number>",
-                  lambda d, p: thread_open(d, p["number"]) or was_sent(d, p["number"], p["message"])),
-        Milestone('Type the message "<Message>"',
-                  lambda d, p: draft_holds(d, p["number"], p["message"]) or was_sent(d, p["number"], p["message"])),
+        Milestone(
+            "Start a new conversation",
+            lambda d, p: (
+                any(isinstance(s, NewConversation) for s in screens(d, "messages"))
+                or thread_open(d, p["number"])
+                or was_sent(d, p["number"], p["message"])
+            ),
+        ),
+        Milestone(
+            "Open the conversation with <Number>",
+            lambda d, p: thread_open(d, p["number"]) or was_sent(d, p["number"], p["message"]),
+        ),
+        Milestone(
+            'Type the message "<Message>"',
+            lambda d, p: draft_holds(d, p["number"], p["message"]) or was_sent(d, p["number"], p["message"]),
+        ),
         Milestone("Send the message to <Number>", lambda d, p: was_sent(d, p["number"], p["message"])),
     )
 
@@ -222,17 +261,27 @@ class SimpleSmsSendToContact(TaskTemplate):
     placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Message": "message"}
     milestones = (
         Milestone("Open the Messages app", lambda d, p: in_app(d, "messages")),
-        Milestone("Start a new conversation", lambda d, p: any(isinstance(s, NewConversation) for s in screens(
-            d, "messages")) or thread_open(d, p["phone"]) or was_sent(d, p["phone"], p["message"])),
-        Milestone("Choose the contact <Name> as the recipient",
-                  lambda d, p: thread_open(d, p["phone"]) or was_sent(d, p["phone"], p["message"])),
-        Milestone('Type the message "<Message>"',
-                  lambda d, p: draft_holds(d, p["phone"], p["message"]) or was_sent(d, p["phone"], p["message"])),
+        Milestone(
+            "Start a new conversation",
+            lambda d, p: (
+                any(isinstance(s, NewConversation) for s in screens(d, "messages"))
+                or thread_open(d, p["phone"])
+                or was_sent(d, p["phone"], p["message"])
+            ),
+        ),
+        Milestone(
+            "Choose the contact <Name> as the recipient",
+            lambda d, p: thread_open(d, p["phone"]) or was_sent(d, p["phone"], p["message"]),
+        ),
+        Milestone(
+            'Type the message "<Message>"',
+            lambda d, p: draft_holds(d, p["phone"], p["message"]) or was_sent(d, p["phone"], p["message"]),
+        ),
         Milestone("Send the message to <Name>", lambda d, p: was_sent(d, p["phone"], p["message"])),
     )
 
     def sample(self, rng: np.random.Generator) -> Params:
-        (first, last), = people(rng, 1)
+        ((first, last),) = people(rng, 1)
         return {"first": first, "last": last, "name": f"{first} {last}", "message": pick(rng, OUTGOING)}
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
@@ -259,17 +308,26 @@ class SimpleSmsReply(TaskTemplate):
     placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Message": "message"}
     milestones = (
         Milestone("Open the Messages app", lambda d, p: in_app(d, "messages")),
-        Milestone("Open the conversation with <Name>",
-                  lambda d, p: thread_open(d, p["phone"]) or was_sent(d, p["phone"], p["message"])),
-        Milestone('Type the message "<Message>"',
-                  lambda d, p: draft_holds(d, p["phone"], p["message"]) or was_sent(d, p["phone"], p["message"])),
+        Milestone(
+            "Open the conversation with <Name>",
+            lambda d, p: thread_open(d, p["phone"]) or was_sent(d, p["phone"], p["message"]),
+        ),
+        Milestone(
+            'Type the message "<Message>"',
+            lambda d, p: draft_holds(d, p["phone"], p["message"]) or was_sent(d, p["phone"], p["message"]),
+        ),
         Milestone("Send the reply to <Name>", lambda d, p: was_sent(d, p["phone"], p["message"])),
     )
 
     def sample(self, rng: np.random.Generator) -> Params:
-        (first, last), = people(rng, 1)
-        return {"first": first, "last": last, "name": f"{first} {last}", "message": pick(rng, OUTGOING),
-                "n_convs": int(rng.integers(9, 19))}
+        ((first, last),) = people(rng, 1)
+        return {
+            "first": first,
+            "last": last,
+            "name": f"{first} {last}",
+            "message": pick(rng, OUTGOING),
+            "n_convs": int(rng.integers(9, 19)),
+        }
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
         contacts = setup_inbox(dev, rng, 16, p["n_convs"], keep=[(p["first"], p["last"])])
@@ -300,9 +358,14 @@ class SimpleSmsLatestMessageQuestion(TaskTemplate):
     )
 
     def sample(self, rng: np.random.Generator) -> Params:
-        (first, last), = people(rng, 1)
-        return {"first": first, "last": last, "name": f"{first} {last}", "n_convs": int(rng.integers(8, 19)),
-                "reply_last": bool(rng.random() < 0.5)}
+        ((first, last),) = people(rng, 1)
+        return {
+            "first": first,
+            "last": last,
+            "name": f"{first} {last}",
+            "n_convs": int(rng.integers(8, 19)),
+            "reply_last": bool(rng.random() < 0.5),
+        }
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
         contacts = setup_inbox(dev, rng, 16, p["n_convs"], keep=[(p["first"], p["last"])])
@@ -341,13 +404,15 @@ class SimpleSmsDeleteConversation(TaskTemplate):
     placeholders: ClassVar[dict[str, str]] = {"Name": "name"}
     milestones = (
         Milestone("Open the Messages app", lambda d, p: in_app(d, "messages")),
-        Milestone("Open the options for the conversation with <Name>",
-                  lambda d, p: options_open(d, p["phone"]) or db(d).get(p["phone"]) is None),
+        Milestone(
+            "Open the options for the conversation with <Name>",
+            lambda d, p: options_open(d, p["phone"]) or db(d).get(p["phone"]) is None,
+        ),
         Milestone("Delete the conversation with <Name>", lambda d, p: db(d).get(p["phone"]) is None),
     )
 
     def sample(self, rng: np.random.Generator) -> Params:
-        (first, last), = people(rng, 1)
+        ((first, last),) = people(rng, 1)
         return {"first": first, "last": last, "name": f"{first} {last}", "n_convs": int(rng.integers(5, 11))}
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
@@ -384,18 +449,29 @@ class SimpleSmsSendMultiple(TaskTemplate):
     placeholders: ClassVar[dict[str, str]] = {"Name1": "name1", "Name2": "name2", "Message": "message"}
     milestones = (
         Milestone("Open the Messages app", lambda d, p: in_app(d, "messages")),
-        Milestone("Open a conversation with <Name1>",
-                  lambda d, p: thread_open(d, p["phone1"]) or was_sent(d, p["phone1"], p["message"])),
+        Milestone(
+            "Open a conversation with <Name1>",
+            lambda d, p: thread_open(d, p["phone1"]) or was_sent(d, p["phone1"], p["message"]),
+        ),
         Milestone("Send the message to <Name1>", lambda d, p: was_sent(d, p["phone1"], p["message"])),
-        Milestone("Open a conversation with <Name2>",
-                  lambda d, p: thread_open(d, p["phone2"]) or was_sent(d, p["phone2"], p["message"])),
+        Milestone(
+            "Open a conversation with <Name2>",
+            lambda d, p: thread_open(d, p["phone2"]) or was_sent(d, p["phone2"], p["message"]),
+        ),
         Milestone("Send the message to <Name2>", lambda d, p: was_sent(d, p["phone2"], p["message"])),
     )
 
     def sample(self, rng: np.random.Generator) -> Params:
         (f1, l1), (f2, l2) = people(rng, 2)
-        return {"first1": f1, "last1": l1, "name1": f"{f1} {l1}", "first2": f2, "last2": l2, "name2": f"{f2} {l2}",
-                "message": pick(rng, OUTGOING)}
+        return {
+            "first1": f1,
+            "last1": l1,
+            "name1": f"{f1} {l1}",
+            "first2": f2,
+            "last2": l2,
+            "name2": f"{f2} {l2}",
+            "message": pick(rng, OUTGOING),
+        }
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
         keep = [(p["first1"], p["last1"]), (p["first2"], p["last2"])]

@@ -22,8 +22,10 @@ if TYPE_CHECKING:
 
 
 def contact_seen(dev: Device, name: str) -> bool:
-    return any(isinstance(s, ContactDetail) and (c := contacts_db(dev).by_uid(s.uid)) is not None and c.name == name
-               for s in screens(dev, "contacts"))
+    return any(
+        isinstance(s, ContactDetail) and (c := contacts_db(dev).by_uid(s.uid)) is not None and c.name == name
+        for s in screens(dev, "contacts")
+    )
 
 
 def sent_containing(dev: Device, number: str, needle_digits: str) -> bool:
@@ -41,12 +43,18 @@ class SimpleSmsShareContactNumber(TaskTemplate):
     placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Other": "other", "Number": "other_phone"}
     milestones = (
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
-        Milestone("Open the contact <Other> to read the number",
-                  lambda d, p: contact_seen(d, p["other"]) or sent_containing(d, p["phone"], digits(p["other_phone"]))),
-        Milestone("Open the Messages app", lambda d, p: in_app(d, "messages") or
-                  sent_containing(d, p["phone"], digits(p["other_phone"]))),
-        Milestone("Choose the contact <Name> as the recipient", lambda d, p: sms.thread_open(d, p["phone"]) or
-                  sent_containing(d, p["phone"], digits(p["other_phone"]))),
+        Milestone(
+            "Open the contact <Other> to read the number",
+            lambda d, p: contact_seen(d, p["other"]) or sent_containing(d, p["phone"], digits(p["other_phone"])),
+        ),
+        Milestone(
+            "Open the Messages app",
+            lambda d, p: in_app(d, "messages") or sent_containing(d, p["phone"], digits(p["other_phone"])),
+        ),
+        Milestone(
+            "Choose the contact <Name> as the recipient",
+            lambda d, p: sms.thread_open(d, p["phone"]) or sent_containing(d, p["phone"], digits(p["other_phone"])),
+        ),
         Milestone("Send <Number> to <Name>", lambda d, p: sent_containing(d, p["phone"], digits(p["other_phone"]))),
     )
 
@@ -80,8 +88,9 @@ class MarkorNoteFromSms(TaskTemplate):
     app = "markor"
     apps = ("messages", "markor")
     difficulty = "hard"
-    template = ("Save the last message {name} sent me in a new Markor note named {note}, "
-                "then reply to {name} with: {reply}")
+    template = (
+        "Save the last message {name} sent me in a new Markor note named {note}, then reply to {name} with: {reply}"
+    )
     placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Note": "note", "Reply": "reply", "Message": "expected"}
     milestones = (
         Milestone("Open the conversation with <Name> in Messages", lambda d, p: sms.thread_open(d, p["phone"])),
@@ -92,9 +101,14 @@ class MarkorNoteFromSms(TaskTemplate):
     )
 
     def sample(self, rng: np.random.Generator) -> Params:
-        (first, last), = people(rng, 1)
-        return {"first": first, "last": last, "name": f"{first} {last}", "note": mk.new_name(rng),
-                "reply": pick(rng, sms.OUTGOING)}
+        ((first, last),) = people(rng, 1)
+        return {
+            "first": first,
+            "last": last,
+            "name": f"{first} {last}",
+            "note": mk.new_name(rng),
+            "reply": pick(rng, sms.OUTGOING),
+        }
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
         contacts = sms.setup_inbox(dev, rng, 6, 5, keep=[(p["first"], p["last"])])
@@ -135,13 +149,15 @@ class ContactsAddFromSms(TaskTemplate):
         Milestone("Open the Messages app", lambda d, p: in_app(d, "messages")),
         Milestone("Open the message from <First> to read the number", lambda d, p: sms.thread_open(d, p["phone"])),
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
-        Milestone('Enter the name "<Name>" in a new contact',
-                  lambda d, p: ct.editor_holds(d, "last", p["last"]) or ct.has_contact(d, p["name"], p["phone"])),
+        Milestone(
+            'Enter the name "<Name>" in a new contact',
+            lambda d, p: ct.editor_holds(d, "last", p["last"]) or ct.has_contact(d, p["name"], p["phone"]),
+        ),
         Milestone("Save <Name> with the number <Number>", lambda d, p: ct.has_contact(d, p["name"], p["phone"])),
     )
 
     def sample(self, rng: np.random.Generator) -> Params:
-        (first, last), = people(rng, 1)
+        ((first, last),) = people(rng, 1)
         return {"first": first, "last": last, "name": f"{first} {last}"}
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
@@ -150,8 +166,13 @@ class ContactsAddFromSms(TaskTemplate):
         known = {digits(c.phone) for c in contacts_db(dev).contacts}
         p["phone"] = next(c.number for c in sms.db(dev).sorted() if digits(c.number) not in known)
         conv = sms.db(dev).get(p["phone"])
-        conv.messages.append(Message(f"Hi! It's {p['first']}, this is my new number.", True,
-                                     dev.state.now - dt.timedelta(minutes=int(rng.integers(5, 50)))))
+        conv.messages.append(
+            Message(
+                f"Hi! It's {p['first']}, this is my new number.",
+                True,
+                dev.state.now - dt.timedelta(minutes=int(rng.integers(5, 50))),
+            )
+        )
 
     def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
         return len(contacts_db(dev).find(p["name"])) == 1 and ct.has_contact(dev, p["name"], p["phone"])

@@ -67,8 +67,10 @@ def goto(o: Oracle, page: type[Page]) -> str | None:
     if isinstance(s, SettingsHome) and s.dialog is None:
         title = page.title
         idx = MAIN_TITLES.index(title)
-        act = o.reveal(lambda n: n.role == "row" and n.label == title,
-                       before=lambda r: r.label in MAIN_TITLES and MAIN_TITLES.index(r.label) < idx)
+        act = o.reveal(
+            lambda n: n.role == "row" and n.label == title,
+            before=lambda r: r.label in MAIN_TITLES and MAIN_TITLES.index(r.label) < idx,
+        )
         if act is not None:
             return act
         row, lst = o.find(role="row", label=title), o.find(rid=":id/list", role="list")
@@ -256,8 +258,13 @@ class SystemMultiSettingSetup(TaskTemplate):
         return self.done(dev) and not dev.state.settings["airplane"]
 
     def oracle(self, o: Oracle) -> str:
-        return (set_switch(o, "wifi", True) or set_switch(o, "bluetooth", True) or set_switch(o, "dark_theme", True)
-                or set_brightness(o, 100) or o.finish())
+        return (
+            set_switch(o, "wifi", True)
+            or set_switch(o, "bluetooth", True)
+            or set_switch(o, "dark_theme", True)
+            or set_brightness(o, 100)
+            or o.finish()
+        )
 
 
 class SystemRoaming5GInfeasible(TaskTemplate):

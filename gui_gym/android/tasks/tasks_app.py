@@ -20,9 +20,20 @@ if TYPE_CHECKING:
 
 TITLES = (
     *TASK_TITLES,
-    "Buy groceries", "Book flights", "Renew passport", "Walk the dog", "Pay electricity bill", "Send invoice",
-    "Plan birthday party", "Read chapter 5", "Cancel gym membership", "Email the landlord", "Defrost the freezer",
-    "Submit expense report", "Buy a gift for Ana", "Sort the recycling",
+    "Buy groceries",
+    "Book flights",
+    "Renew passport",
+    "Walk the dog",
+    "Pay electricity bill",
+    "Send invoice",
+    "Plan birthday party",
+    "Read chapter 5",
+    "Cancel gym membership",
+    "Email the landlord",
+    "Defrost the freezer",
+    "Submit expense report",
+    "Buy a gift for Ana",
+    "Sort the recycling",
 )
 TODAY = dt.date(2023, 10, 15)  # the default clock's date (TaskTemplate.clock)
 
@@ -60,8 +71,9 @@ def find(dev: Device, title: str) -> Task | None:
 
 def state_of(dev: Device) -> list[list]:
     """Every task's fields (title, ISO due date, priority, completed, notes), to tell what changed."""
-    return sorted([t.title, t.due.isoformat() if t.due else "", t.priority, t.completed, t.notes]
-                  for t in db(dev).tasks)
+    return sorted(
+        [t.title, t.due.isoformat() if t.due else "", t.priority, t.completed, t.notes] for t in db(dev).tasks
+    )
 
 
 def populate(dev: Device, rng: np.random.Generator, n: int, avoid: tuple[str, ...] = ()) -> list[Task]:
@@ -95,8 +107,13 @@ def task_row(o: Oracle, t: Task) -> str | None:
     tasks first if ``t`` is one of them); ``None`` when it does."""
     s = o.screen
     hidden = t.completed and not db(o.dev).show_completed
-    if hidden and o.app == "tasks" and isinstance(s, TaskList) and isinstance(s.dialog, MenuDialog) \
-            and s.dialog.title == "":
+    if (
+        hidden
+        and o.app == "tasks"
+        and isinstance(s, TaskList)
+        and isinstance(s.dialog, MenuDialog)
+        and s.dialog.title == ""
+    ):
         return o.tap(o.find("Show completed", role="menuitem"))
     act = to_list(o)
     if act is not None:
@@ -198,10 +215,17 @@ class TasksAddTask(TasksTask):
     placeholders: ClassVar[dict[str, str]] = {"Title": "title"}
     milestones = (
         Milestone("Open the Tasks app", lambda d, p: in_tasks(d)),
-        Milestone("Open the form to create a new task",
-                  lambda d, p: editor_with(d, lambda s: s.uid is None) or find(d, p["title"]) is not None),
-        Milestone('Enter the title "<Title>"', lambda d, p: editor_with(
-            d, lambda s: s.form.get("title", "").strip() == p["title"]) or find(d, p["title"]) is not None),
+        Milestone(
+            "Open the form to create a new task",
+            lambda d, p: editor_with(d, lambda s: s.uid is None) or find(d, p["title"]) is not None,
+        ),
+        Milestone(
+            'Enter the title "<Title>"',
+            lambda d, p: (
+                editor_with(d, lambda s: s.form.get("title", "").strip() == p["title"])
+                or find(d, p["title"]) is not None
+            ),
+        ),
         Milestone("Save the task <Title>", lambda d, p: find(d, p["title"]) is not None),
     )
 
@@ -229,12 +253,21 @@ class TasksAddTaskWithDetails(TasksTask):
     placeholders: ClassVar[dict[str, str]] = {"Title": "title", "Date": "date", "Priority": "priority"}
     milestones = (
         Milestone("Open the Tasks app", lambda d, p: in_tasks(d)),
-        Milestone("Open the form to create a new task",
-                  lambda d, p: editor_with(d, lambda s: s.uid is None) or find(d, p["title"]) is not None),
-        Milestone("Set the due date to <Date>", lambda d, p: editor_with(d, lambda s: s.due == day(p, "due"))
-                  or due_of(d, p["title"]) == day(p, "due")),
-        Milestone("Set the priority to <Priority>", lambda d, p: editor_with(d, lambda s: s.priority == p["level"])
-                  or ((t := find(d, p["title"])) is not None and t.priority == p["level"])),
+        Milestone(
+            "Open the form to create a new task",
+            lambda d, p: editor_with(d, lambda s: s.uid is None) or find(d, p["title"]) is not None,
+        ),
+        Milestone(
+            "Set the due date to <Date>",
+            lambda d, p: editor_with(d, lambda s: s.due == day(p, "due")) or due_of(d, p["title"]) == day(p, "due"),
+        ),
+        Milestone(
+            "Set the priority to <Priority>",
+            lambda d, p: (
+                editor_with(d, lambda s: s.priority == p["level"])
+                or ((t := find(d, p["title"])) is not None and t.priority == p["level"])
+            ),
+        ),
         Milestone("Save the task <Title>", lambda d, p: TasksAddTaskWithDetails.done(d, p)),
     )
 
@@ -246,8 +279,13 @@ class TasksAddTaskWithDetails(TasksTask):
     def sample(self, rng: np.random.Generator) -> Params:
         due = TODAY + dt.timedelta(days=int(rng.integers(1, 17)))  # within this month: one picker page
         level = int(rng.integers(1, 4))
-        return {"title": pick(rng, TITLES), "due": due.isoformat(), "date": long_date(due), "level": level,
-                "priority": PRIORITIES[level].lower()}
+        return {
+            "title": pick(rng, TITLES),
+            "due": due.isoformat(),
+            "date": long_date(due),
+            "level": level,
+            "priority": PRIORITIES[level].lower(),
+        }
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
         populate(dev, rng, int(rng.integers(2, 7)), avoid=(p["title"],))
@@ -379,9 +417,17 @@ class TasksDeleteTask(TasksTask):
     placeholders: ClassVar[dict[str, str]] = {"Title": "title"}
     milestones = (
         Milestone("Open the Tasks app", lambda d, p: in_tasks(d)),
-        Milestone("Open the options for <Title>", lambda d, p: not db(d).find(p["title"]) or any(
-            isinstance(s.dialog, MenuDialog | AlertDialog) for s in screens(d)
-            if isinstance(s, TaskList | TaskEditor))),
+        Milestone(
+            "Open the options for <Title>",
+            lambda d, p: (
+                not db(d).find(p["title"])
+                or any(
+                    isinstance(s.dialog, MenuDialog | AlertDialog)
+                    for s in screens(d)
+                    if isinstance(s, TaskList | TaskEditor)
+                )
+            ),
+        ),
         Milestone("Delete the task <Title>", lambda d, p: not db(d).find(p["title"])),
     )
 
@@ -415,8 +461,12 @@ class TasksClearCompleted(TasksTask):
     template = "Delete all the tasks I have already completed in Tasks, and keep the others."
     milestones = (
         Milestone("Open the Tasks app", lambda d, p: in_tasks(d)),
-        Milestone("Open the menu of the task list", lambda d, p: any(
-            isinstance(s, TaskList) and s.dialog is not None for s in screens(d)) or TasksClearCompleted.done(d)),
+        Milestone(
+            "Open the menu of the task list",
+            lambda d, p: (
+                any(isinstance(s, TaskList) and s.dialog is not None for s in screens(d)) or TasksClearCompleted.done(d)
+            ),
+        ),
         Milestone("Delete the completed tasks", lambda d, p: TasksClearCompleted.done(d)),
     )
 
@@ -451,10 +501,16 @@ class TasksEditPriority(TasksTask):
     placeholders: ClassVar[dict[str, str]] = {"Title": "title", "Priority": "priority"}
     milestones = (
         Milestone("Open the Tasks app", lambda d, p: in_tasks(d)),
-        Milestone("Open the task <Title>", lambda d, p: editor_with(d, lambda s: s.uid == p["uid"])
-                  or TasksEditPriority.done(d, p)),
-        Milestone("Choose the priority <Priority>", lambda d, p: editor_with(
-            d, lambda s: s.uid == p["uid"] and s.priority == p["level"]) or TasksEditPriority.done(d, p)),
+        Milestone(
+            "Open the task <Title>",
+            lambda d, p: editor_with(d, lambda s: s.uid == p["uid"]) or TasksEditPriority.done(d, p),
+        ),
+        Milestone(
+            "Choose the priority <Priority>",
+            lambda d, p: (
+                editor_with(d, lambda s: s.uid == p["uid"] and s.priority == p["level"]) or TasksEditPriority.done(d, p)
+            ),
+        ),
         Milestone("Save the task <Title>", lambda d, p: TasksEditPriority.done(d, p)),
     )
 
@@ -493,15 +549,23 @@ class TasksRescheduleTasks(TasksTask):
     id = "TasksRescheduleTasks"
     difficulty = "hard"
     template = "In Tasks, move every task that is due on {date1} to {date2}."
-    placeholders: ClassVar[dict[str, str]] = {"Date1": "date1", "Date2": "date2", "Title1": "title1",
-                                              "Title2": "title2"}
+    placeholders: ClassVar[dict[str, str]] = {
+        "Date1": "date1",
+        "Date2": "date2",
+        "Title1": "title1",
+        "Title2": "title2",
+    }
     milestones = (
         Milestone("Open the Tasks app", lambda d, p: in_tasks(d)),
-        Milestone("Open the task <Title1>", lambda d, p: editor_with(d, lambda s: s.uid == p["uid1"])
-                  or TasksRescheduleTasks.moved(d, p, "title1")),
+        Milestone(
+            "Open the task <Title1>",
+            lambda d, p: editor_with(d, lambda s: s.uid == p["uid1"]) or TasksRescheduleTasks.moved(d, p, "title1"),
+        ),
         Milestone("Move <Title1> to <Date2>", lambda d, p: TasksRescheduleTasks.moved(d, p, "title1")),
-        Milestone("Open the task <Title2>", lambda d, p: editor_with(d, lambda s: s.uid == p["uid2"])
-                  or TasksRescheduleTasks.moved(d, p, "title2")),
+        Milestone(
+            "Open the task <Title2>",
+            lambda d, p: editor_with(d, lambda s: s.uid == p["uid2"]) or TasksRescheduleTasks.moved(d, p, "title2"),
+        ),
         Milestone("Move <Title2> to <Date2>", lambda d, p: TasksRescheduleTasks.moved(d, p, "title2")),
     )
 
@@ -526,9 +590,12 @@ class TasksRescheduleTasks(TasksTask):
         self.remember(dev, p)
 
     def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        return self.moved(dev, p, "title1") and self.moved(dev, p, "title2") \
-            and self.others_kept(dev, p, p["title1"], p["title2"]) \
+        return (
+            self.moved(dev, p, "title1")
+            and self.moved(dev, p, "title2")
+            and self.others_kept(dev, p, p["title1"], p["title2"])
             and not any(t.due == day(p, "due1") for t in db(dev).tasks)
+        )
 
     def oracle(self, o: Oracle) -> str:
         p = o.p
@@ -545,13 +612,15 @@ class TasksDueOnDateQuestion(TasksTask):
     id = "TasksDueOnDateQuestion"
     difficulty = "easy"
     kind = "question"
-    template = ("Which of my tasks that are not completed yet are due on {date}? "
-                "Answer with their titles, separated by commas.")
+    template = (
+        "Which of my tasks that are not completed yet are due on {date}? Answer with their titles, separated by commas."
+    )
     placeholders: ClassVar[dict[str, str]] = {"Date": "date"}
     milestones = (
         Milestone("Open the Tasks app", lambda d, p: in_tasks(d)),
-        Milestone("Look at the task list", lambda d, p: any(isinstance(s, TaskList) for s in screens(d))
-                  and in_tasks(d)),
+        Milestone(
+            "Look at the task list", lambda d, p: any(isinstance(s, TaskList) for s in screens(d)) and in_tasks(d)
+        ),
     )
 
     def sample(self, rng: np.random.Generator) -> Params:
