@@ -73,7 +73,7 @@ def rollout(
                 info["task_id"], getattr(task, "difficulty", "?"), traj.success, len(traj.steps), invalid, traj
             )
         )
-        bar.set_postfix(success=f"{sum(r.success for r in results) / len(results):.2f}")
+        bar.set_postfix(success=f"{sum(r.success for r in results) / len(results):.2f}", refresh=False)
     return results
 
 
