@@ -16,6 +16,7 @@ from PIL import Image, ImageDraw, ImageFont
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node
 
 ACCENT = (26, 115, 232)
+_TEXT_CACHE_SIZE = 4096  # rasterised labels kept per renderer
 LIGHT = {
     "bg": (255, 255, 255),
     "fg": (32, 33, 36),
@@ -49,24 +50,35 @@ class Renderer:
         self.w, self.h = size
         self.sx, self.sy = self.w / SCREEN_W, self.h / SCREEN_H
         self._fonts: dict[int, ImageFont.FreeTypeFont] = {}
-        self._masks: dict[tuple[int, int], Image.Image] = {}
+        self._luts: dict[int, list[int]] = {}
+        self._text_cache: dict[tuple[str, int, str], tuple[Image.Image | None, tuple[int, int]]] = {}
         self._last_key: tuple | None = None
-        self._last: np.ndarray | None = None
+        self._last: Image.Image | None = None
+        self._base: tuple[tuple, Image.Image] | None = None  # the dimmed layer under a dialog
 
     # -- public --------------------------------------------------------------------------
     def render(self, root: Node, dark: bool = False) -> np.ndarray:
-        key = (dark, _signature(root))
-        if key == self._last_key and self._last is not None:
-            return self._last.copy()
-        pal = DARK if dark else LIGHT
-        img = Image.new("RGB", (self.w, self.h), pal["bg"])
-        draw = ImageDraw.Draw(img)
-        self._img, self._draw, self._pal = img, draw, pal
-        for node in root.walk():
-            self._paint(node)
-        arr = np.asarray(img, dtype=np.uint8).copy()
-        self._last_key, self._last = key, arr
-        return arr.copy()
+        nodes = list(root.walk())
+        sig = _signature(nodes)
+        key = (dark, sig)
+        if key != self._last_key or self._last is None:
+            pal = DARK if dark else LIGHT
+            self._pal = pal
+            # A dialog dims everything under it; that dimmed layer usually stays the same for
+            # several steps, so it is cached and only the dialog is painted anew.
+            scrim = next((i for i, n in enumerate(nodes) if n.role == "scrim"), None)
+            start = 0
+            if scrim is not None and self._base is not None and self._base[0] == (dark, sig[: scrim + 1]):
+                img, start = self._base[1].copy(), scrim + 1
+            else:
+                img = Image.new("RGB", (self.w, self.h), pal["bg"])
+            self._img, self._draw = img, ImageDraw.Draw(img)
+            for i in range(start, len(nodes)):
+                self._paint(nodes[i])
+                if i == scrim:
+                    self._base = ((dark, sig[: scrim + 1]), img.copy())
+            self._last_key, self._last = key, img
+        return np.array(self._last)  # one copy: the caller owns it
 
     # -- helpers -------------------------------------------------------------------------
     def _box(self, b: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
@@ -105,18 +117,39 @@ class Renderer:
         if len(first) > max_chars:
             first = first[: max(1, max_chars - 1)] + "…"
         y = (t + b) // 2
-        if align == "center":
-            self._draw.text(((l + r) // 2, y), first, fill=color, font=font, anchor="mm")
-        else:
-            self._draw.text((l + int(pad * self.sx), y), first, fill=color, font=font, anchor="lm")
+        anchor = "mm" if align == "center" else "lm"
+        x = (l + r) // 2 if align == "center" else l + int(pad * self.sx)
+        mask, (dx, dy) = self._glyphs(first, fs, anchor)
+        if mask is not None:
+            self._img.paste(color, (x + dx, y + dy), mask)
+
+    def _glyphs(self, text: str, size: int, anchor: str) -> tuple[Image.Image | None, tuple[int, int]]:
+        """The rasterised text as an "L" mask and its offset from the anchor point, cached:
+        screens repeat the same labels, and FreeType rendering is the costliest part of a frame."""
+        key = (text, size, anchor)
+        hit = self._text_cache.get(key)
+        if hit is None:
+            font = self._fonts[size]
+            x0, y0, x1, y1 = font.getbbox(text, anchor=anchor)
+            if x1 <= x0 or y1 <= y0:
+                hit = (None, (0, 0))
+            else:
+                mask = Image.new("L", (x1 - x0, y1 - y0), 0)
+                ImageDraw.Draw(mask).text((-x0, -y0), text, fill=255, font=font, anchor=anchor)
+                hit = (mask, (x0, y0))
+            if len(self._text_cache) >= _TEXT_CACHE_SIZE:
+                self._text_cache.clear()
+            self._text_cache[key] = hit
+        return hit
 
     def _shade(self, box: tuple[int, int, int, int], alpha: int) -> None:
+        """Darken ``box`` as a black layer of opacity ``alpha`` would (a dialog's scrim)."""
         l, t, r, b = box
-        size = (max(1, r - l + 1), max(1, b - t + 1))
-        mask = self._masks.get((size, alpha))  # type: ignore[call-overload]
-        if mask is None:
-            mask = self._masks[(size, alpha)] = Image.new("L", size, alpha)  # type: ignore[index]
-        self._img.paste((0, 0, 0), (l, t), mask)
+        lut = self._luts.get(alpha)
+        if lut is None:
+            lut = self._luts[alpha] = [v * (255 - alpha) // 255 for v in range(256)] * 3
+        region = (l, t, r + 1, b + 1)
+        self._img.paste(self._img.crop(region).point(lut), region)
 
     # -- painting ------------------------------------------------------------------------
     def _paint(self, n: Node) -> None:
@@ -355,7 +388,7 @@ _STATUS_GLYPHS = {
 }
 
 
-def _signature(root: Node) -> tuple:
+def _signature(nodes: list[Node]) -> tuple:
     return tuple(
         (
             n.role,
@@ -368,5 +401,5 @@ def _signature(root: Node) -> tuple:
             n.enabled,
             n.style if isinstance(n.style, (str, int, tuple)) else None,
         )
-        for n in root.walk()
+        for n in nodes
     )

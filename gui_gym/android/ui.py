@@ -213,15 +213,46 @@ def to_xml(root: Node) -> str:
     return "".join(parts)
 
 
+_FLAGS: dict[tuple[bool, ...], str] = {}
+
+
+def _flags(n: Node) -> str:
+    """The ten boolean attributes as XML, memoised: a screen has few distinct combinations."""
+    key = (
+        n.checkable,
+        n.checked,
+        n.clickable,
+        n.enabled,
+        n.focusable,
+        n.focused,
+        n.scrollable,
+        n.long_clickable,
+        n.password,
+        n.selected,
+    )
+    out = _FLAGS.get(key)
+    if out is None:
+        names = (
+            "checkable",
+            "checked",
+            "clickable",
+            "enabled",
+            "focusable",
+            "focused",
+            "scrollable",
+            "long-clickable",
+            "password",
+            "selected",
+        )
+        out = _FLAGS[key] = " ".join(f'{k}="{_b(v)}"' for k, v in zip(names, key, strict=True))
+    return out
+
+
 def _node_xml(n: Node, index: int, out: list[str]) -> None:
     l, t, r, b = n.bounds
     out.append(
         f'<node index="{index}" text="{xml_escape(n.text)}" resource-id="{n.rid}" class="{n.cls}" '
-        f'package="{n.package}" content-desc="{xml_escape(n.desc)}" checkable="{_b(n.checkable)}" '
-        f'checked="{_b(n.checked)}" clickable="{_b(n.clickable)}" enabled="{_b(n.enabled)}" '
-        f'focusable="{_b(n.focusable)}" focused="{_b(n.focused)}" scrollable="{_b(n.scrollable)}" '
-        f'long-clickable="{_b(n.long_clickable)}" password="{_b(n.password)}" '
-        f'selected="{_b(n.selected)}" bounds="[{l},{t}][{r},{b}]"'
+        f'package="{n.package}" content-desc="{xml_escape(n.desc)}" {_flags(n)} bounds="[{l},{t}][{r},{b}]"'
     )
     if n.children:
         out.append(">")

@@ -39,17 +39,13 @@ class AnyText(Text):
 
 
 # AsyncVectorEnv's shared memory stores Text as indices into the charset, which cannot hold
-# arbitrary Unicode. AnyText is stored as Unicode code points + 1 (0 pads) instead.
-def _codepoints(value: str, size: int) -> np.ndarray:
-    out = np.zeros(size, dtype=np.int32)
-    cps = np.frombuffer(value.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)[:size]
-    out[: len(cps)] = cps.astype(np.int32) + 1
-    return out
+# arbitrary Unicode. AnyText is stored as [length, code points...] per env instead, so a step
+# copies only the characters in use.
 
 
 @create_shared_memory.register(AnyText)
 def _create(space: AnyText, n: int = 1, ctx: Any = mp) -> Any:
-    return ctx.Array(np.dtype(np.int32).char, n * space.max_length)
+    return ctx.Array(np.dtype(np.int32).char, n * (space.max_length + 1))
 
 
 class SharedTexts(Sequence):
@@ -61,7 +57,7 @@ class SharedTexts(Sequence):
     """
 
     def __init__(self, shared_memory: Any, n: int, max_length: int) -> None:
-        self._data = np.frombuffer(shared_memory.get_obj(), dtype=np.int32).reshape((n, max_length))
+        self._data = np.frombuffer(shared_memory.get_obj(), dtype=np.int32).reshape((n, max_length + 1))
 
     def __len__(self) -> int:
         return len(self._data)
@@ -70,7 +66,7 @@ class SharedTexts(Sequence):
         if isinstance(i, slice):
             return tuple(self[j] for j in range(*i.indices(len(self))))
         row = self._data[i]
-        return (row[row > 0] - 1).astype(np.uint32).tobytes().decode("utf-32-le", "surrogatepass")
+        return row[1 : 1 + int(row[0])].astype(np.uint32).tobytes().decode("utf-32-le", "surrogatepass")
 
     def __deepcopy__(self, memo: dict) -> tuple[str, ...]:
         return tuple(self)
@@ -89,6 +85,8 @@ def _read(space: AnyText, shared_memory: Any, n: int = 1) -> SharedTexts:
 
 @write_to_shared_memory.register(AnyText)
 def _write(space: AnyText, index: int, values: str, shared_memory: Any) -> None:
-    size = space.max_length
-    dest = np.frombuffer(shared_memory.get_obj(), dtype=np.int32)
-    dest[index * size : (index + 1) * size] = _codepoints(values, size)
+    size = space.max_length + 1
+    row = np.frombuffer(shared_memory.get_obj(), dtype=np.int32)[index * size : (index + 1) * size]
+    cps = np.frombuffer(values.encode("utf-32-le", "surrogatepass"), dtype=np.int32)[: space.max_length]
+    row[0] = len(cps)
+    row[1 : 1 + len(cps)] = cps

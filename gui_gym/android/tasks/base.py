@@ -197,11 +197,13 @@ class Oracle:
         return next((n for n in self.nodes if n.field is not None and n.label == label), None)
 
     # -- acting ------------------------------------------------------------------------------
-    def tap(self, node: Node) -> str:
-        return format_action(Action("tap", element=node.bounds))
+    def tap(self, node: Node | None) -> str:
+        """Tap ``node``. ``None`` (the element a plan expects is not on screen, e.g. after a
+        detour by a noisy policy) steps Back so the plan can start over from a known screen."""
+        return self.back() if node is None else format_action(Action("tap", element=node.bounds))
 
-    def long_press(self, node: Node) -> str:
-        return format_action(Action("long_press", element=node.bounds))
+    def long_press(self, node: Node | None) -> str:
+        return self.back() if node is None else format_action(Action("long_press", element=node.bounds))
 
     def type(self, text: str) -> str:
         return format_action(Action("type", text=text))
