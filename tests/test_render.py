@@ -91,3 +91,17 @@ def test_every_oracle_screen_renders(task_id: str) -> None:
         if prev is not None and prev[0] == obs["ui"]:
             np.testing.assert_array_equal(prev[1], img)
         prev = (obs["ui"], img)
+
+
+def test_cached_frames_match_uncached_renders() -> None:
+    """The label and dimmed-layer caches never change a frame: compare every step of an episode
+    with dialogs, pickers and the keyboard against a fresh renderer."""
+
+    env = make("SimpleCalendarAddOneEvent", obs_mode="pixels", screen_size=(216, 480))
+    obs, _ = env.reset(seed=3)
+    done = False
+    while not done:
+        obs, _, term, trunc, _ = env.step(env.unwrapped.oracle_action())
+        done = term or trunc
+        fresh = Renderer((216, 480)).render(env.unwrapped.device.tree())
+        assert np.array_equal(obs["screen"], fresh)
