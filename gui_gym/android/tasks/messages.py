@@ -208,32 +208,36 @@ def send_step(o: Oracle, number: str, text: str, recipient: str, contact: bool) 
     return start_conversation(o, recipient, contact)
 
 
+def send_milestones(key: str, recipient_step: str, recipient: str) -> tuple[Milestone, ...]:
+    """Milestones of sending ``p["message"]`` to the number ``p[key]`` in a new conversation;
+    each later step also counts as reached once the message is sent."""
+
+    def sent(d: Device, p: Params) -> bool:
+        return was_sent(d, p[key], p["message"])
+
+    return (
+        Milestone("Open the Messages app", lambda d, p: in_app(d, "messages")),
+        Milestone(
+            "Start a new conversation",
+            lambda d, p: (
+                any(isinstance(s, NewConversation) for s in screens(d, "messages"))
+                or thread_open(d, p[key])
+                or sent(d, p)
+            ),
+        ),
+        Milestone(recipient_step, lambda d, p: thread_open(d, p[key]) or sent(d, p)),
+        Milestone('Type the message "<Message>"', lambda d, p: draft_holds(d, p[key], p["message"]) or sent(d, p)),
+        Milestone(f"Send the message to {recipient}", sent),
+    )
+
+
 class SimpleSmsSend(TaskTemplate):
     id = "SimpleSmsSend"
     app = "messages"
     difficulty = "medium"
     template = "Send a text message to {number} with message: {message}"
     placeholders: ClassVar[dict[str, str]] = {"Number": "number", "Message": "message"}
-    milestones = (
-        Milestone("Open the Messages app", lambda d, p: in_app(d, "messages")),
-        Milestone(
-            "Start a new conversation",
-            lambda d, p: (
-                any(isinstance(s, NewConversation) for s in screens(d, "messages"))
-                or thread_open(d, p["number"])
-                or was_sent(d, p["number"], p["message"])
-            ),
-        ),
-        Milestone(
-            "Open the conversation with <Number>",
-            lambda d, p: thread_open(d, p["number"]) or was_sent(d, p["number"], p["message"]),
-        ),
-        Milestone(
-            'Type the message "<Message>"',
-            lambda d, p: draft_holds(d, p["number"], p["message"]) or was_sent(d, p["number"], p["message"]),
-        ),
-        Milestone("Send the message to <Number>", lambda d, p: was_sent(d, p["number"], p["message"])),
-    )
+    milestones = send_milestones("number", "Open the conversation with <Number>", "<Number>")
 
     def sample(self, rng: np.random.Generator) -> Params:
         return {"number": phone_number(rng), "message": pick(rng, OUTGOING)}
@@ -259,26 +263,7 @@ class SimpleSmsSendToContact(TaskTemplate):
     difficulty = "medium"
     template = "Send a text message to my contact {name} with message: {message}"
     placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Message": "message"}
-    milestones = (
-        Milestone("Open the Messages app", lambda d, p: in_app(d, "messages")),
-        Milestone(
-            "Start a new conversation",
-            lambda d, p: (
-                any(isinstance(s, NewConversation) for s in screens(d, "messages"))
-                or thread_open(d, p["phone"])
-                or was_sent(d, p["phone"], p["message"])
-            ),
-        ),
-        Milestone(
-            "Choose the contact <Name> as the recipient",
-            lambda d, p: thread_open(d, p["phone"]) or was_sent(d, p["phone"], p["message"]),
-        ),
-        Milestone(
-            'Type the message "<Message>"',
-            lambda d, p: draft_holds(d, p["phone"], p["message"]) or was_sent(d, p["phone"], p["message"]),
-        ),
-        Milestone("Send the message to <Name>", lambda d, p: was_sent(d, p["phone"], p["message"])),
-    )
+    milestones = send_milestones("phone", "Choose the contact <Name> as the recipient", "<Name>")
 
     def sample(self, rng: np.random.Generator) -> Params:
         ((first, last),) = people(rng, 1)
