@@ -107,8 +107,9 @@ class OracleActions(gym.Wrapper):
 POOL: list[str] = list(TASKS)  # the tasks every env samples from (see usable_tasks)
 
 
-def make_env(obs_mode: str = "text", screen_size: tuple[int, int] = DEFAULT_SIZE,
-             pool: tuple[str, ...] | None = None) -> gym.Env:
+def make_env(
+    obs_mode: str = "text", screen_size: tuple[int, int] = DEFAULT_SIZE, pool: tuple[str, ...] | None = None
+) -> gym.Env:
     tasks = list(pool) if pool is not None else list(POOL)
     return OracleActions(gym.make("GuiAndroid-v0", obs_mode=obs_mode, screen_size=screen_size, task=tasks))
 
@@ -210,8 +211,18 @@ def merge(a: Result | None, b: Result) -> Result:
             extra[k] = Counter(x or {}) + Counter(y or {})
         else:
             extra[k] = (x or 0) + (y or 0)
-    return Result(a.name, a.steps + b.steps, a.step_s + b.step_s, a.reset_s + b.reset_s, a.step_cpu + b.step_cpu,
-                  a.reset_cpu + b.reset_cpu, a.resets + b.resets, a.cores, extra, [*a.slices, b.rate])
+    return Result(
+        a.name,
+        a.steps + b.steps,
+        a.step_s + b.step_s,
+        a.reset_s + b.reset_s,
+        a.step_cpu + b.step_cpu,
+        a.reset_cpu + b.reset_cpu,
+        a.resets + b.resets,
+        a.cores,
+        extra,
+        [*a.slices, b.rate],
+    )
 
 
 def proc_cpu(pids: list[int]) -> float:
@@ -253,8 +264,13 @@ def bench_single(obs_mode: str, size: tuple[int, int], max_steps: int, seconds: 
             res.reset_s += wall() - w0
             res.reset_cpu += cpu() - c0
             res.resets += 1
-    res.extra = {"ends": dict(ends), "oracle_s": wrapper.oracle_s, "oracle_calls": wrapper.oracle_calls,
-                 "kinds": dict(driver.kinds), "errors": Counter(wrapper.errors)}
+    res.extra = {
+        "ends": dict(ends),
+        "oracle_s": wrapper.oracle_s,
+        "oracle_calls": wrapper.oracle_calls,
+        "kinds": dict(driver.kinds),
+        "errors": Counter(wrapper.errors),
+    }
     env.close()
     return res
 
@@ -416,8 +432,10 @@ def bench_android_env(size: tuple[int, int], task_path: str, max_steps: int, sec
         deadline = wall() + seconds
         ts = None
         while res.steps < max_steps and wall() < deadline:
-            action = {"action_type": touch if res.steps % 2 == 0 else lift,
-                      "touch_position": rng.random(2, dtype=np.float32)}
+            action = {
+                "action_type": touch if res.steps % 2 == 0 else lift,
+                "touch_position": rng.random(2, dtype=np.float32),
+            }
             w0, c0 = wall(), cpu()
             ts = env.step(action)
             res.step_s += wall() - w0
@@ -482,8 +500,12 @@ def load() -> str:
 def versions() -> str:
     import PIL
 
-    parts = [f"gui_gym {gui_gym.__version__}", f"gymnasium {gym.__version__}", f"numpy {np.__version__}",
-             f"Pillow {PIL.__version__}"]
+    parts = [
+        f"gui_gym {gui_gym.__version__}",
+        f"gymnasium {gym.__version__}",
+        f"numpy {np.__version__}",
+        f"Pillow {PIL.__version__}",
+    ]
     try:
         from importlib.metadata import version
 
@@ -494,12 +516,21 @@ def versions() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--steps", type=int, default=50_000,
-                   help="at most this many env-steps per configuration, all rounds together (default 50000)")
-    p.add_argument("--seconds", type=float, default=None,
-                   help="at most this many seconds per configuration, all rounds together (default 4.5; --quick 0.3)")
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument(
+        "--steps",
+        type=int,
+        default=50_000,
+        help="at most this many env-steps per configuration, all rounds together (default 50000)",
+    )
+    p.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        help="at most this many seconds per configuration, all rounds together (default 4.5; --quick 0.3)",
+    )
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds per configuration (default 3; --quick 1)")
     p.add_argument("--quick", action="store_true", help="a short run (a few seconds) for smoke testing")
     p.add_argument("--seed", type=int, default=0)
@@ -512,11 +543,15 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--steps, --seconds and --rounds must be positive")
     t_all = wall()
 
-    print(f"env_throughput  {dt.date.today().isoformat()}  Python {platform.python_version()}, "
-          f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores (os.cpu_count), CPU only")
+    print(
+        f"env_throughput  {dt.date.today().isoformat()}  Python {platform.python_version()}, "
+        f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores (os.cpu_count), CPU only"
+    )
     print(f"versions: {versions()}")
-    print(f"budget: <= {max_steps} env-steps or <= {seconds:g} s per configuration, in {rounds} interleaved "
-          f"round(s){' (--quick)' if args.quick else ''}; load average at start {load()}")
+    print(
+        f"budget: <= {max_steps} env-steps or <= {seconds:g} s per configuration, in {rounds} interleaved "
+        f"round(s){' (--quick)' if args.quick else ''}; load average at start {load()}"
+    )
     good, bad = usable_tasks()
     if not good:
         print("no task of gui_gym resets without error: nothing to measure", file=sys.stderr)
@@ -525,13 +560,18 @@ def main(argv: list[str] | None = None) -> int:
     print(f"tasks ({len(good)}): {', '.join(good)}")
     if bad:
         print(f"left out, reset raises ({len(bad)}): " + "; ".join(f"{k} ({v})" for k, v in bad.items()))
-    print("mix: " + ", ".join(f"{k} {p:.0%}" for k, p in MIX)
-          + "; oracle computed inside env.step (counted); resets on episode end (counted)")
+    print(
+        "mix: "
+        + ", ".join(f"{k} {p:.0%}" for k, p in MIX)
+        + "; oracle computed inside env.step (counted); resets on episode end (counted)"
+    )
     why_not = android_env_available()
     anchor_note = ""
     if why_not is not None:
-        anchor_note = (f"android_env is not importable ({why_not}); install it with `{INSTALL_HINT}` "
-                       "to get the anchor figures. The gui-gym figures are still valid.")
+        anchor_note = (
+            f"android_env is not importable ({why_not}); install it with `{INSTALL_HINT}` "
+            "to get the anchor figures. The gui-gym figures are still valid."
+        )
         print(f"NOTE: {anchor_note}")
     print()
     sys.stdout.flush()
@@ -564,8 +604,10 @@ def main(argv: list[str] | None = None) -> int:
                 except Exception as e:  # keep the simulator-level anchor if the full env cannot be built
                     anchor_failed = f"{type(e).__name__}: {e}"
                     anchor.clear()
-                    anchor_note = (f"AndroidEnv could not be built/stepped offline ({anchor_failed}); "
-                                   "only the simulator-level anchor (bare FakeSimulator screenshot) is reported")
+                    anchor_note = (
+                        f"AndroidEnv could not be built/stepped offline ({anchor_failed}); "
+                        "only the simulator-level anchor (bare FakeSimulator screenshot) is reported"
+                    )
         for i, (kind, kw) in enumerate(vector_cfgs):
             label = vector_label(kind, 2, kw)
             if label in failures:
@@ -593,8 +635,10 @@ def main(argv: list[str] | None = None) -> int:
         return div(ours.per_core, theirs.per_core), div(ours.rate, theirs.rate)
 
     # -- the table --
-    print("| configuration | env-steps | steps/s wall (incl. resets) | best round wall | steps/s per core (CPU) "
-          "| mean reset ms wall / CPU | target | vs android_env per core / wall | status |")
+    print(
+        "| configuration | env-steps | steps/s wall (incl. resets) | best round wall | steps/s per core (CPU) "
+        "| mean reset ms wall / CPU | target | vs android_env per core / wall | status |"
+    )
     print("|---|---:|---:|---:|---:|---:|---|---:|---|")
     for r in [*rows, *vectors]:
         target, rt, status = "", "", ""
@@ -610,23 +654,31 @@ def main(argv: list[str] | None = None) -> int:
             target += ("; " if target else "") + f"reset <= {RESET_TARGET_MS:g} ms"
             status += ("; " if status else "") + ok(r.reset_cpu_ms <= RESET_TARGET_MS)
         reset = f"{fmt(r.reset_ms, 2)} / {fmt(r.reset_cpu_ms, 2)}" if r.resets else "n/a"
-        print(f"| {r.name} | {r.steps:,} | {fmt(r.rate)} | {fmt(r.best)} | {fmt(r.per_core)} | {reset} "
-              f"| {target} | {rt} | {status} |")
+        print(
+            f"| {r.name} | {r.steps:,} | {fmt(r.rate)} | {fmt(r.best)} | {fmt(r.per_core)} | {reset} "
+            f"| {target} | {rt} | {status} |"
+        )
     for label in failures:
         print(f"| {label} | 0 | FAILED | | | | | | see note |")
     for size in sizes:
         a = anchor.get(size)
         if a is not None:
-            print(f"| {a.name} | {a.steps:,} | {fmt(a.rate)} | {fmt(a.best)} | {fmt(a.per_core)} "
-                  f"| {fmt(a.reset_ms, 2)} / {fmt(a.reset_cpu_ms, 2)} | anchor | 1.00x | |")
+            print(
+                f"| {a.name} | {a.steps:,} | {fmt(a.rate)} | {fmt(a.best)} | {fmt(a.per_core)} "
+                f"| {fmt(a.reset_ms, 2)} / {fmt(a.reset_cpu_ms, 2)} | anchor | 1.00x | |"
+            )
     for size in sizes:
         b, fb = bare[size], anchor_bare.get(size)
         rc, rw = ratios(b, fb)
-        print(f"| {b.name} | {b.steps:,} frames | {fmt(b.rate)} frames/s | {fmt(b.best)} | {fmt(b.per_core)} "
-              f"| | | {rx(rc)} / {rx(rw)} | |")
+        print(
+            f"| {b.name} | {b.steps:,} frames | {fmt(b.rate)} frames/s | {fmt(b.best)} | {fmt(b.per_core)} "
+            f"| | | {rx(rc)} / {rx(rw)} | |"
+        )
         if fb is not None:
-            print(f"| {fb.name} | {fb.steps:,} frames | {fmt(fb.rate)} frames/s | {fmt(fb.best)} | {fmt(fb.per_core)} "
-                  "| | anchor | 1.00x | |")
+            print(
+                f"| {fb.name} | {fb.steps:,} frames | {fmt(fb.rate)} frames/s | {fmt(fb.best)} | {fmt(fb.per_core)} "
+                "| | anchor | 1.00x | |"
+            )
 
     # -- notes --
     print()
@@ -636,45 +688,62 @@ def main(argv: list[str] | None = None) -> int:
         print("NOTE: " + anchor_note)
     t = singles[("text", DEFAULT_SIZE)]
     share = div(t.extra["oracle_s"], t.step_s)
-    print(f"text single: {t.resets} resets, episode ends {dict(t.extra['ends'])}; actions {dict(t.extra['kinds'])}; "
-          f"oracle-action computation is {share:.0%} of step time "
-          f"({fmt(1e6 * div(t.extra['oracle_s'], t.extra['oracle_calls']))} us/call)")
+    print(
+        f"text single: {t.resets} resets, episode ends {dict(t.extra['ends'])}; actions {dict(t.extra['kinds'])}; "
+        f"oracle-action computation is {share:.0%} of step time "
+        f"({fmt(1e6 * div(t.extra['oracle_s'], t.extra['oracle_calls']))} us/call)"
+    )
     for r in rows:
-        print(f"{r.name}: step-only {fmt(div(r.steps, r.step_s))} steps/s wall, "
-              f"{fmt(1000 * div(r.step_cpu, r.steps), 3)} CPU-ms/step")
+        print(
+            f"{r.name}: step-only {fmt(div(r.steps, r.step_s))} steps/s wall, "
+            f"{fmt(1000 * div(r.step_cpu, r.steps), 3)} CPU-ms/step"
+        )
     for r in vectors:
-        print(f"{r.name}: {fmt(r.rate)} env-steps/s wall = {fmt(r.rate / r.cores)}/s per core by wall "
-              f"({r.cores} core(s)), {fmt(r.per_core)} per CPU-second; {r.extra.get('episodes', 0)} episodes")
+        print(
+            f"{r.name}: {fmt(r.rate)} env-steps/s wall = {fmt(r.rate / r.cores)}/s per core by wall "
+            f"({r.cores} core(s)), {fmt(r.per_core)} per CPU-second; {r.extra.get('episodes', 0)} episodes"
+        )
     worst = sorted(resets_by_task.items(), key=lambda kv: -kv[1])
-    print("reset ms by task (text, wall, dedicated loop), slowest first: "
-          + ", ".join(f"{k} {v:.2f}" for k, v in worst[:8]) + (" ..." if len(worst) > 8 else ""))
+    print(
+        "reset ms by task (text, wall, dedicated loop), slowest first: "
+        + ", ".join(f"{k} {v:.2f}" for k, v in worst[:8])
+        + (" ..." if len(worst) > 8 else "")
+    )
     errors: Counter[str] = Counter()
     for r in [*rows, *vectors]:
         errors.update(r.extra.get("errors", {}))
     if errors:
-        print(f"WARNING: the env raised {sum(errors.values())} exception(s) in step or oracle_action (counted as "
-              "truncated episodes; each is a gui-gym bug):")
+        print(
+            f"WARNING: the env raised {sum(errors.values())} exception(s) in step or oracle_action (counted as "
+            "truncated episodes; each is a gui-gym bug):"
+        )
         for msg, n in errors.most_common(10):
             print(f"  {n:5d} x {msg}")
 
     # -- verdict --
     best_text = max(r.per_core for r in text_results)
     print("\nTARGETS (judged on CPU time, i.e. per core; wall-clock figures above)")
-    print(f"  text >= {TEXT_TARGET_PER_CORE:,.0f} steps/s per core: single {fmt(t.per_core)}, "
-          + ", ".join(f"{r.name} {fmt(r.per_core)}" for r in vectors)
-          + f" -> {ok(t.per_core >= TEXT_TARGET_PER_CORE)} (single env); best {fmt(best_text)} "
-          f"-> {ok(best_text >= TEXT_TARGET_PER_CORE)}")
+    print(
+        f"  text >= {TEXT_TARGET_PER_CORE:,.0f} steps/s per core: single {fmt(t.per_core)}, "
+        + ", ".join(f"{r.name} {fmt(r.per_core)}" for r in vectors)
+        + f" -> {ok(t.per_core >= TEXT_TARGET_PER_CORE)} (single env); best {fmt(best_text)} "
+        f"-> {ok(best_text >= TEXT_TARGET_PER_CORE)}"
+    )
     for size in sizes:
         ours, theirs = singles[("pixels", size)], anchor.get(size)
         rc, rw = ratios(ours, theirs)
-        print(f"  pixels {size[0]}x{size[1]} >= android_env fake: per core {fmt(ours.per_core)} vs "
-              f"{fmt(theirs.per_core) if theirs else 'n/a'} = {rx(rc)} (wall {rx(rw)}) "
-              f"-> {ok(None if theirs is None else rc >= 1)}")
-    print(f"  reset <= {RESET_TARGET_MS:g} ms (CPU): "
-          + ", ".join(f"{r.name} {fmt(r.reset_cpu_ms, 2)}" for r in rows if r.resets)
-          + f"; slowest task (text, wall) {worst[0][0]} {worst[0][1]:.2f} -> text "
-          f"{ok(t.reset_cpu_ms <= RESET_TARGET_MS)}, all modes "
-          f"{ok(all(r.reset_cpu_ms <= RESET_TARGET_MS for r in rows if r.resets))}")
+        print(
+            f"  pixels {size[0]}x{size[1]} >= android_env fake: per core {fmt(ours.per_core)} vs "
+            f"{fmt(theirs.per_core) if theirs else 'n/a'} = {rx(rc)} (wall {rx(rw)}) "
+            f"-> {ok(None if theirs is None else rc >= 1)}"
+        )
+    print(
+        f"  reset <= {RESET_TARGET_MS:g} ms (CPU): "
+        + ", ".join(f"{r.name} {fmt(r.reset_cpu_ms, 2)}" for r in rows if r.resets)
+        + f"; slowest task (text, wall) {worst[0][0]} {worst[0][1]:.2f} -> text "
+        f"{ok(t.reset_cpu_ms <= RESET_TARGET_MS)}, all modes "
+        f"{ok(all(r.reset_cpu_ms <= RESET_TARGET_MS for r in rows if r.resets))}"
+    )
     print(f"\ntotal wall time {wall() - t_all:.1f} s; load average at end {load()}")
     return 0
 
