@@ -66,6 +66,14 @@ def open_contact(o: Oracle, name: str) -> str | None:
     return o.tap(o.find(role="row", label=name))
 
 
+def contact_open(dev: Device, name: str) -> bool:
+    """The detail page of the contact ``name`` is on the Contacts back stack."""
+    return any(
+        isinstance(s, ContactDetail) and (c := db(dev).by_uid(s.uid)) is not None and c.name == name
+        for s in screens(dev, "contacts")
+    )
+
+
 def options_open(dev: Device, name: str) -> bool:
     """A long-press menu or delete confirmation about ``name`` is showing in the list."""
     for s in screens(dev, "contacts"):
@@ -236,13 +244,7 @@ class ContactsFavorite(TaskTemplate):
     placeholders: ClassVar[dict[str, str]] = {"Name": "name"}
     milestones = (
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
-        Milestone(
-            "Open the contact <Name>",
-            lambda d, p: any(
-                isinstance(s, ContactDetail) and (c := db(d).by_uid(s.uid)) is not None and c.name == p["name"]
-                for s in screens(d, "contacts")
-            ),
-        ),
+        Milestone("Open the contact <Name>", lambda d, p: contact_open(d, p["name"])),
         Milestone("Add <Name> to favourites", lambda d, p: any(c.starred for c in db(d).find(p["name"]))),
     )
 
@@ -275,13 +277,7 @@ class ContactsPhoneNumberQuestion(TaskTemplate):
     placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Phone": "phone"}
     milestones = (
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
-        Milestone(
-            "Open the contact <Name>",
-            lambda d, p: any(
-                isinstance(s, ContactDetail) and (c := db(d).by_uid(s.uid)) is not None and c.name == p["name"]
-                for s in screens(d, "contacts")
-            ),
-        ),
+        Milestone("Open the contact <Name>", lambda d, p: contact_open(d, p["name"])),
     )
 
     def sample(self, rng: np.random.Generator) -> Params:
@@ -314,13 +310,7 @@ class ContactsEditPhone(TaskTemplate):
     placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Phone": "phone"}
     milestones = (
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
-        Milestone(
-            "Open the contact <Name>",
-            lambda d, p: any(
-                isinstance(s, ContactDetail) and (c := db(d).by_uid(s.uid)) is not None and c.name == p["name"]
-                for s in screens(d, "contacts")
-            ),
-        ),
+        Milestone("Open the contact <Name>", lambda d, p: contact_open(d, p["name"])),
         Milestone(
             "Edit the contact <Name>",
             lambda d, p: any(isinstance(s, ContactEditor) and s.uid is not None for s in screens(d, "contacts")),

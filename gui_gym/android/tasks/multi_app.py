@@ -7,25 +7,17 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gui_gym.android.apps.contacts import ContactDetail
 from gui_gym.android.apps.messages import Message
 from gui_gym.android.tasks import contacts as ct
 from gui_gym.android.tasks import markor as mk
 from gui_gym.android.tasks import messages as sms
 from gui_gym.android.tasks.base import Milestone, Oracle, Params, TaskTemplate
+from gui_gym.android.tasks.contacts import contact_open, digits, in_app, open_contact
 from gui_gym.android.tasks.contacts import db as contacts_db
-from gui_gym.android.tasks.contacts import digits, in_app, open_contact, screens
 from gui_gym.android.tasks.data import people, pick
 
 if TYPE_CHECKING:
     from gui_gym.android.device import Device
-
-
-def contact_seen(dev: Device, name: str) -> bool:
-    return any(
-        isinstance(s, ContactDetail) and (c := contacts_db(dev).by_uid(s.uid)) is not None and c.name == name
-        for s in screens(dev, "contacts")
-    )
 
 
 def sent_containing(dev: Device, number: str, needle_digits: str) -> bool:
@@ -45,7 +37,7 @@ class SimpleSmsShareContactNumber(TaskTemplate):
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
         Milestone(
             "Open the contact <Other> to read the number",
-            lambda d, p: contact_seen(d, p["other"]) or sent_containing(d, p["phone"], digits(p["other_phone"])),
+            lambda d, p: contact_open(d, p["other"]) or sent_containing(d, p["phone"], digits(p["other_phone"])),
         ),
         Milestone(
             "Open the Messages app",
@@ -76,7 +68,7 @@ class SimpleSmsShareContactNumber(TaskTemplate):
         p = o.p
         if sent_containing(o.dev, p["phone"], digits(p["other_phone"])):
             return o.finish()
-        if not contact_seen(o.dev, p["other"]) and o.app != "messages":
+        if not contact_open(o.dev, p["other"]) and o.app != "messages":
             return open_contact(o, p["other"]) or o.launch("Messages")
         return sms.send_step(o, p["phone"], p["other_phone"], p["name"], contact=True)
 
