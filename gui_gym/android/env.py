@@ -168,7 +168,12 @@ class GuiAndroidEnv(gym.Env):
         self._done = False
         self._advance_milestones()
         reached = self._milestones[: self._reached]  # a start state may already satisfy some
-        return self._obs(), self._info(valid=True, description="Reset", new_milestones=reached)
+        info = self._info(valid=True, description="Reset", new_milestones=reached)
+        # What milestone-based shaping needs once per episode: the annotated milestones of this
+        # instance, and the values behind their <Slot> placeholders (to abstract and refill them).
+        info["task_milestones"] = list(self._milestones)
+        info["placeholders"] = task.placeholder_values(params)
+        return self._obs(), info
 
     def step(self, action: str | dict | Action) -> tuple[dict, float, bool, bool, dict]:
         if self._task is None or self._done:

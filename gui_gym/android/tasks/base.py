@@ -83,14 +83,18 @@ class TaskTemplate:
 
     def milestone_texts(self, params: Params | None = None) -> list[str]:
         """Milestone texts, with placeholders filled when ``params`` is given."""
+        values = self.placeholder_values(params) if params is not None else {}
         out = []
         for m in self.milestones:
             text = m.text
-            if params is not None:
-                for slot, key in self.placeholders.items():
-                    text = text.replace(f"<{slot}>", str(params[key]))
+            for slot, value in values.items():
+                text = text.replace(f"<{slot}>", value)
             out.append(text)
         return out
+
+    def placeholder_values(self, params: Params) -> dict[str, str]:
+        """``<Slot>`` name -> the text this instance puts there (``{"Name": "Zara Costa"}``)."""
+        return {slot: str(params[key]) for slot, key in self.placeholders.items() if key in params}
 
     def spec(self) -> TaskSpec:
         return TaskSpec(

@@ -1,0 +1,195 @@
+"""The reward-shaping protocol every wrapper in :mod:`wrappers` keeps.
+
+A shaping wrapper never hides what it did. Each step it adds its own named terms to
+``info["reward_components"]`` and returns ``inner reward + its terms``, so the step reward is
+always the sum of the components:
+
+- ``"outcome"`` is the env's own reward, put there by the innermost shaping wrapper;
+- each wrapper adds its terms under its names (``"format"``, ``"milestone"``, ``"spa"`` …).
+
+Some rewards depend on how the episode ends (ADMIRE's asymmetric credit, MobileRL's SPA): at a
+step in the middle of an episode they can only be *provisional*. At the last step every
+shaping wrapper therefore also publishes
+
+- ``info["episode_reward_components"]``: each term's final per-step vector for the whole
+  episode. The outcome term is the episode's outcome broadcast to every step, the step-level
+  convention of ADMIRE §3.3 (Eq. 12-13) and MobileRL §2.2.1;
+- ``info["episode_rewards"]``: their element-wise sum — only when some wrapper in the stack
+  depends on the outcome. This is the per-step vector a trainer must use in place of the
+  provisional step rewards.
+
+Wrappers compose in any order: each one reads the components its inner wrappers published and
+adds its own. A wrapper reads only the env contract (``task_id``, ``instruction``,
+``format_valid``, ``action_description``, ``milestones``, ``progress``, ``success``, and at reset
+``task_milestones`` / ``placeholders`` when the env has them).
+
+Example:
+    >>> import gymnasium as gym, gui_gym
+    >>> from wrappers import ShortestPathReward
+    >>> env = ShortestPathReward(gym.make("GuiAndroid-v0", task="SystemWifiTurnOn"))
+    >>> _ = env.reset(seed=0)
+    >>> done = False
+    >>> while not done:
+    ...     obs, r, term, trunc, info = env.step(env.unwrapped.oracle_action())
+    ...     done = term or trunc
+    >>> info["reward_components"], info["episode_rewards"]
+    ({'outcome': 1.0, 'spa': 0.0}, [1.0, 1.0, 1.0, 1.0])
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any, ClassVar, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+
+from gui_gym.core.trajectory import Step, Trajectory
+
+OUTCOME = "outcome"
+
+
+def observation_digest(obs: Any) -> str:
+    """A short stable hash of an observation (dicts of text and arrays, or either alone).
+
+    Two equal observations have equal digests; the built-in milestone generator uses them to
+    find steps that changed nothing and loops that came back to an earlier screen.
+    """
+    h = hashlib.blake2b(digest_size=12)
+
+    def feed(x: Any) -> None:
+        if isinstance(x, Mapping):
+            for k in sorted(x, key=str):
+                h.update(str(k).encode())
+                feed(x[k])
+        elif isinstance(x, np.ndarray):
+            h.update(str((x.dtype, x.shape)).encode())
+            h.update(np.ascontiguousarray(x).tobytes())
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                feed(v)
+        else:
+            h.update(str(x).encode("utf-8", "surrogatepass"))
+
+    feed(obs)
+    return h.hexdigest()
+
+
+class RewardShaping(gym.Wrapper):
+    """Base class of the shaping wrappers: records the episode, merges reward components.
+
+    Subclasses set :attr:`outcome_dependent` and implement
+
+    - :meth:`begin` (optional): called after reset with the reset ``info``;
+    - :meth:`step_terms`: this step's provisional terms, ``{name: value}``;
+    - :meth:`episode_terms`: at the last step, each term's final per-step vector.
+
+    The episode so far is :attr:`episode`, a :class:`gui_gym.core.Trajectory` whose steps carry
+    the action, its description, ``format_valid``, the env's milestones and progress, the
+    outcome term as ``reward``, and in ``info`` the digest of the observation after the step
+    (``"obs"``); ``meta`` holds the reset-time ``task_milestones``, ``placeholders`` and the
+    start digest.
+    """
+
+    outcome_dependent: ClassVar[bool] = False
+    record_observations: bool = False  # digest each observation (for milestone generation)
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        self.episode: Trajectory | None = None
+        self._done = True
+
+    # -- to implement --------------------------------------------------------------------
+    def begin(self, info: dict[str, Any]) -> None:
+        """A new episode started (``self.episode`` is fresh)."""
+
+    def step_terms(self, step: Step, info: dict[str, Any]) -> dict[str, float]:
+        raise NotImplementedError
+
+    def episode_terms(self, episode: Trajectory) -> dict[str, list[float]]:
+        raise NotImplementedError
+
+    # -- gymnasium API -------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        obs, info = self.env.reset(seed=seed, options=options)
+        meta = {
+            "task_milestones": list(info.get("task_milestones") or []),
+            "placeholders": dict(info.get("placeholders") or {}),
+        }
+        if self.record_observations:
+            meta["start_obs"] = observation_digest(obs)
+        self.episode = Trajectory(
+            task_id=str(info.get("task_id", "")), instruction=str(info.get("instruction", "")), seed=seed, meta=meta
+        )
+        self._done = False
+        self.begin(info)
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        if self.episode is None or self._done:
+            raise gym.error.ResetNeeded("call reset() before step() (the episode has ended)")
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        info = dict(info)
+        components = dict(info.get("reward_components") or {OUTCOME: float(reward)})
+        step = Step(
+            action=action if isinstance(action, str) else repr(action),
+            reward=float(components.get(OUTCOME, 0.0)),
+            format_valid=bool(info.get("format_valid", True)),
+            action_description=str(info.get("action_description", "")),
+            milestones=list(info.get("milestones") or []),
+            progress=float(info.get("progress", 0.0)),
+        )
+        if self.record_observations:
+            step.info["obs"] = observation_digest(obs)
+        self.episode.steps.append(step)
+
+        own = {name: float(v) for name, v in self.step_terms(step, info).items()}
+        components.update(own)
+        info["reward_components"] = components
+        shaped = float(reward) + sum(own.values())
+
+        if terminated or truncated:
+            self._done = True
+            ep = self.episode
+            ep.success, ep.truncated = bool(info.get("success", False)), bool(truncated)
+            vectors = {k: list(v) for k, v in (info.get("episode_reward_components") or {}).items()}
+            if not vectors:  # innermost shaping wrapper: the outcome, broadcast to every step
+                vectors[OUTCOME] = [sum(s.reward for s in ep.steps)] * len(ep.steps)
+            vectors.update(self.episode_terms(ep))
+            info["episode_reward_components"] = vectors
+            if self.outcome_dependent or "episode_rewards" in info:
+                info["episode_rewards"] = [float(sum(col)) for col in zip(*vectors.values(), strict=True)]
+        return obs, shaped, terminated, truncated, info
+
+
+class EpisodeRecorder(RewardShaping):
+    """Adds no reward; keeps each finished episode as a :class:`Trajectory` in :attr:`episodes`.
+
+    It records what the shaping wrappers see, observation digests included, which is the input
+    the milestone generators take.
+
+    Example:
+        >>> import gymnasium as gym, gui_gym
+        >>> env = EpisodeRecorder(gym.make("GuiAndroid-v0", task="SystemWifiTurnOn"))
+        >>> _ = env.reset(seed=0)
+        >>> _ = env.step('do(action="Launch", app="Settings")')
+        >>> env.episode.steps[0].action_description
+        'Launch Settings'
+    """
+
+    record_observations = True
+
+    def __init__(self, env: gym.Env, keep: int | None = None) -> None:
+        super().__init__(env)
+        self.keep = keep
+        self.episodes: list[Trajectory] = []
+
+    def step_terms(self, step: Step, info: dict[str, Any]) -> dict[str, float]:
+        return {}
+
+    def episode_terms(self, episode: Trajectory) -> dict[str, list[float]]:
+        self.episodes.append(episode)
+        if self.keep is not None:
+            del self.episodes[: -self.keep or None]
+        return {}

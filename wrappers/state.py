@@ -1,0 +1,194 @@
+"""Shared state that outlives an episode, persisted atomically and shareable across processes.
+
+:class:`SharedState` holds one JSON document. Without a path it lives in memory and is shared by
+every wrapper holding the object (a ``SyncVectorEnv``'s envs, threads). With a path it is also
+shared between processes (``AsyncVectorEnv`` workers, Ray actors): every change runs under an
+exclusive file lock on ``<path>.lock``, first reloading what other processes wrote, then writing
+the whole document back atomically; reads reload when the file changed on disk.
+
+A write never loses the previous copy: the new document goes to a temporary file that is
+flushed and fsynced, the current file is hard-linked to ``<path>.bak``, and only then the
+temporary file replaces ``<path>`` (an atomic rename). A crash at any point leaves a complete
+``<path>``. A file that does not parse raises :class:`StateFileError`, naming the backup; it is
+never overwritten by an empty document.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+log = logging.getLogger(__name__)
+
+S = TypeVar("S", bound="SharedState")
+
+
+class StateFileError(ValueError):
+    """A state file is missing, corrupt, or holds another kind of state."""
+
+
+def atomic_write_json(path: str | os.PathLike, data: Any) -> None:
+    """Write ``data`` as JSON to ``path`` atomically, keeping the previous file as ``<path>.bak``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, ensure_ascii=False, indent=1)
+            f.flush()
+            os.fsync(f.fileno())
+        if path.exists():
+            bak_tmp = f"{tmp}.bak"
+            os.link(path, bak_tmp)
+            os.replace(bak_tmp, f"{path}.bak")
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """An exclusive advisory lock on ``<path>.lock`` (blocks until it is free)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(f"{path}.lock", "a") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+
+
+class SharedState:
+    """One JSON document with a kind and a format version; subclasses add the operations.
+
+    Subclasses set :attr:`kind`, implement :meth:`_empty` and may extend :meth:`_check`, and
+    change the document only inside ``with self._change() as data:``.
+    """
+
+    kind: ClassVar[str] = "state"
+    format_version: ClassVar[int] = 1
+
+    def __init__(self, path: str | os.PathLike | None = None) -> None:
+        self.path = Path(path) if path is not None else None
+        self._lock = threading.RLock()
+        self._stamp: tuple[int, int, int] | None = None
+        self._file_ok = True  # False while the file on disk does not parse
+        self._data: dict[str, Any] = self._empty()
+        if self.path is not None and self.path.exists():
+            self._data = self._read_file(self.path)
+            self._stamp = self._file_stamp()
+
+    # -- to implement --------------------------------------------------------------------
+    def _empty(self) -> dict[str, Any]:
+        return {}
+
+    def _check(self, doc: dict[str, Any]) -> None:
+        """Raise ``ValueError`` if ``doc`` (the body, without the header) is malformed."""
+
+    # -- persistence ---------------------------------------------------------------------
+    @classmethod
+    def load(cls: type[S], path: str | os.PathLike, **kwargs: Any) -> S:
+        """The state saved at ``path``; raises :class:`StateFileError` if it is missing or corrupt."""
+        if not Path(path).exists():
+            raise StateFileError(f"{path}: no such {cls.kind} file")
+        return cls(path, **kwargs)
+
+    def save(self, path: str | os.PathLike | None = None) -> Path:
+        """Write the state to ``path`` (default: its own file) atomically; returns the path."""
+        target = Path(path) if path is not None else self.path
+        if target is None:
+            raise ValueError(f"this {self.kind} has no file: pass save(path)")
+        with self._lock:
+            doc = {"kind": self.kind, "format_version": self.format_version, "data": self._data}
+            if target == self.path:
+                with file_lock(target):
+                    atomic_write_json(target, doc)
+                    self._stamp, self._file_ok = self._file_stamp(), True
+            else:
+                atomic_write_json(target, doc)
+        return target
+
+    def to_dict(self) -> dict[str, Any]:
+        with self._lock:
+            self._refresh()
+            return json.loads(json.dumps(self._data))
+
+    # -- internals -----------------------------------------------------------------------
+    def _file_stamp(self) -> tuple[int, int, int] | None:
+        assert self.path is not None
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+    def _read_file(self, path: Path) -> dict[str, Any]:
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+            kind = doc.get("kind") if isinstance(doc, dict) else None
+            if kind != self.kind:
+                raise ValueError(f"not a {self.kind} file (kind={kind!r})")
+            if int(doc.get("format_version", 0)) > self.format_version:
+                raise ValueError(f"format version {doc['format_version']} is newer than this gui-gym reads")
+            data = doc.get("data")
+            if not isinstance(data, dict):
+                raise ValueError("no 'data' object")
+            self._check(data)
+        except (OSError, ValueError, TypeError, KeyError) as e:
+            bak = Path(f"{path}.bak")
+            hint = f"; the previous good copy is {bak}" if bak.exists() else ""
+            raise StateFileError(f"{path}: cannot read this {self.kind} ({e}){hint}") from e
+        return data
+
+    def _refresh(self) -> None:
+        """Reload if another process changed the file. A corrupt file keeps the in-memory copy."""
+        if self.path is None:
+            return
+        stamp = self._file_stamp()
+        if stamp is None or stamp == self._stamp:
+            return
+        try:
+            self._data = self._read_file(self.path)
+            self._file_ok = True
+        except StateFileError as e:
+            log.error("%s; keeping the copy in memory", e)
+            self._file_ok = False
+        self._stamp = stamp
+
+    @contextlib.contextmanager
+    def _change(self) -> Iterator[dict[str, Any]]:
+        """Reload, let the caller change the document, write it back (under the locks)."""
+        with self._lock:
+            if self.path is None:
+                yield self._data
+                return
+            with file_lock(self.path):
+                self._refresh()
+                yield self._data
+                if not self._file_ok:  # never replace a file we could not read
+                    log.error("%s does not parse; not overwriting it, the change stays in memory", self.path)
+                    return
+                doc = {"kind": self.kind, "format_version": self.format_version, "data": self._data}
+                atomic_write_json(self.path, doc)
+                self._stamp = self._file_stamp()
+
+    def __getstate__(self) -> dict[str, Any]:
+        with self._lock:
+            state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
