@@ -3,10 +3,31 @@
 Every wrapper keeps the protocol in :mod:`wrappers.protocol`: it adds named terms to
 ``info["reward_components"]`` and, at the last step, publishes the final per-step vectors in
 ``info["episode_reward_components"]`` and (when a reward depends on the outcome)
-``info["episode_rewards"]``.
+``info["episode_rewards"]``. The math of each method is a pure function next to its wrapper
+(:mod:`wrappers.admire`, :mod:`wrappers.spa`).
 """
 
+from wrappers.admire import AdmireConfig
+from wrappers.book import MilestoneBook
+from wrappers.generation import GenerationError, GenerationRequest
+from wrappers.milestone import MilestoneReward
 from wrappers.protocol import OUTCOME, EpisodeRecorder, RewardShaping, observation_digest
+from wrappers.spa import ShortestLengths, ShortestPathReward, adjust_group
 from wrappers.state import SharedState, StateFileError
 
-__all__ = ["OUTCOME", "EpisodeRecorder", "RewardShaping", "SharedState", "StateFileError", "observation_digest"]
+__all__ = [
+    "OUTCOME",
+    "AdmireConfig",
+    "EpisodeRecorder",
+    "GenerationError",
+    "GenerationRequest",
+    "MilestoneBook",
+    "MilestoneReward",
+    "RewardShaping",
+    "SharedState",
+    "ShortestLengths",
+    "ShortestPathReward",
+    "StateFileError",
+    "adjust_group",
+    "observation_digest",
+]

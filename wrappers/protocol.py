@@ -76,7 +76,7 @@ def observation_digest(obs: Any) -> str:
     return h.hexdigest()
 
 
-class RewardShaping(gym.Wrapper):
+class RewardShaping(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Base class of the shaping wrappers: records the episode, merges reward components.
 
     Subclasses set :attr:`outcome_dependent` and implement
@@ -84,6 +84,9 @@ class RewardShaping(gym.Wrapper):
     - :meth:`begin` (optional): called after reset with the reset ``info``;
     - :meth:`step_terms`: this step's provisional terms, ``{name: value}``;
     - :meth:`episode_terms`: at the last step, each term's final per-step vector.
+
+    Subclasses call ``gym.utils.RecordConstructorArgs.__init__(self, **their_kwargs)`` first, so
+    that ``env.spec`` can rebuild the stack (``gymnasium.utils.env_checker.check_env`` does).
 
     The episode so far is :attr:`episode`, a :class:`gui_gym.core.Trajectory` whose steps carry
     the action, its description, ``format_valid``, the env's milestones and progress, the
@@ -98,6 +101,7 @@ class RewardShaping(gym.Wrapper):
     def __init__(self, env: gym.Env) -> None:
         super().__init__(env)
         self.episode: Trajectory | None = None
+        self.last_step = False
         self._done = True
 
     # -- to implement --------------------------------------------------------------------
@@ -105,6 +109,8 @@ class RewardShaping(gym.Wrapper):
         """A new episode started (``self.episode`` is fresh)."""
 
     def step_terms(self, step: Step, info: dict[str, Any]) -> dict[str, float]:
+        """Provisional terms of the step just taken (``self.last_step`` tells if it ended the
+        episode; then ``self.episode.success`` is set)."""
         raise NotImplementedError
 
     def episode_terms(self, episode: Trajectory) -> dict[str, list[float]]:
@@ -143,16 +149,18 @@ class RewardShaping(gym.Wrapper):
         if self.record_observations:
             step.info["obs"] = observation_digest(obs)
         self.episode.steps.append(step)
+        self.last_step = bool(terminated or truncated)
+        if self.last_step:
+            self._done = True
+            self.episode.success, self.episode.truncated = bool(info.get("success", False)), bool(truncated)
 
         own = {name: float(v) for name, v in self.step_terms(step, info).items()}
         components.update(own)
         info["reward_components"] = components
         shaped = float(reward) + sum(own.values())
 
-        if terminated or truncated:
-            self._done = True
+        if self.last_step:
             ep = self.episode
-            ep.success, ep.truncated = bool(info.get("success", False)), bool(truncated)
             vectors = {k: list(v) for k, v in (info.get("episode_reward_components") or {}).items()}
             if not vectors:  # innermost shaping wrapper: the outcome, broadcast to every step
                 vectors[OUTCOME] = [sum(s.reward for s in ep.steps)] * len(ep.steps)
@@ -181,6 +189,7 @@ class EpisodeRecorder(RewardShaping):
     record_observations = True
 
     def __init__(self, env: gym.Env, keep: int | None = None) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self, keep=keep)
         super().__init__(env)
         self.keep = keep
         self.episodes: list[Trajectory] = []

@@ -95,6 +95,9 @@ class SharedState:
     def _check(self, doc: dict[str, Any]) -> None:
         """Raise ``ValueError`` if ``doc`` (the body, without the header) is malformed."""
 
+    def _before_write(self, data: dict[str, Any]) -> None:
+        """Last changes to the document inside a change, just before it is written."""
+
     # -- persistence ---------------------------------------------------------------------
     @classmethod
     def load(cls: type[S], path: str | os.PathLike, **kwargs: Any) -> S:
@@ -109,6 +112,7 @@ class SharedState:
         if target is None:
             raise ValueError(f"this {self.kind} has no file: pass save(path)")
         with self._lock:
+            self._before_write(self._data)
             doc = {"kind": self.kind, "format_version": self.format_version, "data": self._data}
             if target == self.path:
                 with file_lock(target):
@@ -172,10 +176,12 @@ class SharedState:
         with self._lock:
             if self.path is None:
                 yield self._data
+                self._before_write(self._data)
                 return
             with file_lock(self.path):
                 self._refresh()
                 yield self._data
+                self._before_write(self._data)
                 if not self._file_ok:  # never replace a file we could not read
                     log.error("%s does not parse; not overwriting it, the change stays in memory", self.path)
                     return

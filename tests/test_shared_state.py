@@ -1,0 +1,169 @@
+"""Shared state files: atomic saves, corrupt files, several processes on one book."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+
+import pytest
+
+from gui_gym.core import Step, Trajectory
+from wrappers import GenerationError, MilestoneBook, ShortestLengths, StateFileError
+
+
+def successful(task_id: str, descriptions: list[str], placeholders: dict | None = None) -> Trajectory:
+    steps = [Step(action="", action_description=d, info={"obs": str(i)}) for i, d in enumerate(descriptions)]
+    return Trajectory(task_id, f"do {task_id}", steps=steps, success=True, meta={"placeholders": placeholders or {}})
+
+
+def keep_all(req):
+    return [s.action_description for s in req.trajectory.steps]
+
+
+def test_book_save_load_round_trip(tmp_path):
+    book = MilestoneBook(generator=keep_all)
+    book.update(successful("A", ["Open A", "Save <X>"]), epoch=2)
+    book.record("A", ["Open A"], epoch=2)
+    book.record("B", [], epoch=2)
+    path = book.save(tmp_path / "book.json")
+    back = MilestoneBook.load(path)
+    assert back.templates("A") == ["Open A", "Save <X>"]
+    assert back.versions("A") == [
+        {"version": 1, "milestones": ["Open A", "Save <X>"], "epoch": 2, "source": "init", "length": 2}
+    ]
+    assert back.hit_counts("A") == {2: {"Open A": 1}}
+    assert back.coverage() == 0.5  # A has milestones, B was seen without
+    assert json.loads(path.read_text())["kind"] == "milestone_book"
+
+
+def test_refinement_adds_a_version_and_unchanged_output_does_not():
+    book = MilestoneBook(generator=keep_all)
+    assert book.update(successful("A", ["a", "b", "c"]))
+    assert not book.update(successful("A", ["a", "b", "c"]))  # Φ returned the same milestones
+    assert book.update(successful("A", ["a", "c"]), epoch=4)
+    assert [v["source"] for v in book.versions("A")] == ["init", "refine"]
+    assert book.version("A") == 2 and book.templates("A") == ["a", "c"]
+    assert not book.update(Trajectory("A", "x", steps=[Step("")], success=False))  # failures teach nothing
+
+
+@pytest.mark.parametrize(
+    "output",
+    [GenerationError("the LLM said: I cannot help with that"), [], ["ok", ""], "not a list", [1, 2], None],
+)
+def test_bad_generator_output_keeps_the_previous_milestones(output, caplog):
+    book = MilestoneBook(generator=keep_all)
+    book.update(successful("A", ["a", "b"]))
+
+    def bad(req):
+        if isinstance(output, Exception):
+            raise output
+        return output
+
+    book.generator = bad
+    with caplog.at_level("WARNING"):
+        assert not book.update(successful("A", ["x"]))
+    assert book.templates("A") == ["a", "b"]
+    assert "kept" in caplog.text
+
+
+def test_a_crashing_generator_does_not_raise(caplog):
+    def broken(req):
+        raise KeyError("bug")
+
+    book = MilestoneBook(generator=broken)
+    assert not book.update(successful("A", ["a"]))
+    assert "KeyError" in caplog.text and book.templates("A") == []
+
+
+def test_placeholders_are_filled_per_episode():
+    book = MilestoneBook(generator=keep_all)
+    book.set("ContactsFavorite", ['Open the contact "<Name>"', "Add <Name> to favourites"])
+    assert book.milestones("ContactsFavorite", {"Name": "Kofi Rossi"}) == [
+        'Open the contact "Kofi Rossi"',
+        "Add Kofi Rossi to favourites",
+    ]
+    assert book.milestones("Unknown", {"Name": "x"}) == []
+
+
+def test_crash_mid_write_keeps_the_previous_copy(tmp_path, monkeypatch):
+    path = tmp_path / "book.json"
+    book = MilestoneBook(path, generator=keep_all)
+    book.update(successful("A", ["a"]))
+    before = path.read_text()
+
+    def crash(src, dst):
+        raise OSError("power cut")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError, match="power cut"):
+        book.update(successful("A", ["b", "c", "d"]))
+    monkeypatch.undo()
+    assert path.read_text() == before  # the file on disk is the last complete version
+    assert MilestoneBook.load(path).templates("A") == ["a"]
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]  # no litter
+
+
+def test_corrupt_file_is_a_clear_error_and_is_never_overwritten(tmp_path, caplog):
+    path = tmp_path / "book.json"
+    book = MilestoneBook(path, generator=keep_all)
+    book.update(successful("A", ["a"]))
+    book.update(successful("B", ["b"]))  # now book.json.bak holds the first version
+    path.write_text('{"kind": "milestone_book", "data": {"tasks": [')
+    with pytest.raises(StateFileError, match=r"cannot read.*previous good copy is .*book\.json\.bak"):
+        MilestoneBook.load(path)
+    assert MilestoneBook.load(f"{path}.bak").templates("A") == ["a"]
+    # A running book keeps its copy in memory and refuses to overwrite the broken file.
+    with caplog.at_level("ERROR"):
+        assert book.templates("A") == ["a"]
+        book.update(successful("C", ["c"]))
+    assert "not overwriting" in caplog.text
+    assert path.read_text().endswith("[")
+
+
+def test_wrong_kind_and_missing_files(tmp_path):
+    lengths = ShortestLengths()
+    lengths.observe("k", 3)
+    p = lengths.save(tmp_path / "spa.json")
+    with pytest.raises(StateFileError, match="not a milestone_book file"):
+        MilestoneBook.load(p)
+    with pytest.raises(StateFileError, match="no such"):
+        ShortestLengths.load(tmp_path / "missing.json")
+    with pytest.raises(ValueError, match="no file"):
+        ShortestLengths().save()
+    assert ShortestLengths.load(p).get("k") == 3
+
+
+def _worker(path: str, worker: int, n: int) -> None:
+    book = MilestoneBook(path, generator=keep_all)
+    lengths = ShortestLengths(f"{path}.spa")
+    for i in range(n):
+        book.update(successful(f"T{worker}-{i % 3}", [f"step {worker} {i}"]))
+        book.record("shared", ["m"], epoch=0)
+        lengths.observe("shared", 100 - (worker * n + i))
+    book.flush()
+
+
+def test_several_processes_share_one_book(tmp_path):
+    path = str(tmp_path / "book.json")
+    procs = [mp.get_context("fork").Process(target=_worker, args=(path, w, 12)) for w in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    book = MilestoneBook.load(path)
+    assert len(book.tasks()) == 3 * 3 + 1
+    assert sum(book.to_dict()["tasks"][t]["successes"] for t in book.tasks()) == 36  # no update lost
+    assert book.hit_counts("shared") == {0: {"m": 36}}
+    assert ShortestLengths.load(f"{path}.spa").get("shared") == 100 - 35
+
+
+def test_pickled_book_keeps_its_file(tmp_path):
+    import pickle
+
+    book = MilestoneBook(tmp_path / "b.json", generator=keep_all)
+    book.update(successful("A", ["a"]))
+    clone = pickle.loads(pickle.dumps(book))
+    clone.update(successful("B", ["b"]))
+    assert book.templates("B") == ["b"]  # the original reloads what the clone wrote

@@ -1,0 +1,255 @@
+"""ADMIRE's adaptive milestone memory M (Alg. 1 line 1), keyed by task template.
+
+For each task the book holds milestone *templates* with ``<Slot>`` placeholders, distilled by a
+generator Φ from successful trajectories: initialised from the first one (Eq. 6), refined when a
+later one shows a better path (Eq. 7), and filled with each episode's own values by
+:meth:`MilestoneBook.milestones`. It also keeps what App. B reports: every version of each
+task's milestones (with the epoch and the exemplar's length), hit counts per milestone per
+epoch (App. B.2), and coverage, the share of tasks that have milestones (App. B.6).
+
+The book is a :class:`~wrappers.state.SharedState`: give it a ``path`` and the envs of an
+``AsyncVectorEnv`` (or several machines on a shared disk) read and refine one book; without a
+path it is shared in memory. Hit counts are added up in memory and written with the next
+change or :meth:`flush`, so a busy book does not rewrite its file every episode.
+
+Example:
+    >>> from gui_gym.core import Step, Trajectory
+    >>> book = MilestoneBook(generator=lambda req: [abstract(s.action_description, req.placeholders)
+    ...                                              for s in req.trajectory.steps])
+    >>> t = Trajectory("ContactsFavorite", "Add Hana Silva to my favourite contacts.", success=True,
+    ...                steps=[Step("a", action_description='Open the contact "Hana Silva"')],
+    ...                meta={"placeholders": {"Name": "Hana Silva"}})
+    >>> book.update(t, epoch=0)
+    True
+    >>> book.templates("ContactsFavorite"), book.milestones("ContactsFavorite", {"Name": "Kofi Rossi"})
+    (['Open the contact "<Name>"'], ['Open the contact "Kofi Rossi"'])
+    >>> book.coverage(["ContactsFavorite", "ContactsAddContact"])
+    0.5
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from gui_gym.core.trajectory import Step, Trajectory
+from wrappers.generation import GenerationError, GenerationRequest, MilestoneGenerator, abstract, instantiate
+from wrappers.state import SharedState
+
+log = logging.getLogger(__name__)
+
+__all__ = ["MilestoneBook", "abstract", "instantiate"]
+
+
+class MilestoneBook(SharedState):
+    """Adaptive milestones per task template, with their versions, hit counts and coverage.
+
+    ``generator`` is Φ (default: :class:`wrappers.distill.BuiltinMilestoneGenerator`, which
+    needs no LLM; :class:`wrappers.llm_generator.LLMMilestoneGenerator` runs the paper's prompts).
+    ``history`` successful trajectories per task are kept for generators that compare paths.
+    """
+
+    kind = "milestone_book"
+
+    def __init__(
+        self,
+        path: str | os.PathLike | None = None,
+        generator: MilestoneGenerator | None = None,
+        history: int = 8,
+    ) -> None:
+        self.generator = generator
+        self.history = history
+        self._pending: dict[str, dict[str, Counter[str]]] = {}  # task -> epoch -> template -> hits
+        self._pending_episodes: Counter[str] = Counter()
+        super().__init__(path)
+
+    # -- document ------------------------------------------------------------------------
+    def _empty(self) -> dict[str, Any]:
+        return {"tasks": {}}
+
+    def _check(self, doc: dict[str, Any]) -> None:
+        tasks = doc.get("tasks")
+        if not isinstance(tasks, dict):
+            raise ValueError("'tasks' must be an object")
+        for tid, entry in tasks.items():
+            ms = entry.get("milestones") if isinstance(entry, dict) else None
+            if not isinstance(ms, list) or not all(isinstance(m, str) for m in ms):
+                raise ValueError(f"task {tid!r}: 'milestones' must be a list of strings")
+
+    @staticmethod
+    def _entry(data: dict[str, Any], task_id: str) -> dict[str, Any]:
+        return data["tasks"].setdefault(
+            task_id, {"milestones": [], "versions": [], "history": [], "hits": {}, "episodes": 0, "successes": 0}
+        )
+
+    # -- reading -------------------------------------------------------------------------
+    def templates(self, task_id: str) -> list[str]:
+        """The task's current milestone templates (``[]`` if it has none yet)."""
+        with self._lock:
+            self._refresh()
+            entry = self._data["tasks"].get(task_id)
+            return list(entry["milestones"]) if entry else []
+
+    def milestones(self, task_id: str, placeholders: Mapping[str, str] | None = None) -> list[str]:
+        """The task's milestones with this instance's values filled in."""
+        return [instantiate(m, placeholders or {}) for m in self.templates(task_id)]
+
+    def version(self, task_id: str) -> int:
+        """How many times the task's milestones were set (0: never)."""
+        return len(self.versions(task_id))
+
+    def versions(self, task_id: str) -> list[dict[str, Any]]:
+        """Every version: ``{"version", "milestones", "epoch", "source", "length"}``."""
+        with self._lock:
+            self._refresh()
+            entry = self._data["tasks"].get(task_id)
+            return [dict(v) for v in entry["versions"]] if entry else []
+
+    def tasks(self) -> list[str]:
+        """Every task the book has seen an episode of."""
+        with self._lock:
+            self._refresh()
+            return sorted(set(self._data["tasks"]) | set(self._pending_episodes))
+
+    def coverage(self, task_ids: Iterable[str] | None = None) -> float:
+        """Share of ``task_ids`` (default: every task seen) that have milestones (App. B.6)."""
+        ids = list(task_ids) if task_ids is not None else self.tasks()
+        if not ids:
+            return 0.0
+        return sum(bool(self.templates(t)) for t in ids) / len(ids)
+
+    def hit_counts(self, task_id: str) -> dict[int, dict[str, int]]:
+        """Hits per epoch per milestone template (App. B.2), pending counts included."""
+        with self._lock:
+            self._refresh()
+            entry = self._data["tasks"].get(task_id, {})
+            out: dict[int, Counter[str]] = {int(e): Counter(c) for e, c in entry.get("hits", {}).items()}
+            for e, c in self._pending.get(task_id, {}).items():
+                out.setdefault(int(e), Counter()).update(c)
+            return {e: dict(c) for e, c in sorted(out.items())}
+
+    # -- changing ------------------------------------------------------------------------
+    def set(self, task_id: str, milestones: Sequence[str], epoch: int = 0, source: str = "manual") -> None:
+        """Set a task's milestone templates by hand (a new version)."""
+        ms = _validated(milestones)
+        with self._change() as data:
+            self._add_version(self._entry(data, task_id), ms, epoch, source, length=None)
+
+    def record(self, task_id: str, hit_templates: Sequence[str], epoch: int = 0) -> None:
+        """Count one episode of ``task_id`` and the milestones it hit (kept in memory until flushed)."""
+        with self._lock:
+            self._pending_episodes[task_id] += 1
+            hits = self._pending.setdefault(task_id, {}).setdefault(str(epoch), Counter())
+            hits.update(hit_templates)
+
+    def flush(self) -> None:
+        """Write the pending hit counts (a no-op when there are none)."""
+        with self._lock:
+            if self._pending or self._pending_episodes:
+                with self._change():
+                    pass
+
+    def update(self, trajectory: Trajectory, epoch: int = 0) -> bool:
+        """Offer a successful trajectory to Φ (Eq. 6 if the task has no milestones, else Eq. 7).
+
+        Returns True if the task's milestones changed. A failed trajectory, or a generator that
+        fails (garbage from an LLM, an endpoint that is down), changes nothing: the previous
+        milestones stay and the reason is logged.
+        """
+        if not trajectory.success:
+            return False
+        generator = self.generator or self._default_generator()
+        task_id = trajectory.task_id
+        placeholders = dict(trajectory.meta.get("placeholders") or {})
+        with self._lock:
+            self._refresh()
+            entry = self._data["tasks"].get(task_id) or {}
+            current = list(entry.get("milestones", []))
+            history = [_from_record(r) for r in entry.get("history", [])]
+        request = GenerationRequest(
+            task_id=task_id,
+            instruction=trajectory.instruction,
+            trajectory=trajectory,
+            current=current,
+            placeholders=placeholders,
+            history=history,
+        )
+        try:
+            new = _validated(generator(request))
+        except GenerationError as e:
+            log.warning("milestones of %s kept (version %d): %s", task_id, len(entry.get("versions", [])), e)
+            new = None
+        except Exception as e:  # a broken generator must not end the episode that called it
+            log.error("milestone generator failed on %s (%s: %s); milestones kept", task_id, type(e).__name__, e)
+            new = None
+        with self._change() as data:
+            entry = self._entry(data, task_id)
+            entry["successes"] += 1
+            entry["history"] = [*entry["history"], _to_record(trajectory)][-self.history :]
+            if new is None or new == entry["milestones"]:
+                return False
+            source = "init" if not entry["milestones"] else "refine"
+            self._add_version(entry, new, epoch, source, length=len(trajectory.steps))
+            return True
+
+    # -- internals -----------------------------------------------------------------------
+    @staticmethod
+    def _add_version(entry: dict[str, Any], ms: list[str], epoch: int, source: str, length: int | None) -> None:
+        entry["milestones"] = ms
+        entry["versions"].append(
+            {
+                "version": len(entry["versions"]) + 1,
+                "milestones": ms,
+                "epoch": epoch,
+                "source": source,
+                "length": length,
+            }
+        )
+
+    @staticmethod
+    def _default_generator() -> MilestoneGenerator:
+        from wrappers.distill import BuiltinMilestoneGenerator
+
+        return BuiltinMilestoneGenerator()
+
+    def _before_write(self, data: dict[str, Any]) -> None:
+        """Fold the pending episode and hit counts into the document about to be written."""
+        for task_id, n in self._pending_episodes.items():
+            self._entry(data, task_id)["episodes"] += n
+        for task_id, epochs in self._pending.items():
+            hits = self._entry(data, task_id)["hits"]
+            for epoch, counts in epochs.items():
+                merged = Counter(hits.get(epoch, {}))
+                merged.update(counts)
+                hits[epoch] = dict(merged)
+        self._pending.clear()
+        self._pending_episodes.clear()
+
+
+def _validated(milestones: Any) -> list[str]:
+    if not isinstance(milestones, (list, tuple)) or not milestones:
+        raise GenerationError(f"expected a non-empty list of milestones, got {str(milestones)[:200]!r}")
+    out = [m.strip() for m in milestones if isinstance(m, str) and m.strip()]
+    if len(out) != len(milestones):
+        raise GenerationError(f"every milestone must be a non-empty string: {str(milestones)[:200]!r}")
+    return out
+
+
+def _to_record(t: Trajectory) -> dict[str, Any]:
+    """The part of a trajectory generators read, small enough to keep several per task."""
+    return {
+        "task_id": t.task_id,
+        "instruction": t.instruction,
+        "placeholders": dict(t.meta.get("placeholders") or {}),
+        "start_obs": t.meta.get("start_obs"),
+        "steps": [[s.action_description, s.format_valid, s.info.get("obs")] for s in t.steps],
+    }
+
+
+def _from_record(r: dict[str, Any]) -> Trajectory:
+    steps = [Step(action="", action_description=d, format_valid=ok, info={"obs": o}) for d, ok, o in r["steps"]]
+    meta = {"placeholders": r.get("placeholders", {}), "start_obs": r.get("start_obs")}
+    return Trajectory(task_id=r["task_id"], instruction=r["instruction"], steps=steps, success=True, meta=meta)

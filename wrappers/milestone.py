@@ -1,0 +1,202 @@
+"""``MilestoneReward``: ADMIRE's adaptive milestone reward as a Gymnasium wrapper (paper 000).
+
+Per step the wrapper matches the action description against the next unmet milestone (Eq. 8-9)
+and adds two terms to ``info["reward_components"]``:
+
+- ``"format"``: η·R_format(t), −η for an invalid action (final as soon as it is given);
+- ``"milestone"``: λ(E)·R_mil(t). During the episode it is provisional, λ(E)·r_t^mil at the
+  steps that hit a milestone (the outcome is not known yet); at the last step
+  ``info["episode_rewards"]`` holds the final R_total(t) = R_outcome + η·R_format(t) +
+  λ(E)·R_mil(t) of Alg. 1 line 35, with the asymmetric R_mil of Eq. 10-11.
+
+Milestones come from the task's annotations (``book=None``, "Static (Human)" in Table 3) or from a
+:class:`~wrappers.book.MilestoneBook` that distils them from successful episodes and refines them
+as the policy improves. As in Alg. 1 (Phase 1 before Phase 2), a successful episode first
+updates the book and is then credited against the updated milestones.
+
+Example (the annotated milestones of a task, scored by a stand-in matcher):
+    >>> import gymnasium as gym, gui_gym
+    >>> class Exact:
+    ...     delta = 0.75
+    ...     def score(self, action, milestone):
+    ...         return 1.0 if action == "Launch Settings" and "Settings" in milestone else 0.0
+    >>> env = MilestoneReward(gym.make("GuiAndroid-v0", task="SystemWifiTurnOn"), matcher=Exact())
+    >>> _, info = env.reset(seed=0)
+    >>> _, r, *_, info = env.step('do(action="Launch", app="Settings")')
+    >>> r, info["reward_components"], info["milestone_hit"]
+    (0.3, {'outcome': 0.0, 'format': 0.0, 'milestone': 0.3}, 'Open the Settings app')
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import Counter
+from dataclasses import replace
+from typing import Any, Protocol
+
+import gymnasium as gym
+
+from gui_gym.core.trajectory import Step, Trajectory
+from wrappers.admire import AdmireConfig, Matches, asymmetric_credit, curriculum_weight, match_milestones
+from wrappers.book import MilestoneBook
+from wrappers.generation import abstract
+from wrappers.protocol import RewardShaping
+
+log = logging.getLogger(__name__)
+
+
+class Matcher(Protocol):
+    """What MilestoneReward needs of a matcher: a score s(a_t, m) and its threshold δ."""
+
+    delta: float
+
+    def score(self, action: str, milestone: str) -> float: ...
+
+
+_default_matcher: Matcher | None = None
+_default_lock = threading.Lock()
+
+
+def default_matcher() -> Matcher:
+    """One :class:`~wrappers.matching.SemanticMatcher` per process, shared by every wrapper, so a
+    vector env loads the sentence encoder once and encodes each text once."""
+    global _default_matcher
+    with _default_lock:
+        if _default_matcher is None:
+            from wrappers.matching import SemanticMatcher
+
+            _default_matcher = SemanticMatcher()
+        return _default_matcher
+
+
+class MilestoneReward(RewardShaping):
+    """ADMIRE (Eq. 8-11, Alg. 1 line 35) on any env that keeps the env contract.
+
+    Args:
+        env: the env to wrap.
+        book: a :class:`MilestoneBook` for adaptive milestones; ``None`` uses the annotated
+            milestones the env gives at reset (``info["task_milestones"]``).
+        matcher: scores an action description against a milestone (default: the shared
+            :class:`~wrappers.matching.SemanticMatcher`).
+        config: ADMIRE's hyperparameters and ablation switches (:class:`AdmireConfig`).
+        epoch: the training epoch E of λ(E) = λ0·γ^E; trainers call :meth:`set_epoch`.
+
+    Extra ``info`` keys each step: ``milestone_hit`` (the milestone this step hit, or None) and
+    ``milestone_target`` (the next unmet one, or None).
+    """
+
+    outcome_dependent = True
+
+    def __init__(
+        self,
+        env: gym.Env,
+        book: MilestoneBook | None = None,
+        matcher: Matcher | None = None,
+        config: AdmireConfig | None = None,
+        epoch: int = 0,
+    ) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self, book=book, matcher=matcher, config=config, epoch=epoch)
+        super().__init__(env)
+        self.book = book
+        self.config = config or AdmireConfig()
+        self._matcher = matcher
+        self.epoch = int(epoch)
+        self.record_observations = book is not None  # the built-in generator reads them
+        self.hits: Counter[tuple[str, int, str]] = Counter()  # (task, epoch, milestone template)
+        self._milestones: list[str] = []
+        self._templates: list[str] = []
+        self._pointer = 0
+        self._rewards: list[float] = []
+        self._hit_idx: list[int | None] = []
+        self._warned: set[str] = set()
+
+    # -- configuration -------------------------------------------------------------------
+    @property
+    def matcher(self) -> Matcher:
+        if self._matcher is None:
+            self._matcher = default_matcher()
+        return self._matcher
+
+    @property
+    def delta(self) -> float:
+        return float(self.config.delta if self.config.delta is not None else self.matcher.delta)
+
+    @property
+    def weight(self) -> float:
+        """λ(E) for the current epoch (λ0 without decay)."""
+        c = self.config
+        return curriculum_weight(self.epoch, c.lambda0, c.gamma if c.decay else 1.0)
+
+    def set_epoch(self, epoch: int) -> None:
+        """Set the training epoch E (Alg. 1 line 3); λ(E) decays as λ0·γ^E."""
+        self.epoch = int(epoch)
+
+    def with_config(self, **changes: Any) -> None:
+        """Change hyperparameters in place, e.g. ``env.with_config(decay=False)``."""
+        self.config = replace(self.config, **changes)
+
+    @property
+    def milestones(self) -> list[str]:
+        """This episode's milestones, placeholders filled."""
+        return list(self._milestones)
+
+    # -- RewardShaping -------------------------------------------------------------------
+    def begin(self, info: dict[str, Any]) -> None:
+        assert self.episode is not None
+        task_id, values = self.episode.task_id, self.episode.meta["placeholders"]
+        if self.book is None:
+            self._milestones = [str(m) for m in self.episode.meta["task_milestones"]]
+            self._templates = [abstract(m, values) for m in self._milestones]
+        else:
+            self._templates = self.book.templates(task_id)
+            self._milestones = self.book.milestones(task_id, values)
+        if not self._milestones and task_id not in self._warned and self.book is None:
+            self._warned.add(task_id)
+            log.warning("task %s has no annotated milestones: its milestone reward is 0", task_id)
+        self._pointer = 0
+        self._rewards, self._hit_idx = [], []
+        info["milestone_target"] = self._milestones[0] if self._milestones else None
+
+    def step_terms(self, step: Step, info: dict[str, Any]) -> dict[str, float]:
+        r, hit = 0.0, None
+        if self._pointer < len(self._milestones):
+            s = float(self.matcher.score(step.action_description, self._milestones[self._pointer]))
+            if s > self.delta:  # Eq. 9: only against m_{p_t}; the pointer moves only on a hit
+                r, hit = s, self._pointer
+                self._pointer += 1
+        self._rewards.append(r)
+        self._hit_idx.append(hit)
+        info["milestone_hit"] = self._milestones[hit] if hit is not None else None
+        info["milestone_target"] = self._milestones[self._pointer] if self._pointer < len(self._milestones) else None
+        return {"format": self._format_term(step.format_valid), "milestone": self.weight * r}
+
+    def episode_terms(self, episode: Trajectory) -> dict[str, list[float]]:
+        matches = Matches(self._rewards, self._hit_idx)
+        milestones, templates = self._milestones, self._templates
+        if self.book is not None and episode.success and self.book.update(episode, self.epoch):
+            # Alg. 1: Phase 1 (milestones from this batch's successes) comes before Phase 2.
+            templates = self.book.templates(episode.task_id)
+            milestones = self.book.milestones(episode.task_id, episode.meta["placeholders"])
+            descriptions = [s.action_description for s in episode.steps]
+            matches = match_milestones(descriptions, milestones, self.matcher.score, self.delta)
+        hit_templates = [templates[i] for i in matches.hits if i is not None]
+        self.hits.update((episode.task_id, self.epoch, t) for t in hit_templates)
+        if self.book is not None:
+            self.book.record(episode.task_id, hit_templates, self.epoch)
+        c = self.config
+        credit = asymmetric_credit(
+            matches, episode.success, len(milestones), c.zeta, c.base_on_success, c.base_on_failure
+        )
+        return {
+            "format": [self._format_term(s.format_valid) for s in episode.steps],
+            "milestone": [self.weight * x for x in credit],
+        }
+
+    def close(self) -> None:
+        if self.book is not None:
+            self.book.flush()
+        super().close()
+
+    def _format_term(self, valid: bool) -> float:
+        return 0.0 if valid else -self.config.eta
