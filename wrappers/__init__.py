@@ -10,7 +10,10 @@ Every wrapper keeps the protocol in :mod:`wrappers.protocol`: it adds named term
 from wrappers.admire import AdmireConfig
 from wrappers.book import MilestoneBook
 from wrappers.generation import GenerationError, GenerationRequest
+from wrappers.llm import LLMError, OpenAICompatibleLLM, TransformersLLM
+from wrappers.llm_generator import LLMMilestoneGenerator
 from wrappers.milestone import MilestoneReward
+from wrappers.process import ProcessReward
 from wrappers.protocol import OUTCOME, EpisodeRecorder, RewardShaping, observation_digest
 from wrappers.spa import ShortestLengths, ShortestPathReward, adjust_group
 from wrappers.state import SharedState, StateFileError
@@ -21,13 +24,18 @@ __all__ = [
     "EpisodeRecorder",
     "GenerationError",
     "GenerationRequest",
+    "LLMError",
+    "LLMMilestoneGenerator",
     "MilestoneBook",
     "MilestoneReward",
+    "OpenAICompatibleLLM",
+    "ProcessReward",
     "RewardShaping",
     "SharedState",
     "ShortestLengths",
     "ShortestPathReward",
     "StateFileError",
+    "TransformersLLM",
     "adjust_group",
     "observation_digest",
 ]

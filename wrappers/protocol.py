@@ -88,7 +88,8 @@ class RewardShaping(gym.Wrapper, gym.utils.RecordConstructorArgs):
     Subclasses call ``gym.utils.RecordConstructorArgs.__init__(self, **their_kwargs)`` first, so
     that ``env.spec`` can rebuild the stack (``gymnasium.utils.env_checker.check_env`` does).
 
-    The episode so far is :attr:`episode`, a :class:`gui_gym.core.Trajectory` whose steps carry
+    :attr:`observation` and :attr:`previous_observation` are the observations after and before
+    the step. The episode so far is :attr:`episode`, a :class:`gui_gym.core.Trajectory` whose steps carry
     the action, its description, ``format_valid``, the env's milestones and progress, the
     outcome term as ``reward``, and in ``info`` the digest of the observation after the step
     (``"obs"``); ``meta`` holds the reset-time ``task_milestones``, ``placeholders`` and the
@@ -101,6 +102,8 @@ class RewardShaping(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def __init__(self, env: gym.Env) -> None:
         super().__init__(env)
         self.episode: Trajectory | None = None
+        self.observation: Any = None  # the latest observation, and the one before it
+        self.previous_observation: Any = None
         self.last_step = False
         self._done = True
 
@@ -129,6 +132,7 @@ class RewardShaping(gym.Wrapper, gym.utils.RecordConstructorArgs):
             task_id=str(info.get("task_id", "")), instruction=str(info.get("instruction", "")), seed=seed, meta=meta
         )
         self._done = False
+        self.observation, self.previous_observation = obs, None
         self.begin(info)
         return obs, info
 
@@ -149,6 +153,7 @@ class RewardShaping(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if self.record_observations:
             step.info["obs"] = observation_digest(obs)
         self.episode.steps.append(step)
+        self.previous_observation, self.observation = self.observation, obs
         self.last_step = bool(terminated or truncated)
         if self.last_step:
             self._done = True
