@@ -96,7 +96,9 @@ class MilestoneReward(RewardShaping):
         config: AdmireConfig | None = None,
         epoch: int = 0,
     ) -> None:
-        gym.utils.RecordConstructorArgs.__init__(self, book=book, matcher=matcher, config=config, epoch=epoch)
+        gym.utils.RecordConstructorArgs.__init__(  # no deep copy: a rebuilt env shares book and matcher
+            self, book=book, matcher=matcher, config=config, epoch=epoch, _disable_deepcopy=True
+        )
         super().__init__(env)
         self.book = book
         self.config = config or AdmireConfig()

@@ -163,7 +163,13 @@ class ShortestPathReward(RewardShaping):
         alpha: float = 1.0,
         key: Literal["instance", "task"] | InstanceKey = "instance",
     ) -> None:
-        gym.utils.RecordConstructorArgs.__init__(self, lengths=lengths, alpha=alpha, key=key)
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            lengths=lengths,
+            alpha=alpha,
+            key=key,
+            _disable_deepcopy=True,  # keep sharing T_min
+        )
         super().__init__(env)
         _check_alpha(alpha)
         self.alpha = alpha
