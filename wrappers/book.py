@@ -245,11 +245,14 @@ def _to_record(t: Trajectory) -> dict[str, Any]:
         "instruction": t.instruction,
         "placeholders": dict(t.meta.get("placeholders") or {}),
         "start_obs": t.meta.get("start_obs"),
-        "steps": [[s.action_description, s.format_valid, s.info.get("obs")] for s in t.steps],
+        "steps": [[s.action_description, s.format_valid, s.info.get("obs"), s.action] for s in t.steps],
     }
 
 
 def _from_record(r: dict[str, Any]) -> Trajectory:
-    steps = [Step(action="", action_description=d, format_valid=ok, info={"obs": o}) for d, ok, o in r["steps"]]
+    steps = [
+        Step(action=rest[0] if rest else "", action_description=d, format_valid=ok, info={"obs": o})
+        for d, ok, o, *rest in r["steps"]
+    ]
     meta = {"placeholders": r.get("placeholders", {}), "start_obs": r.get("start_obs")}
     return Trajectory(task_id=r["task_id"], instruction=r["instruction"], steps=steps, success=True, meta=meta)
