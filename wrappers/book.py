@@ -152,16 +152,19 @@ class MilestoneBook(SharedState):
                 with self._change():
                     pass
 
-    def update(self, trajectory: Trajectory, epoch: int = 0) -> bool:
+    def update(self, trajectory: Trajectory, epoch: int = 0, all_hit: bool = False) -> bool:
         """Offer a successful trajectory to Φ (Eq. 6 if the task has no milestones, else Eq. 7).
 
-        Returns True if the task's milestones changed. A failed trajectory, or a generator that
-        fails (garbage from an LLM, an endpoint that is down), changes nothing: the previous
-        milestones stay and the reason is logged.
+        Returns True if the task's milestones changed. ``all_hit`` says the trajectory met every
+        current milestone: then Φ is asked only if the trajectory is shorter than the one the
+        milestones came from — Alg. 1 line 10 refines from a *superior* trajectory, and the
+        refinement prompt (Fig. 15) keeps milestones that are already sufficient — which spares
+        the generator (an LLM call) on most successes once milestones fit. A failed
+        trajectory, or a generator that fails (garbage from an LLM, an endpoint that is down),
+        changes nothing: the previous milestones stay and the reason is logged.
         """
         if not trajectory.success:
             return False
-        generator = self.generator or self._default_generator()
         task_id = trajectory.task_id
         placeholders = dict(trajectory.meta.get("placeholders") or {})
         with self._lock:
@@ -169,6 +172,14 @@ class MilestoneBook(SharedState):
             entry = self._data["tasks"].get(task_id) or {}
             current = list(entry.get("milestones", []))
             history = [_from_record(r) for r in entry.get("history", [])]
+            exemplar = (entry.get("versions") or [{}])[-1].get("length")
+        if current and all_hit and (exemplar is None or len(trajectory.steps) >= exemplar):
+            with self._change() as data:
+                self._remember(self._entry(data, task_id), trajectory)
+            return False
+        if self.generator is None:
+            self.generator = self._default_generator()
+        generator = self.generator
         request = GenerationRequest(
             task_id=task_id,
             instruction=trajectory.instruction,
@@ -187,8 +198,7 @@ class MilestoneBook(SharedState):
             new = None
         with self._change() as data:
             entry = self._entry(data, task_id)
-            entry["successes"] += 1
-            entry["history"] = [*entry["history"], _to_record(trajectory)][-self.history :]
+            self._remember(entry, trajectory)
             if new is None or new == entry["milestones"]:
                 return False
             source = "init" if not entry["milestones"] else "refine"
@@ -196,6 +206,10 @@ class MilestoneBook(SharedState):
             return True
 
     # -- internals -----------------------------------------------------------------------
+    def _remember(self, entry: dict[str, Any], trajectory: Trajectory) -> None:
+        entry["successes"] += 1
+        entry["history"] = [*entry["history"], _to_record(trajectory)][-self.history :]
+
     @staticmethod
     def _add_version(entry: dict[str, Any], ms: list[str], epoch: int, source: str, length: int | None) -> None:
         entry["milestones"] = ms

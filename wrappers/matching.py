@@ -555,6 +555,10 @@ class SemanticMatcher:
         """The distinct texts this matcher encodes for these actions / milestones (to pre-fill a cache)."""
         return list(dict.fromkeys(self.encoded_text(t) for t in texts))
 
+    def prepare(self, texts: Iterable[str]) -> None:
+        """Encode these texts now, in one batch (MilestoneReward passes an episode's milestones)."""
+        self.encode(self.texts_to_encode(texts))
+
     def _veto(self, action: str, milestone: str) -> bool:
         return self.mode == "guarded" and bool(_conflicts(action, milestone, self.rules))
 

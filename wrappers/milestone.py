@@ -156,6 +156,9 @@ class MilestoneReward(RewardShaping):
         if not self._milestones and task_id not in self._warned and self.book is None:
             self._warned.add(task_id)
             log.warning("task %s has no annotated milestones: its milestone reward is 0", task_id)
+        prepare = getattr(self.matcher, "prepare", None) if self._milestones else None
+        if prepare is not None:  # encode the episode's milestones in one batch, not one per step
+            prepare(self._milestones)
         self._pointer = 0
         self._rewards, self._hit_idx = [], []
         info["milestone_target"] = self._milestones[0] if self._milestones else None
@@ -176,7 +179,8 @@ class MilestoneReward(RewardShaping):
     def episode_terms(self, episode: Trajectory) -> dict[str, list[float]]:
         matches = Matches(self._rewards, self._hit_idx)
         milestones, templates = self._milestones, self._templates
-        if self.book is not None and episode.success and self.book.update(episode, self.epoch):
+        all_hit = bool(milestones) and matches.count == len(milestones)
+        if self.book is not None and episode.success and self.book.update(episode, self.epoch, all_hit):
             # Alg. 1: Phase 1 (milestones from this batch's successes) comes before Phase 2.
             templates = self.book.templates(episode.task_id)
             milestones = self.book.milestones(episode.task_id, episode.meta["placeholders"])
