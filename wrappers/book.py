@@ -171,12 +171,12 @@ class MilestoneBook(SharedState):
             self._refresh()
             entry = self._data["tasks"].get(task_id) or {}
             current = list(entry.get("milestones", []))
-            history = [_from_record(r) for r in entry.get("history", [])]
             exemplar = (entry.get("versions") or [{}])[-1].get("length")
-        if current and all_hit and (exemplar is None or len(trajectory.steps) >= exemplar):
-            with self._change() as data:
-                self._remember(self._entry(data, task_id), trajectory)
-            return False
+            if current and all_hit and (exemplar is None or len(trajectory.steps) >= exemplar):
+                with self._change() as data:
+                    self._remember(self._entry(data, task_id), trajectory)
+                return False
+            history = [_from_record(r) for r in entry.get("history", [])]
         if self.generator is None:
             self.generator = self._default_generator()
         generator = self.generator
