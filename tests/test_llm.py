@@ -9,14 +9,13 @@ from __future__ import annotations
 import base64
 import json
 import pickle
-import socket
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
+from _loopback import CannedServer, clear_proxies, dead_url, serving
 
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.generation import GenerationError, GenerationRequest
@@ -31,21 +30,15 @@ CANNED = {
     "fenced": "```json\n" + json.dumps(MILESTONES, indent=1) + "\n```\n",
     "slow": json.dumps(MILESTONES),
 }
-PROXY_VARS = ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY")
 
 
 # -- a canned OpenAI-compatible server ------------------------------------------------------------
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+class _Server(CannedServer):
+    requests: list[tuple[str, dict[str, str], Any]]  # (path, headers, body)
 
     def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.requests: list[tuple[str, dict[str, str], Any]] = []
+        super().__init__(_Handler)
         self.hits: dict[str, int] = {}
-        self.lock = threading.Lock()
-
-    def handle_error(self, request: Any, client_address: Any) -> None:  # a client that gave up: quiet
-        pass
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -99,32 +92,20 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[_Server]:
-    srv = _Server()
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
+    with serving(_Server()) as srv:
+        yield srv
 
 
 @pytest.fixture(autouse=True)
 def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in PROXY_VARS:
-        monkeypatch.delenv(var, raising=False)
+    clear_proxies(monkeypatch)
     for var in ("GUI_GYM_LLM_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(var, raising=False)
 
 
 def client(server: _Server, mode: str, **kw: Any) -> OpenAICompatibleLLM:
     kw = {"timeout": 5.0, "retries": 0, "backoff": 0.0, **kw}
-    return OpenAICompatibleLLM(f"http://127.0.0.1:{server.server_address[1]}/{mode}/v1", model="tiny", **kw)
-
-
-def dead_url() -> str:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
+    return OpenAICompatibleLLM(server.url(mode), model="tiny", **kw)
 
 
 def request(current: list[str] | None = None) -> GenerationRequest:

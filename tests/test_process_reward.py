@@ -12,16 +12,15 @@ import itertools
 import json
 import logging
 import re
-import socket
-import threading
 import time
 import warnings
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import gymnasium as gym
 import pytest
+from _loopback import CannedServer, clear_proxies, dead_url, serving
 from gymnasium.utils.env_checker import check_env
 from PIL import Image
 
@@ -35,16 +34,11 @@ SMALL = (108, 240)
 _DESCRIPTION = re.compile(r"^Step Action Description: (.*)$", re.MULTILINE)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+class _Server(CannedServer):
+    requests: list[tuple[str, Any]]  # (mode, message content)
 
     def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.requests: list[tuple[str, Any]] = []  # (mode, message content)
-        self.lock = threading.Lock()
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass
+        super().__init__(_Handler)
 
     def count(self, mode: str) -> int:
         return sum(m == mode for m, _ in self.requests)
@@ -83,29 +77,22 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[_Server]:
-    srv = _Server()
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
+    with serving(_Server()) as srv:
+        yield srv
 
 
 @pytest.fixture(autouse=True)
 def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-        monkeypatch.delenv(var, raising=False)
+    clear_proxies(monkeypatch)
 
 
 def judge(server: _Server, mode: str, **kw: Any) -> OpenAICompatibleLLM:
     kw = {"timeout": 5.0, "retries": 0, "backoff": 0.0, **kw}
-    return OpenAICompatibleLLM(f"http://127.0.0.1:{server.server_address[1]}/{mode}/v1", model="judge", **kw)
+    return OpenAICompatibleLLM(server.url(mode), model="judge", **kw)
 
 
 def dead_judge() -> OpenAICompatibleLLM:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return OpenAICompatibleLLM(f"http://127.0.0.1:{port}/v1", model="judge", timeout=1.0, retries=0)
+    return OpenAICompatibleLLM(dead_url(), model="judge", timeout=1.0, retries=0)
 
 
 def oracle_run(env: gym.Env, seed: int = 0) -> list[dict[str, Any]]:
