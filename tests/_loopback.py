@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 from collections.abc import Iterator
@@ -30,6 +31,28 @@ class CannedServer(ThreadingHTTPServer):
     def url(self, mode: str) -> str:
         """The base URL of one canned behaviour: ``http://127.0.0.1:PORT/<mode>/v1``."""
         return f"http://127.0.0.1:{self.server_address[1]}/{mode}/v1"
+
+
+class CannedHandler(BaseHTTPRequestHandler):
+    """Quiet request handler with helpers to answer in the OpenAI chat-completions format."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def send_json(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def reply(self, content: str | None) -> None:
+        """A chat completion whose one choice says ``content``."""
+        body = {"id": "x", "object": "chat.completion", "choices": [{"index": 0, "finish_reason": "stop"}]}
+        body["choices"][0]["message"] = {"role": "assistant", "content": content}
+        self.send_json(200, json.dumps(body).encode())
 
 
 @contextmanager

@@ -11,11 +11,10 @@ import json
 import pickle
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
-from _loopback import CannedServer, clear_proxies, dead_url, serving
+from _loopback import CannedHandler, CannedServer, clear_proxies, dead_url, serving
 
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.generation import GenerationError, GenerationRequest
@@ -41,25 +40,8 @@ class _Server(CannedServer):
         self.hits: dict[str, int] = {}
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(CannedHandler):
     server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in (headers or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _reply(self, content: str | None) -> None:
-        body = {"id": "x", "object": "chat.completion", "choices": [{"index": 0, "finish_reason": "stop"}]}
-        body["choices"][0]["message"] = {"role": "assistant", "content": content}
-        self._send(200, json.dumps(body).encode())
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -68,26 +50,26 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.requests.append((self.path, dict(self.headers), json.loads(raw)))
             self.server.hits[mode] = n = self.server.hits.get(mode, 0) + 1
         if rest != "v1/chat/completions":
-            self._send(404, b'{"error": {"message": "no such route"}}')
+            self.send_json(404, b'{"error": {"message": "no such route"}}')
         elif mode == "slow":
             time.sleep(0.5)
-            self._reply(CANNED["slow"])
+            self.reply(CANNED["slow"])
         elif mode.startswith("flaky"):  # 500 twice, then the good list
-            self._send(500, b"upstream busy") if n <= 2 else self._reply(CANNED["good"])
+            self.send_json(500, b"upstream busy") if n <= 2 else self.reply(CANNED["good"])
         elif mode.startswith("ratelimit"):  # 429 once (Retry-After: 0), then the good list
-            self._send(429, b"slow down", {"Retry-After": "0"}) if n <= 1 else self._reply(CANNED["good"])
+            self.send_json(429, b"slow down", {"Retry-After": "0"}) if n <= 1 else self.reply(CANNED["good"])
         elif mode == "malformed":
-            self._send(200, b"<html>this is not json")
+            self.send_json(200, b"<html>this is not json")
         elif mode == "nochoices":
-            self._send(200, b'{"error": {"message": "model not loaded"}}')
+            self.send_json(200, b'{"error": {"message": "model not loaded"}}')
         elif mode == "nullcontent":
-            self._reply(None)
+            self.reply(None)
         elif mode == "unauthorised":
-            self._send(401, b'{"error": {"message": "bad key"}}')
+            self.send_json(401, b'{"error": {"message": "bad key"}}')
         elif mode in CANNED:
-            self._reply(CANNED[mode])
+            self.reply(CANNED[mode])
         else:
-            self._send(404, b'{"error": {"message": "unknown mode"}}')
+            self.send_json(404, b'{"error": {"message": "unknown mode"}}')
 
 
 @pytest.fixture(scope="module")

@@ -15,12 +15,11 @@ import re
 import time
 import warnings
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import gymnasium as gym
 import pytest
-from _loopback import CannedServer, clear_proxies, dead_url, serving
+from _loopback import CannedHandler, CannedServer, clear_proxies, dead_url, serving
 from gymnasium.utils.env_checker import check_env
 from PIL import Image
 
@@ -44,11 +43,8 @@ class _Server(CannedServer):
         return sum(m == mode for m, _ in self.requests)
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(CannedHandler):
     server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
@@ -67,12 +63,7 @@ class _Handler(BaseHTTPRequestHandler):
             answer = "Maybe; it is hard to say."
         else:
             answer = "yes"
-        out = json.dumps({"choices": [{"message": {"role": "assistant", "content": answer}}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
+        self.reply(answer)
 
 
 @pytest.fixture(scope="module")
