@@ -10,10 +10,6 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import pytest
-
-PROXY_VARS = ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY")
-
 
 class CannedServer(ThreadingHTTPServer):
     """Serves ``handler`` on 127.0.0.1 (a free port); records requests under ``lock``."""
@@ -63,12 +59,6 @@ def serving(server: CannedServer) -> Iterator[CannedServer]:
     finally:
         server.shutdown()
         server.server_close()
-
-
-def clear_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Loopback requests must not go through a proxy configured in the environment."""
-    for var in PROXY_VARS:
-        monkeypatch.delenv(var, raising=False)
 
 
 def dead_url() -> str:

@@ -11,7 +11,18 @@ for _p in (ROOT, HERE):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
+import pytest  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
+
+PROXY_VARS = ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY")
+
+
+@pytest.fixture(autouse=True)
+def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loopback servers in tests must not be reached through a proxy set in the environment."""
+    for var in PROXY_VARS:
+        monkeypatch.delenv(var, raising=False)
+
 
 settings.register_profile(
     "gui_gym",

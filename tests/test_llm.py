@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _loopback import CannedHandler, CannedServer, clear_proxies, dead_url, serving
+from _loopback import CannedHandler, CannedServer, dead_url, serving
 
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.generation import GenerationError, GenerationRequest
@@ -79,8 +79,7 @@ def server() -> Iterator[_Server]:
 
 
 @pytest.fixture(autouse=True)
-def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_proxies(monkeypatch)
+def _no_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     for var in ("GUI_GYM_LLM_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(var, raising=False)
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import gymnasium as gym
 import pytest
-from _loopback import CannedHandler, CannedServer, clear_proxies, dead_url, serving
+from _loopback import CannedHandler, CannedServer, dead_url, serving
 from gymnasium.utils.env_checker import check_env
 from PIL import Image
 
@@ -70,11 +70,6 @@ class _Handler(CannedHandler):
 def server() -> Iterator[_Server]:
     with serving(_Server()) as srv:
         yield srv
-
-
-@pytest.fixture(autouse=True)
-def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_proxies(monkeypatch)
 
 
 def judge(server: _Server, mode: str, **kw: Any) -> OpenAICompatibleLLM:
