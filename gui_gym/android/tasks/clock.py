@@ -82,6 +82,25 @@ def untouched(dev: Device, p: Params, except_uid: int | None = None) -> bool:
     return all(now.get(s[0]) == s for s in p["before"] if s[0] != except_uid)
 
 
+def turned_off(dev: Device, time: str) -> bool:
+    """An alarm at ``time`` is there, and every alarm at ``time`` is off (a deleted one is not)."""
+    alarms = db(dev).at(time)
+    return bool(alarms) and not any(a.enabled for a in alarms)
+
+
+def options_open(dev: Device, uid: int) -> bool:
+    """The options of the alarm ``uid`` show: its card is expanded (with its Delete button) or its
+    long-press menu is open (:attr:`ClockMain.target` is the alarm the menu was opened for)."""
+    return any(
+        isinstance(s, ClockMain)
+        and (
+            s.expanded == uid
+            or (isinstance(s.dialog, MenuDialog) and s.dialog.handler == "on_menu" and s.target == uid)
+        )
+        for s in dev.state.stacks.get("clock", [])
+    )
+
+
 def clock_tab(o: Oracle, tab: str = "Alarm") -> str | None:
     """From anywhere: the next action toward Clock's ``tab`` with no dialog; ``None`` there."""
     if o.app != "clock":
@@ -303,7 +322,7 @@ class ClockAlarmTurnOff(TaskTemplate):
     placeholders: ClassVar[dict[str, str]] = {"Time": "time"}
     milestones = (
         Milestone("Open the Clock app", lambda d, p: in_clock(d)),
-        Milestone("Turn off the <Time> alarm", lambda d, p: not any(a.enabled for a in db(d).at(p["time"]))),
+        Milestone("Turn off the <Time> alarm", lambda d, p: turned_off(d, p["time"])),
     )
 
     def sample(self, rng: np.random.Generator) -> Params:
@@ -340,13 +359,9 @@ class ClockAlarmDelete(TaskTemplate):
         Milestone("Open the Clock app", lambda d, p: in_clock(d)),
         Milestone(
             "Open the options of the <Time> alarm",
-            lambda d, p: (
-                not db(d).at(p["time"])
-                or any(
-                    isinstance(s, ClockMain) and (s.expanded == p["uid"] or isinstance(s.dialog, MenuDialog))
-                    for s in d.state.stacks.get("clock", [])
-                )
-            ),
+            # Or that alarm (its uid, not just any alarm at <Time>) is gone: deleting it took its
+            # options (the long-press menu or the expanded card's Delete button).
+            lambda d, p: options_open(d, p["uid"]) or db(d).by_uid(p["uid"]) is None,
         ),
         Milestone("Delete the <Time> alarm", lambda d, p: not db(d).at(p["time"])),
     )

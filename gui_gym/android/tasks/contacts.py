@@ -88,6 +88,19 @@ def editor_holds(dev: Device, key: str, value: str) -> bool:
     return any(isinstance(s, ContactEditor) and s.form.get(key, "").strip() == value for s in screens(dev, "contacts"))
 
 
+def editing_contact(dev: Device, name: str, phone: str | None = None) -> bool:
+    """The editor of the saved contact ``name`` is on the Contacts back stack (holding the phone
+    number ``phone``, if given); not another contact's editor, nor a new contact's."""
+    return any(
+        isinstance(s, ContactEditor)
+        and s.uid is not None
+        and (c := db(dev).by_uid(s.uid)) is not None
+        and c.name == name
+        and (phone is None or s.form.get("phone", "").strip() == phone)
+        for s in screens(dev, "contacts")
+    )
+
+
 class ContactsAddContact(TaskTemplate):
     id = "ContactsAddContact"
     app = "contacts"
@@ -311,11 +324,8 @@ class ContactsEditPhone(TaskTemplate):
     milestones = (
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
         Milestone("Open the contact <Name>", lambda d, p: contact_open(d, p["name"])),
-        Milestone(
-            "Edit the contact <Name>",
-            lambda d, p: any(isinstance(s, ContactEditor) and s.uid is not None for s in screens(d, "contacts")),
-        ),
-        Milestone('Enter the phone number "<Phone>"', lambda d, p: editor_holds(d, "phone", p["phone"])),
+        Milestone("Edit the contact <Name>", lambda d, p: editing_contact(d, p["name"])),
+        Milestone('Enter the phone number "<Phone>"', lambda d, p: editing_contact(d, p["name"], p["phone"])),
         Milestone("Save the new number of <Name>", lambda d, p: has_contact(d, p["name"], p["phone"])),
     )
 

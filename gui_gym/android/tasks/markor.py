@@ -49,6 +49,12 @@ def note_has(dev: Device, path: str, text: str) -> bool:
     return e is not None and not e.is_dir and lines(e.content) == lines(text)
 
 
+def is_note(dev: Device, path: str) -> bool:
+    """A note (a file, not a folder) is at ``path``."""
+    e = db(dev).get(path)
+    return e is not None and not e.is_dir
+
+
 def is_dir(dev: Device, path: str) -> bool:
     e = db(dev).get(path)
     return e is not None and e.is_dir
@@ -217,7 +223,7 @@ class MarkorCreateNote(MarkorTask):
             "Open the dialog to create a new file",
             lambda d, p: dialog_open(d, NameDialog, NEW_TITLE) or db(d).get(p["name"]) is not None,
         ),
-        Milestone("Create the note <Name>", lambda d, p: db(d).get(p["name"]) is not None),
+        Milestone("Create the note <Name>", lambda d, p: is_note(d, p["name"])),
         Milestone('Write "<Text>" into <Name> and save it', lambda d, p: note_has(d, p["name"], p["text"])),
     )
 
@@ -444,7 +450,7 @@ class MarkorCreateNoteInFolder(MarkorTask):
                 or any(isinstance(s, FileBrowser) and s.folder == p["folder"] for s in screens(d))
             ),
         ),
-        Milestone("Create the note <Name> in <Folder>", lambda d, p: db(d).get(p["path"]) is not None),
+        Milestone("Create the note <Name> in <Folder>", lambda d, p: is_note(d, p["path"])),
         Milestone('Write "<Text>" into <Name> and save it', lambda d, p: note_has(d, p["path"], p["text"])),
     )
 

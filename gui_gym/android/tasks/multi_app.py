@@ -87,7 +87,7 @@ class MarkorNoteFromSms(TaskTemplate):
     milestones = (
         Milestone("Open the conversation with <Name> in Messages", lambda d, p: sms.thread_open(d, p["phone"])),
         Milestone("Open the Markor app", lambda d, p: in_app(d, "markor")),
-        Milestone("Create the note <Note>", lambda d, p: mk.db(d).get(p["note"]) is not None),
+        Milestone("Create the note <Note>", lambda d, p: mk.is_note(d, p["note"])),
         Milestone('Write "<Message>" into <Note> and save it', lambda d, p: mk.note_has(d, p["note"], p["expected"])),
         Milestone('Reply "<Reply>" to <Name>', lambda d, p: sms.was_sent(d, p["phone"], p["reply"])),
     )

@@ -92,6 +92,34 @@ def editor_with(dev: Device, pred: Callable[[TaskEditor], bool]) -> bool:
     return any(isinstance(s, TaskEditor) and pred(s) for s in screens(dev))
 
 
+def options_open(dev: Device, title: str) -> bool:
+    """The options of the task ``title`` show: its long-press menu or delete confirmation in the
+    list (:attr:`TaskList.target` is the task they were opened for), or the delete confirmation
+    of its editor. Another task's menu, the overflow menu or the priority menu do not count."""
+    uids = {t.uid for t in db(dev).find(title)}
+    for s in screens(dev):
+        d = s.dialog
+        if isinstance(s, TaskList) and s.target in uids:
+            if isinstance(d, MenuDialog | AlertDialog) and d.handler in ("on_menu", "on_delete"):
+                return True
+        elif isinstance(s, TaskEditor) and s.uid in uids and isinstance(d, AlertDialog) and d.handler == "on_delete":
+            return True
+    return False
+
+
+def list_menu_open(dev: Device) -> bool:
+    """The task list's overflow menu ("More options": show/hide or clear completed tasks), or the
+    confirmation its "Clear completed" opens, shows; not the long-press menu of a task."""
+    return any(
+        isinstance(s, TaskList)
+        and (
+            (isinstance(s.dialog, MenuDialog) and s.dialog.handler == "on_more")
+            or (isinstance(s.dialog, AlertDialog) and s.dialog.handler == "on_clear")
+        )
+        for s in screens(dev)
+    )
+
+
 # ----------------------------------------------------------------------------- oracle steps
 
 
@@ -419,14 +447,8 @@ class TasksDeleteTask(TasksTask):
         Milestone("Open the Tasks app", lambda d, p: in_tasks(d)),
         Milestone(
             "Open the options for <Title>",
-            lambda d, p: (
-                not db(d).find(p["title"])
-                or any(
-                    isinstance(s.dialog, MenuDialog | AlertDialog)
-                    for s in screens(d)
-                    if isinstance(s, TaskList | TaskEditor)
-                )
-            ),
+            # Or the task is gone already: deleting it took its options.
+            lambda d, p: options_open(d, p["title"]) or not db(d).find(p["title"]),
         ),
         Milestone("Delete the task <Title>", lambda d, p: not db(d).find(p["title"])),
     )
@@ -463,16 +485,23 @@ class TasksClearCompleted(TasksTask):
         Milestone("Open the Tasks app", lambda d, p: in_tasks(d)),
         Milestone(
             "Open the menu of the task list",
-            lambda d, p: (
-                any(isinstance(s, TaskList) and s.dialog is not None for s in screens(d)) or TasksClearCompleted.done(d)
-            ),
+            # Or the completed tasks are deleted already (the effect of the menu's "Clear
+            # completed"); un-checking them is not that.
+            lambda d, p: list_menu_open(d) or TasksClearCompleted.cleared(d, p),
         ),
-        Milestone("Delete the completed tasks", lambda d, p: TasksClearCompleted.done(d)),
+        Milestone("Delete the completed tasks", lambda d, p: TasksClearCompleted.cleared(d, p)),
     )
 
     @staticmethod
     def done(dev: Device) -> bool:
+        """No task is completed (what the oracle works toward from wherever it is)."""
         return not any(t.completed for t in db(dev).tasks)
+
+    @staticmethod
+    def cleared(dev: Device, p: Params) -> bool:
+        """No task is completed and the tasks completed at the start are deleted, not un-checked."""
+        gone = all(not db(dev).find(x[0]) for x in p["before"] if x[3])
+        return gone and TasksClearCompleted.done(dev)
 
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
         tasks = populate(dev, rng, int(rng.integers(5, 10)))
