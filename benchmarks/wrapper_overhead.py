@@ -124,7 +124,7 @@ def main() -> None:
     book = MilestoneBook()
 
     cold_steps, cold_time = replay(configs["milestone (static)"], traces)  # fills the cache
-    texts = len(matcher._cache) if hasattr(matcher, "_cache") else "?"
+    texts = len(matcher.cache)
     best: dict[str, float] = {}
     for _ in range(args.rounds):
         for name, make_env in configs.items():
