@@ -30,7 +30,6 @@ Example (the annotated milestones of a task, scored by a stand-in matcher):
 from __future__ import annotations
 
 import logging
-import threading
 from collections import Counter
 from dataclasses import replace
 from typing import Any, Protocol
@@ -40,7 +39,7 @@ import gymnasium as gym
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.admire import AdmireConfig, Matches, asymmetric_credit, curriculum_weight, match_milestones
 from wrappers.book import MilestoneBook
-from wrappers.generation import abstract
+from wrappers.generation import abstract, instantiate
 from wrappers.protocol import RewardShaping
 
 log = logging.getLogger(__name__)
@@ -54,22 +53,6 @@ class Matcher(Protocol):
     def score(self, action: str, milestone: str) -> float: ...
 
 
-_default_matcher: Matcher | None = None
-_default_lock = threading.Lock()
-
-
-def default_matcher() -> Matcher:
-    """One :class:`~wrappers.matching.SemanticMatcher` per process, shared by every wrapper, so a
-    vector env loads the sentence encoder once and encodes each text once."""
-    global _default_matcher
-    with _default_lock:
-        if _default_matcher is None:
-            from wrappers.matching import SemanticMatcher
-
-            _default_matcher = SemanticMatcher()
-        return _default_matcher
-
-
 class MilestoneReward(RewardShaping):
     """ADMIRE (Eq. 8-11, Alg. 1 line 35) on any env that keeps the env contract.
 
@@ -77,8 +60,9 @@ class MilestoneReward(RewardShaping):
         env: the env to wrap.
         book: a :class:`MilestoneBook` for adaptive milestones; ``None`` uses the annotated
             milestones the env gives at reset (``info["task_milestones"]``).
-        matcher: scores an action description against a milestone (default: the shared
-            :class:`~wrappers.matching.SemanticMatcher`).
+        matcher: scores an action description against a milestone (default:
+            :class:`~wrappers.matching.SemanticMatcher`, whose encoder and embedding cache every
+            matcher of a process shares).
         config: ADMIRE's hyperparameters and ablation switches (:class:`AdmireConfig`).
         epoch: the training epoch E of λ(E) = λ0·γ^E; trainers call :meth:`set_epoch`.
 
@@ -116,8 +100,10 @@ class MilestoneReward(RewardShaping):
     # -- configuration -------------------------------------------------------------------
     @property
     def matcher(self) -> Matcher:
-        if self._matcher is None:
-            self._matcher = default_matcher()
+        if self._matcher is None:  # matchers share one encoder and embedding cache per process
+            from wrappers.matching import SemanticMatcher
+
+            self._matcher = SemanticMatcher()
         return self._matcher
 
     @property
@@ -152,7 +138,7 @@ class MilestoneReward(RewardShaping):
             self._templates = [abstract(m, values) for m in self._milestones]
         else:
             self._templates = self.book.templates(task_id)
-            self._milestones = self.book.milestones(task_id, values)
+            self._milestones = [instantiate(t, values) for t in self._templates]
         if not self._milestones and task_id not in self._warned and self.book is None:
             self._warned.add(task_id)
             log.warning("task %s has no annotated milestones: its milestone reward is 0", task_id)
@@ -183,7 +169,7 @@ class MilestoneReward(RewardShaping):
         if self.book is not None and episode.success and self.book.update(episode, self.epoch, all_hit):
             # Alg. 1: Phase 1 (milestones from this batch's successes) comes before Phase 2.
             templates = self.book.templates(episode.task_id)
-            milestones = self.book.milestones(episode.task_id, episode.meta["placeholders"])
+            milestones = [instantiate(t, episode.meta["placeholders"]) for t in templates]
             descriptions = [s.action_description for s in episode.steps]
             matches = match_milestones(descriptions, milestones, self.matcher.score, self.delta)
         hit_templates = [templates[i] for i in matches.hits if i is not None]

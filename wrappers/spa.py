@@ -183,11 +183,14 @@ class ShortestPathReward(RewardShaping):
         assert self.episode is not None
         outcome = sum(s.reward for s in self.episode.steps)
         length = len(self.episode.steps)
+        key = self.key(self.episode)
         adjusted = outcome
         if self.episode.success:
-            t_min = self.lengths.observe(self.key(self.episode), length)
+            t_min = self.lengths.observe(key, length)
             adjusted = spa_reward(outcome, length, t_min, self.alpha)
-        info["spa_shortest"] = self.lengths.get(self.key(self.episode))
+            info["spa_shortest"] = t_min
+        else:
+            info["spa_shortest"] = self.lengths.get(key)
         self._final = [adjusted - outcome] * length
         return {"spa": adjusted - outcome}
 

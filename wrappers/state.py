@@ -111,15 +111,14 @@ class SharedState:
         target = Path(path) if path is not None else self.path
         if target is None:
             raise ValueError(f"this {self.kind} has no file: pass save(path)")
+        if target == self.path:  # through a change: what other processes wrote is kept
+            with self._change():
+                pass
+            return target
         with self._lock:
+            self._refresh()
             self._before_write(self._data)
-            doc = {"kind": self.kind, "format_version": self.format_version, "data": self._data}
-            if target == self.path:
-                with file_lock(target):
-                    atomic_write_json(target, doc)
-                    self._stamp, self._file_ok = self._file_stamp(), True
-            else:
-                atomic_write_json(target, doc)
+            atomic_write_json(target, self._document())
         return target
 
     def to_dict(self) -> dict[str, Any]:
@@ -128,6 +127,9 @@ class SharedState:
             return json.loads(json.dumps(self._data))
 
     # -- internals -----------------------------------------------------------------------
+    def _document(self) -> dict[str, Any]:
+        return {"kind": self.kind, "format_version": self.format_version, "data": self._data}
+
     def _file_stamp(self) -> tuple[int, int, int] | None:
         assert self.path is not None
         try:
@@ -185,8 +187,7 @@ class SharedState:
                 if not self._file_ok:  # never replace a file we could not read
                     log.error("%s does not parse; not overwriting it, the change stays in memory", self.path)
                     return
-                doc = {"kind": self.kind, "format_version": self.format_version, "data": self._data}
-                atomic_write_json(self.path, doc)
+                atomic_write_json(self.path, self._document())
                 self._stamp = self._file_stamp()
 
     def __getstate__(self) -> dict[str, Any]:
