@@ -13,6 +13,7 @@ from tqdm import tqdm
 
 from agents.policies.baselines import Policy
 from gui_gym.core.trajectory import Step, Trajectory
+from wrappers.progress.screen import screen_text
 
 
 @dataclass
@@ -38,6 +39,10 @@ def rollout(
     """Run ``episodes`` episodes with seeds ``seed, seed+1, …``.
 
     ``on_step(episode, step, env)`` is called after every step (e.g. to save screenshots).
+    Each trajectory records, per step, the compact screen text the action was taken on
+    (:func:`~wrappers.progress.screen.screen_text`) and, in ``meta``, the screen after the
+    last step, the instance's ``placeholders`` and the task's milestones: what progress
+    labelling (``gui-gym progrm label``) reads.
     """
     results: list[EpisodeResult] = []
     bar = tqdm(range(episodes), desc=type(policy).__name__, disable=not progress, leave=False)
@@ -46,16 +51,22 @@ def rollout(
         policy.reset(seed + ep)
         task = env.unwrapped.task
         traj = Trajectory(task_id=info["task_id"], instruction=info["instruction"], seed=seed + ep)
+        traj.meta["difficulty"] = getattr(task, "difficulty", "?")
+        for key in ("placeholders", "task_milestones"):
+            if key in info:
+                traj.meta[key] = info[key]
         invalid = 0
         if on_step is not None:
             on_step(ep, 0, env)
         while True:
             action = policy.act(obs, info)
+            seen = screen_text(obs)
             obs, reward, terminated, truncated, info = env.step(action)
             invalid += not info["format_valid"]
             traj.steps.append(
                 Step(
                     action=action,
+                    observation=seen,
                     reward=float(reward),
                     format_valid=info["format_valid"],
                     action_description=info["action_description"],
@@ -68,6 +79,7 @@ def rollout(
             if terminated or truncated:
                 break
         traj.success, traj.truncated = bool(info["success"]), bool(truncated)
+        traj.meta["final_observation"] = screen_text(obs)
         results.append(
             EpisodeResult(
                 info["task_id"], getattr(task, "difficulty", "?"), traj.success, len(traj.steps), invalid, traj

@@ -1,4 +1,4 @@
-"""Baseline policies: the env's oracle and a uniform random GUI policy."""
+"""Baseline policies: the env's oracle, a uniform random GUI policy, and an ε-noisy oracle."""
 
 from __future__ import annotations
 
@@ -85,3 +85,34 @@ class RandomPolicy:
         if u < 0.93:
             return format_action(Action(("back", "home", "enter")[int(rng.integers(3))]))
         return format_action(Action("launch", app=self.APPS[int(rng.integers(len(self.APPS)))]))
+
+
+class NoisyOraclePolicy:
+    """The oracle, but with probability ``epsilon`` a :class:`RandomPolicy` action instead.
+
+    Collects what progress models need to see (ProgRM App. B-C): successes that take
+    detours, partial progress, and failures, all from one policy.
+
+    Example:
+        >>> import gymnasium as gym, gui_gym
+        >>> env = gym.make("GuiAndroid-v0", task="ContactsFavorite")
+        >>> obs, info = env.reset(seed=0)
+        >>> pi = NoisyOraclePolicy(env, epsilon=0.0)
+        >>> pi.act(obs, info) == env.unwrapped.oracle_action()
+        True
+    """
+
+    def __init__(self, env: gym.Env, epsilon: float = 0.2, seed: int | None = None, finish_prob: float = 0.01) -> None:
+        if not 0.0 <= epsilon <= 1.0:
+            raise ValueError(f"epsilon must lie in [0, 1], got {epsilon}")
+        self.oracle = OraclePolicy(env)
+        self.random = RandomPolicy(seed=seed, finish_prob=finish_prob)
+        self.epsilon = float(epsilon)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.random.reset(seed)
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
+        if self.random.rng.random() < self.epsilon:
+            return self.random.act(obs, info)
+        return self.oracle.act(obs, info)
