@@ -4,7 +4,7 @@ Every wrapper keeps the protocol in :mod:`wrappers.protocol`: it adds named term
 ``info["reward_components"]`` and, at the last step, publishes the final per-step vectors in
 ``info["episode_reward_components"]`` and (when a reward depends on the outcome)
 ``info["episode_rewards"]``. The math of each method is a pure function next to its wrapper
-(:mod:`wrappers.admire`, :mod:`wrappers.spa`).
+(:mod:`wrappers.admire`, :mod:`wrappers.spa`, :mod:`wrappers.progress`).
 """
 
 from wrappers.admire import AdmireConfig
@@ -14,6 +14,7 @@ from wrappers.llm import LLMError, OpenAICompatibleLLM, TransformersLLM
 from wrappers.llm_generator import LLMMilestoneGenerator
 from wrappers.milestone import MilestoneReward
 from wrappers.process import ProcessReward
+from wrappers.progress import ProgressLabeller, ProgressReward, ProgressRewardVector
 from wrappers.protocol import OUTCOME, EpisodeRecorder, RewardShaping, observation_digest
 from wrappers.spa import ShortestLengths, ShortestPathReward, adjust_group
 from wrappers.state import SharedState, StateFileError
@@ -30,6 +31,9 @@ __all__ = [
     "MilestoneReward",
     "OpenAICompatibleLLM",
     "ProcessReward",
+    "ProgressLabeller",
+    "ProgressReward",
+    "ProgressRewardVector",
     "RewardShaping",
     "SharedState",
     "ShortestLengths",
