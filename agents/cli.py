@@ -5,6 +5,7 @@
     gui-gym tasks [--difficulty hard] [--app contacts]
     gui-gym rollout --policy oracle,random --episodes 40 [--task ID|TIER] [--save-screens DIR] [--out T.jsonl]
     gui-gym play [--task ID] [--seed 0] [--save-screens DIR]
+    gui-gym progrm synth|label|train|eval ...   (see agents/progrm_cli.py)
     gui-gym calibrate-matcher [--pairs FILE.jsonl] [--mode all|guarded|cosine] [--deltas 0.30:0.95:0.05]
                               [--split all|calib|heldout] [--plot FILE.png]
 """
@@ -12,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,7 +21,8 @@ from pathlib import Path
 import gymnasium as gym
 
 import gui_gym  # noqa: F401  (registers the env ids)
-from agents.policies import OraclePolicy, RandomPolicy
+from agents import progrm_cli
+from agents.policies import NoisyOraclePolicy, OraclePolicy, RandomPolicy
 from agents.rollout import format_summary, rollout, save_screen, summarize
 from gui_gym.android import list_tasks
 from gui_gym.core.trajectory import write_jsonl
@@ -53,8 +56,10 @@ def cmd_rollout(args: argparse.Namespace) -> int:
             policy = OraclePolicy(env)
         elif name == "random":
             policy = RandomPolicy(seed=args.seed)
+        elif name == "noisy":
+            policy = NoisyOraclePolicy(env, epsilon=args.epsilon, seed=args.seed)
         else:
-            print(f"error: unknown policy {name!r}; choose oracle or random", file=sys.stderr)
+            print(f"error: unknown policy {name!r}; choose oracle, noisy or random", file=sys.stderr)
             return 2
         results = rollout(env, policy, args.episodes, seed=args.seed, progress=not args.quiet, on_step=hook)
         print(format_summary(f"policy={name} episodes={args.episodes}", summarize(results)))
@@ -254,8 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--app")
     p.set_defaults(func=cmd_tasks)
 
-    p = sub.add_parser("rollout", help="run oracle / random policies and print success by tier")
-    p.add_argument("--policy", default="oracle,random", help="comma-separated: oracle, random")
+    p = sub.add_parser("rollout", help="run oracle / noisy / random policies and print success by tier")
+    p.add_argument("--policy", default="oracle,random", help="comma-separated: oracle, noisy (ε-noisy oracle), random")
+    p.add_argument("--epsilon", type=float, default=0.3, help="the noisy oracle's random-action rate (default 0.3)")
     p.add_argument("--episodes", type=int, default=20)
     p.add_argument("--task", help="task id, comma-separated ids, or a tier (easy/medium/hard); default: all")
     p.add_argument("--seed", type=int, default=0)
@@ -290,13 +296,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", metavar="DIR", help="a local sentence-transformers model (default: all-MiniLM-L6-v2)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_calibrate_matcher)
+
+    progrm_cli.add_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if not logging.getLogger().handlers:  # library warnings (corrupt lines, missing recipes) reach the user
+        logging.basicConfig(level=logging.WARNING, format="warning: %(message)s")
     try:
         return args.func(args)
+    except FileNotFoundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     except ValueError as e:  # unknown task ids and the like: a message, not a traceback
         print(f"error: {e}", file=sys.stderr)
         return 2

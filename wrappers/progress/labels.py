@@ -270,7 +270,7 @@ class ProgressLabeller:
             out.library = {k: [[ActionToken(**t) for t in r] for r in rs] for k, rs in data["library"].items()}
         except FileNotFoundError:
             raise
-        except (OSError, ValueError, KeyError, TypeError) as e:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"{path}: not a recipe library ({e})") from e
         return out
 

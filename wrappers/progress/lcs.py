@@ -85,7 +85,7 @@ def lcs_table(scores: np.ndarray) -> np.ndarray:
     f = np.asarray(scores, dtype=np.float64)
     if f.ndim != 2:
         raise ValueError(f"match scores must be a 2-D matrix, got shape {f.shape}")
-    if f.size and (np.nanmin(f) < 0 or np.nanmax(f) > 1 or np.isnan(f).any()):
+    if f.size and (np.isnan(f).any() or f.min() < 0 or f.max() > 1):
         raise ValueError("soft match scores must lie in [0, 1]")
     m, n = f.shape
     table = np.zeros((m + 1, n + 1), dtype=np.float64)

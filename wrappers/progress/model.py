@@ -44,6 +44,7 @@ A checkpoint holds only tensors and plain Python values, so it loads with
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import os
 import tempfile
@@ -65,6 +66,8 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "ProgressModel", "atomic_save", "plain", 
 #: Identifies our checkpoints (``best.pt``, ``last.pt``, :meth:`ProgressModel.save`).
 FORMAT = "gui-gym/progrm"
 FORMAT_VERSION = 1
+#: Embeddings kept by online scoring (:meth:`ProgressModel.predict_texts`); ~1.5 KB each for MiniLM.
+CACHE_LIMIT = 200_000
 #: Texts per encoder call when filling the embedding cache.
 ENCODE_BATCH = 64
 TRAIN_HINT = "train one with `gui-gym progrm train` (or wrappers.progress.training.train)"
@@ -202,6 +205,7 @@ class ProgressModel(nn.Module):
             nn.Linear(self.hidden, 1),
         ).to(self.device)
         self.cache: dict[str, np.ndarray] = {}
+        self.cache_limit = CACHE_LIMIT  # online scoring keeps at most this many embeddings
         self.extra: dict[str, Any] = {}  # what :meth:`load` found saved beside the weights
 
     # ------------------------------------------------------------------ configuration
@@ -337,7 +341,12 @@ class ProgressModel(nn.Module):
             ProgressExample(goal=g, history=tuple(h), observation=o, label=0.0)
             for g, h, o in zip(goals, histories, observations, strict=True)
         ]
-        return self.predict(examples)
+        out = self.predict(examples)
+        limit = getattr(self, "cache_limit", CACHE_LIMIT)
+        if len(self.cache) > limit:  # every history is new online: drop the oldest half
+            for text in list(itertools.islice(self.cache, len(self.cache) - limit // 2)):
+                del self.cache[text]
+        return out
 
     def score(self, goal: str, history: Sequence[str], observation: str) -> float:
         """Prog([g, a_1..a_t, o_{t+1}]) of one state."""

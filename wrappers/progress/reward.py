@@ -12,10 +12,10 @@ ablations). The wrapper adds the term ``progress`` to ``info["reward_components"
 reports the model's estimate as ``info["predicted_progress"]``; over an episode the terms
 telescope to ``Prog(s_T) − Prog(s_0)`` for ``k = 1``.
 
-:class:`ProgressRewardVector` does the same over a whole ``gymnasium.vector`` env with one
-batched model call per step.
+:class:`ProgressRewardVector` does the same over a whole ``gymnasium.vector`` env, scoring the
+sub-envs together in one batched model call per step (plus one for episodes that just began).
 
-Example (oracle progress; two of ContactsFavorite's milestones reached by the first action):
+Example (oracle progress: launching Settings reaches one of SystemWifiTurnOn's three milestones):
 
     >>> import gymnasium as gym, gui_gym
     >>> env = ProgressReward(gym.make("GuiAndroid-v0", task="SystemWifiTurnOn"), model="env")
@@ -86,7 +86,9 @@ class ProgressReward(RewardShaping):
     def __init__(
         self, env: gym.Env, model: ModelArg = "env", k: int = 1, weight: float = 1.0, device: str = "cpu"
     ) -> None:
-        gym.utils.RecordConstructorArgs.__init__(self, model=model, k=k, weight=weight, device=device)
+        gym.utils.RecordConstructorArgs.__init__(  # no deep copy: a rebuilt env shares a loaded model
+            self, model=model, k=k, weight=weight, device=device, _disable_deepcopy=True
+        )
         super().__init__(env)
         if int(k) < 1:
             raise ValueError(f"the history length k must be at least 1, got {k}")
@@ -168,9 +170,11 @@ class ProgressRewardVector(gym.vector.VectorWrapper):
             self.values[i] = [float(v)]
 
     def reset(self, *, seed: Any = None, options: Any = None) -> tuple[Any, dict[str, Any]]:
+        mask = (options or {}).get("reset_mask")  # a partial reset: only these envs start anew
+        idx = range(self.num_envs) if mask is None else np.flatnonzero(mask).tolist()
         obs, infos = self.env.reset(seed=seed, options=options)
-        self._begin(range(self.num_envs), obs, infos)
-        self._resetting[:] = False
+        self._begin(idx, obs, infos)
+        self._resetting[idx] = False
         return obs, infos
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -202,6 +206,8 @@ class ProgressRewardVector(gym.vector.VectorWrapper):
         mask[stepped] = True
         infos = dict(infos)
         components = dict(infos.get("reward_components") or {})
+        if not components:  # no shaping wrapper inside: the env's reward is the outcome term
+            components["outcome"], components["_outcome"] = rewards - terms, mask.copy()
         components[TERM], components[f"_{TERM}"] = terms, mask
         infos["reward_components"] = components
         if self.model is not None:
