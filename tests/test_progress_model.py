@@ -105,7 +105,7 @@ def test_predict_is_a_probability_per_example(minilm: ProgressModel) -> None:
     np.testing.assert_allclose(batch, p, atol=1e-6)
     with pytest.raises(ValueError, match="2 goals, 1 histories"):
         minilm.predict_texts(["a", "b"], [()], ["o", "o"])
-    assert minilm.dim == 384 and minilm.head[0].in_features == 5 * 384 + 1
+    assert minilm.dim == 384 and minilm.head[0].in_features == 6 * 384 + 1
     assert minilm.predict([]).shape == (0,)
 
 
@@ -121,14 +121,13 @@ def test_each_text_is_encoded_once(tiny_encoder: str, monkeypatch: pytest.Monkey
     monkeypatch.setattr(model, "_encode_batch", counting)
     exs = wizard(3)
     first = model.predict(exs)
-    goals, hists, obs, _ = model.segments(exs)
-    assert sorted(encoded) == sorted({*goals, *hists, *obs})  # every distinct text, once
+    assert sorted(encoded) == sorted(model.texts(exs))  # every distinct text, once
     encoded.clear()
     np.testing.assert_array_equal(model.predict(exs), first)
     assert encoded == []  # all from the cache
     model.clear_cache()
     model.predict(exs[:1])
-    assert len(encoded) == 3
+    assert sorted(encoded) == sorted(model.texts(exs[:1]))
 
 
 def test_save_load_round_trip(tiny_encoder: str, tmp_path: Path) -> None:

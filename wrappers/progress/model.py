@@ -8,16 +8,18 @@ is cheap enough to score every step of a vector env on a CPU.
 
 The state is ŝ_t = [a_1, …, a_{t−1}, o_t] (Eq. 6): every action so far and only the latest
 screen. In :class:`~wrappers.progress.data.ProgressExample` terms, a state after ``t`` actions is
-``[g, a_1..a_t, o_{t+1}]``: ``goal``, ``history`` and ``observation``. The three parts are
-encoded **separately** with the same encoder, because MiniLM reads at most 256 word pieces and
-a screen's text plus a long action history overflows that: one concatenated sequence would
-truncate away the latest screen or the goal, the two parts progress depends on most. With three
-segments, each keeps its own 256 pieces; the history keeps its most recent actions
-(:func:`~wrappers.progress.data.format_history`), and its length enters as a separate feature.
+``[g, a_1..a_t, o_{t+1}]``: ``goal``, ``history`` and ``observation``. The encoder reads the
+goal, **each action** and **each screen item** (the `` | ``-separated elements of
+:func:`~wrappers.progress.screen.screen_text`) as separate short texts, and the model pools
+them: the mean over all actions, the last action, and the mean over the screen's items. Why
+not one concatenated sequence: MiniLM reads at most 256 word pieces, which a long history plus
+a screen overflows; and on a CPU the encoder is the cost (~5 GFLOP for a 256-piece text), while
+actions and screen elements repeat across states, so short pieces are encoded once and reused
+(a 46k-state dataset needs ~30k long texts encoded whole, ~8k short ones in pieces).
 
-Features (5·d + 1 for a d-dimensional encoder)::
+Features (6·d + 1 for a d-dimensional encoder)::
 
-    [e_goal, e_hist, e_obs, e_goal ⊙ e_obs, e_goal ⊙ e_hist, log(1 + #actions)]
+    [e_goal, mean_t e_{a_t}, e_{a_last}, mean_i e_{item_i}, e_goal ⊙ e_screen, e_goal ⊙ e_last, log(1 + t)]
       → Linear → ReLU → Dropout → Linear → ReLU → Linear(·, 1) → logit;  Prog = σ(logit)
 
 By default the encoder is frozen and every distinct text is encoded once (an in-memory cache),
@@ -59,13 +61,15 @@ import torch.nn.functional as F
 from torch import nn
 
 from wrappers.matching import _default_model_path, _quiet_transformers
-from wrappers.progress.data import ProgressExample, format_history
+from wrappers.progress.data import ProgressExample
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "ProgressModel", "atomic_save", "plain", "read_checkpoint"]
 
 #: Identifies our checkpoints (``best.pt``, ``last.pt``, :meth:`ProgressModel.save`).
 FORMAT = "gui-gym/progrm"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: Screen items read per observation (a phone screen has ~10-40).
+MAX_ITEMS = 64
 #: Embeddings kept by online scoring (:meth:`ProgressModel.predict_texts`); ~1.5 KB each for MiniLM.
 CACHE_LIMIT = 200_000
 #: Texts per encoder call when filling the embedding cache.
@@ -160,11 +164,11 @@ class ProgressModel(nn.Module):
         hidden: width of the MLP's hidden layers.
         dropout: dropout after the first hidden layer.
         finetune: train the encoder too (it is frozen and its embeddings cached otherwise).
-        max_length: word pieces per segment (goal, history, observation), at most what the
+        max_length: word pieces per text (a goal, an action, a screen item), at most what the
             encoder's position embeddings allow.
         device: torch device of the encoder and the head.
 
-    The three segments are encoded separately (see the module docstring for why). A frozen
+    Goal, actions and screen items are encoded separately (see the module docstring). A frozen
     encoder is shared by the models of this process and is not a submodule, so
     ``state_dict()`` holds the head only; a fine-tuned one is ``self.encoder``. Embeddings of a
     frozen encoder, and of a fine-tuned one in eval mode, are cached per text in
@@ -197,7 +201,7 @@ class ProgressModel(nn.Module):
         self._max_length_arg = int(max_length)
         self.dim = int(self.encoder.config.hidden_size)
         self.head = nn.Sequential(
-            nn.Linear(5 * self.dim + 1, self.hidden),
+            nn.Linear(6 * self.dim + 1, self.hidden),
             nn.ReLU(),
             nn.Dropout(self.dropout),
             nn.Linear(self.hidden, self.hidden),
@@ -289,40 +293,61 @@ class ProgressModel(nn.Module):
         return torch.from_numpy(np.stack([self.cache[t] for t in texts])).to(self.device)
 
     @staticmethod
-    def segments(examples: Sequence[ProgressExample]) -> tuple[list[str], list[str], list[str], list[int]]:
-        """The goal, history and observation texts of ``examples``, and their numbers of actions."""
+    def segments(examples: Sequence[ProgressExample]) -> tuple[list[str], list[list[str]], list[list[str]], list[int]]:
+        """Per example: the goal, the action texts, the screen's items, and the number of actions."""
         return (
             [e.goal for e in examples],
-            [format_history(e.history) for e in examples],
-            [e.observation for e in examples],
+            [list(e.history) for e in examples],
+            [screen_items(e.observation) for e in examples],
             [len(e.history) for e in examples],
         )
 
+    def texts(self, examples: Sequence[ProgressExample]) -> list[str]:
+        """Every distinct text the encoder reads for ``examples`` (what :meth:`encode_texts` caches)."""
+        goals, actions, items, _ = self.segments(examples)
+        return list(dict.fromkeys([*goals, *(a for h in actions for a in h), *(i for its in items for i in its)]))
+
+    def features(self, examples: Sequence[ProgressExample]) -> torch.Tensor:
+        """Feature rows (n × (6d + 1)) of ``examples``; see :meth:`combine`."""
+        goals, actions, items, n = self.segments(examples)
+        texts = list(dict.fromkeys([*goals, *(a for h in actions for a in h), *(i for its in items for i in its)]))
+        table = self.embed(texts)
+        where = {t: i for i, t in enumerate(texts)}
+        dev = self.device
+        goal = table[torch.tensor([where[g] for g in goals], device=dev, dtype=torch.long)]
+        last = _pool(table, [[where[h[-1]]] if h else [] for h in actions], dev)
+        return self.combine(
+            goal,
+            _pool(table, [[where[a] for a in h] for h in actions], dev),
+            last,
+            _pool(table, [[where[i] for i in its] for its in items], dev),
+            torch.tensor(n, device=dev),
+        )
+
     @staticmethod
-    def combine(goal: torch.Tensor, hist: torch.Tensor, obs: torch.Tensor, n_actions: torch.Tensor) -> torch.Tensor:
-        """[e_goal, e_hist, e_obs, e_goal ⊙ e_obs, e_goal ⊙ e_hist, log(1 + #actions)]."""
+    def combine(
+        goal: torch.Tensor, actions: torch.Tensor, last: torch.Tensor, screen: torch.Tensor, n_actions: torch.Tensor
+    ) -> torch.Tensor:
+        """[e_goal, mean e_a, e_last, mean e_item, e_goal ⊙ e_screen, e_goal ⊙ e_last, log(1 + #actions)]."""
         steps = torch.log1p(n_actions.to(goal.dtype)).unsqueeze(-1)
-        return torch.cat([goal, hist, obs, goal * obs, goal * hist, steps], dim=-1)
+        return torch.cat([goal, actions, last, screen, goal * screen, goal * last, steps], dim=-1)
 
     # ------------------------------------------------------------------ scoring
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
-        """Logits (n,) of feature rows (n × (5d + 1)) from :meth:`combine`."""
+        """Logits (n,) of feature rows (n × (6d + 1)) from :meth:`combine`."""
         return self.head(features).squeeze(-1)
 
     def logits(self, examples: Sequence[ProgressExample]) -> torch.Tensor:
         """Logits (n,) of ``examples``, with gradients through the head (and the encoder if fine-tuning)."""
-        goals, hists, obs, n = self.segments(examples)
-        feats = self.combine(self.embed(goals), self.embed(hists), self.embed(obs), torch.tensor(n, device=self.device))
-        return self(feats)
+        return self(self.features(examples))
 
     def predict(self, examples: Sequence[ProgressExample], batch_size: int = 256) -> np.ndarray:
         """Progress σ(logit) ∈ [0, 1] of each example (eval mode, no grad), as float32 (n,)."""
         was_training = self.training
         self.eval()
         try:
-            goals, hists, obs, _ = self.segments(examples)
-            self.encode_texts([*goals, *hists, *obs])
+            self.encode_texts(self.texts(examples))
             out = []
             with torch.no_grad():
                 for i in range(0, len(examples), batch_size):
@@ -404,3 +429,24 @@ class ProgressModel(nn.Module):
         model.extra = ckpt.get("extra") or {}
         model.eval()
         return model
+
+
+def screen_items(observation: str, limit: int = MAX_ITEMS) -> list[str]:
+    """The items of a :func:`~wrappers.progress.screen.screen_text` (``" | "``-separated), at most ``limit``.
+
+    >>> screen_items('contacts | EditText "Zara" (focused) | ImageButton desc="Save"')
+    ['contacts', 'EditText "Zara" (focused)', 'ImageButton desc="Save"']
+    """
+    return [item for item in (part.strip() for part in observation.split(" | ")) if item][:limit]
+
+
+def _pool(table: torch.Tensor, rows: list[list[int]], device: torch.device) -> torch.Tensor:
+    """Mean of ``table`` rows per example (zeros for an example with none)."""
+    out = torch.zeros(len(rows), table.shape[1], dtype=table.dtype, device=device)
+    flat = [i for r in rows for i in r]
+    if flat:
+        owner = torch.tensor([k for k, r in enumerate(rows) for _ in r], device=device, dtype=torch.long)
+        out = out.index_add(0, owner, table[torch.tensor(flat, device=device, dtype=torch.long)])
+        counts = torch.tensor([max(1, len(r)) for r in rows], device=device, dtype=table.dtype).unsqueeze(-1)
+        out = out / counts
+    return out

@@ -147,17 +147,12 @@ def bce(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
 
 
 def _logit_fn(model: ProgressModel, examples: Sequence[ProgressExample]) -> Callable[[torch.Tensor], torch.Tensor]:
-    """Logits of ``examples[idx]``. A frozen encoder's embeddings are gathered from one table."""
+    """Logits of ``examples[idx]``. With a frozen encoder the features are computed once, in chunks."""
     if model.finetune:
         return lambda idx: model.logits([examples[i] for i in idx.tolist()])
-    goals, hists, obs, n = model.segments(examples)
-    texts = list(dict.fromkeys([*goals, *hists, *obs]))
-    model.encode_texts(texts)
-    where = {t: i for i, t in enumerate(texts)}
-    table = torch.from_numpy(np.stack([model.cache[t] for t in texts])).to(model.device)
-    g, h, o = (torch.tensor([where[t] for t in part], device=model.device) for part in (goals, hists, obs))
-    steps = torch.tensor(n, device=model.device)
-    return lambda idx: model(model.combine(table[g[idx]], table[h[idx]], table[o[idx]], steps[idx]))
+    with torch.no_grad():
+        feats = torch.cat([model.features(examples[i : i + 4096]) for i in range(0, len(examples), 4096)])
+    return lambda idx: model(feats[idx])
 
 
 def _labels(examples: Sequence[ProgressExample], device: torch.device) -> torch.Tensor:
@@ -281,8 +276,7 @@ def train(
     # --- pre-encode every distinct text once (frozen encoder): epochs then run only the MLP
     if start <= config.epochs:
         if not config.finetune:
-            goals, hists, obs, _ = model.segments([*train_set, *val_set])
-            model.encode_texts([*goals, *hists, *obs], progress=progress)
+            model.encode_texts(model.texts([*train_set, *val_set]), progress=progress)
         train_logits, val_logits = _logit_fn(model, train_set), _logit_fn(model, val_set)
         y_train, y_val = _labels(train_set, model.device), _labels(val_set, model.device)
 
