@@ -189,8 +189,9 @@ def format_metrics(m: dict[str, Any]) -> str:
         )
     if m.get("latency_ms_per_step") is not None:
         lines.append(
-            f"latency: {m['latency_ms_per_step']:.1f} ms per step (one at a time), "
-            f"{m.get('batched_ms_per_step', float('nan')):.2f} ms per step batched"
+            f"latency per step: {m['latency_ms_per_step']:.1f} ms (median, one at a time), "
+            f"{m.get('cold_ms_per_step', float('nan')):.1f} ms (mean, from an empty cache), "
+            f"{m.get('batched_ms_per_step', float('nan')):.2f} ms (batched)"
         )
     return "\n".join(lines)
 
