@@ -132,7 +132,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         f"{len(train_set)} training and {len(val_set)} validation states "
         f"({len(split['train_tasks'])} / {len(split['val_tasks'])} tasks); split in {out / 'split.json'}"
     )
-    result = train(train_set, out, config, val_examples=val_set, resume=not args.no_resume, progress=not args.quiet)
+    try:
+        result = train(train_set, out, config, val_examples=val_set, resume=not args.no_resume, progress=not args.quiet)
+    except ValueError as e:
+        raise ValueError(f"{e} [on the command line: --no-resume, or another --out]") from None
     print(f"{result.stopped_reason} after {result.epochs_run} epochs; best validation BCE {result.best_val_loss:.4f}")
     print(f"checkpoint: {out / 'best.pt'} (resume state: {out / 'last.pt'}; metrics: {out / 'metrics.jsonl'})")
     return 0 if result.stopped_reason != "nan loss" else 1
@@ -177,7 +180,7 @@ def format_metrics(m: dict[str, Any]) -> str:
         f"key-step progress MAE (vs env milestones)  {f(m.get('key_step_mae'))}",
         f"label MAE                                  {f(m.get('label_mae'))}",
         f"mean final-step score: success {f(m.get('final_score_success'))}, failure {f(m.get('final_score_failure'))}",
-        "success prediction at 0.5: "
+        f"success prediction at {m.get('threshold', 0.5):g}: "
         f"accuracy {f(m.get('accuracy'), True)}, precision {f(m.get('precision'), True)}, "
         f"recall {f(m.get('recall'), True)}, F1 {f(m.get('f1'), True)}",
     ]

@@ -62,6 +62,14 @@ class Trajectory:
     def from_dict(cls, d: dict[str, Any]) -> Trajectory:
         if not isinstance(d, dict) or "task_id" not in d or "instruction" not in d:
             raise ValueError("a trajectory needs task_id and instruction")
+        # Wrong container types would pass the constructors and fail far from the line that held them.
+        if not isinstance(d.get("steps", []), list) or not isinstance(d.get("meta", {}), dict):
+            raise ValueError("steps must be a list and meta an object")
+        for s in d.get("steps", []):
+            if not isinstance(s, dict) or not isinstance(s.get("info", {}), dict):
+                raise ValueError("each step must be an object with an object info")
+            if not isinstance(s.get("milestones", []), list):
+                raise ValueError("a step's milestones must be a list")
         steps = [Step(**s) for s in d.get("steps", [])]
         rest = {k: v for k, v in d.items() if k != "steps"}
         return cls(steps=steps, **rest)
