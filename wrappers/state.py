@@ -22,9 +22,9 @@ import logging
 import os
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import IO, Any, ClassVar, TypeVar
 
 log = logging.getLogger(__name__)
 
@@ -35,17 +35,23 @@ class StateFileError(ValueError):
     """A state file is missing, corrupt, or holds another kind of state."""
 
 
-def atomic_write_json(path: str | os.PathLike, data: Any) -> None:
-    """Write ``data`` as JSON to ``path`` atomically, keeping the previous file as ``<path>.bak``."""
+def atomic_write(
+    path: str | os.PathLike, write: Callable[[IO[Any]], None], binary: bool = False, backup: bool = False
+) -> None:
+    """Call ``write(f)`` on a temporary file beside ``path``, fsync it, then rename it over ``path``.
+
+    A crash leaves either the old file or the new one, never half of one. With ``backup`` the
+    previous file is kept as ``<path>.bak``.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, ensure_ascii=False, indent=1)
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
+            write(f)
             f.flush()
             os.fsync(f.fileno())
-        if path.exists():
+        if backup and path.exists():
             bak_tmp = f"{tmp}.bak"
             os.link(path, bak_tmp)
             os.replace(bak_tmp, f"{path}.bak")
@@ -54,6 +60,11 @@ def atomic_write_json(path: str | os.PathLike, data: Any) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def atomic_write_json(path: str | os.PathLike, data: Any) -> None:
+    """Write ``data`` as JSON to ``path`` atomically, keeping the previous file as ``<path>.bak``."""
+    atomic_write(path, lambda f: json.dump(data, f, ensure_ascii=False, indent=1), backup=True)
 
 
 @contextlib.contextmanager

@@ -24,10 +24,7 @@ from dataclasses import dataclass
 
 from gui_gym.core.trajectory import Step, Trajectory
 
-__all__ = ["ProgressExample", "action_text", "examples", "format_history", "observations_after"]
-
-#: Characters of action history the model reads; the most recent actions are kept.
-HISTORY_CHARS = 700
+__all__ = ["ProgressExample", "action_text", "examples", "observations_after"]
 
 
 @dataclass(frozen=True)
@@ -51,21 +48,6 @@ def action_text(step: Step) -> str:
     """What the model reads of an action: the env's grounded description, else the raw action."""
     text = (step.action_description or "").strip() or str(step.action).strip()
     return text if step.format_valid else f"invalid action: {text}"
-
-
-def format_history(history: Sequence[str], max_chars: int = HISTORY_CHARS) -> str:
-    """``"3 actions: a1; a2; a3"``, dropping the oldest actions beyond ``max_chars``."""
-    if not history:
-        return "0 actions"
-    kept: list[str] = []
-    size = 0
-    for text in reversed(history):
-        size += len(text) + 2
-        if kept and size > max_chars:
-            break
-        kept.append(text[:max_chars])
-    head = f"{len(history)} actions: " + ("…; " if len(kept) < len(history) else "")
-    return head + "; ".join(reversed(kept))
 
 
 def observations_after(trajectory: Trajectory) -> list[str]:

@@ -48,8 +48,9 @@ from typing import Literal
 import numpy as np
 
 from gui_gym.core.trajectory import Trajectory
-from wrappers.progress.lcs import group_lcs, lcs, lcs_table
+from wrappers.progress.lcs import group_lcs, lcs, similarity
 from wrappers.progress.match import ActionMatch, ActionToken, trajectory_tokens
+from wrappers.state import atomic_write_json
 
 __all__ = [
     "THETA_L",
@@ -208,8 +209,7 @@ class ProgressLabeller:
 
     def similarity(self, a: Sequence[ActionToken], b: Sequence[ActionToken]) -> float:
         """Eq. 3 between two token sequences."""
-        shortest = min(len(a), len(b))
-        return float(lcs_table(self.match.matrix(a, b))[-1, -1] / shortest) if shortest else 0.0
+        return similarity(self.match.matrix(a, b))
 
     # -- stages 2 and 3: key steps and labels ------------------------------------------
     def recipes_for(self, trajectory: Trajectory) -> list[list[ActionToken]]:
@@ -248,18 +248,13 @@ class ProgressLabeller:
 
     # -- persistence ---------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the recipe library as JSON (atomically)."""
+        """Write the recipe library as JSON (atomically; the previous file is kept as ``.bak``)."""
         data = {
             "theta": self.theta,
             "group_by": self.group_by,
             "library": {k: [[vars(t) for t in r] for r in rs] for k, rs in self.library.items()},
         }
-        tmp = f"{os.fspath(path)}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f, ensure_ascii=False, indent=1)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        atomic_write_json(path, data)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], match: ActionMatch | None = None) -> ProgressLabeller:

@@ -45,11 +45,9 @@ A checkpoint holds only tensors and plain Python values, so it loads with
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import math
 import os
-import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -62,14 +60,14 @@ from torch import nn
 
 from wrappers.matching import _default_model_path, _quiet_transformers
 from wrappers.progress.data import ProgressExample
+from wrappers.progress.screen import screen_items
+from wrappers.state import atomic_write
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "ProgressModel", "atomic_save", "plain", "read_checkpoint"]
 
 #: Identifies our checkpoints (``best.pt``, ``last.pt``, :meth:`ProgressModel.save`).
 FORMAT = "gui-gym/progrm"
 FORMAT_VERSION = 2
-#: Screen items read per observation (a phone screen has ~10-40).
-MAX_ITEMS = 64
 #: Embeddings kept by online scoring (:meth:`ProgressModel.predict_texts`); ~1.5 KB each for MiniLM.
 CACHE_LIMIT = 200_000
 #: Texts per encoder call when filling the embedding cache.
@@ -121,20 +119,8 @@ def plain(obj: Any) -> bool:
 
 
 def atomic_save(obj: dict[str, Any], path: str | os.PathLike[str]) -> None:
-    """``torch.save`` to a temporary file in the same directory, fsync, then ``os.replace``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(obj, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    """``torch.save`` to ``path`` atomically (:func:`wrappers.state.atomic_write`)."""
+    atomic_write(path, lambda f: torch.save(obj, f), binary=True)
 
 
 def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -304,13 +290,12 @@ class ProgressModel(nn.Module):
 
     def texts(self, examples: Sequence[ProgressExample]) -> list[str]:
         """Every distinct text the encoder reads for ``examples`` (what :meth:`encode_texts` caches)."""
-        goals, actions, items, _ = self.segments(examples)
-        return list(dict.fromkeys([*goals, *(a for h in actions for a in h), *(i for its in items for i in its)]))
+        return _distinct(*self.segments(examples)[:3])
 
     def features(self, examples: Sequence[ProgressExample]) -> torch.Tensor:
         """Feature rows (n × (6d + 1)) of ``examples``; see :meth:`combine`."""
         goals, actions, items, n = self.segments(examples)
-        texts = list(dict.fromkeys([*goals, *(a for h in actions for a in h), *(i for its in items for i in its)]))
+        texts = _distinct(goals, actions, items)
         table = self.embed(texts)
         where = {t: i for i, t in enumerate(texts)}
         dev = self.device
@@ -347,7 +332,6 @@ class ProgressModel(nn.Module):
         was_training = self.training
         self.eval()
         try:
-            self.encode_texts(self.texts(examples))
             out = []
             with torch.no_grad():
                 for i in range(0, len(examples), batch_size):
@@ -368,7 +352,7 @@ class ProgressModel(nn.Module):
         ]
         out = self.predict(examples)
         limit = getattr(self, "cache_limit", CACHE_LIMIT)
-        if len(self.cache) > limit:  # every history is new online: drop the oldest half
+        if len(self.cache) > limit:  # new screens and actions keep coming online: drop the oldest half
             for text in list(itertools.islice(self.cache, len(self.cache) - limit // 2)):
                 del self.cache[text]
         return out
@@ -431,13 +415,8 @@ class ProgressModel(nn.Module):
         return model
 
 
-def screen_items(observation: str, limit: int = MAX_ITEMS) -> list[str]:
-    """The items of a :func:`~wrappers.progress.screen.screen_text` (``" | "``-separated), at most ``limit``.
-
-    >>> screen_items('contacts | EditText "Zara" (focused) | ImageButton desc="Save"')
-    ['contacts', 'EditText "Zara" (focused)', 'ImageButton desc="Save"']
-    """
-    return [item for item in (part.strip() for part in observation.split(" | ")) if item][:limit]
+def _distinct(goals: list[str], actions: list[list[str]], items: list[list[str]]) -> list[str]:
+    return list(dict.fromkeys([*goals, *(a for h in actions for a in h), *(i for its in items for i in its)]))
 
 
 def _pool(table: torch.Tensor, rows: list[list[int]], device: torch.device) -> torch.Tensor:

@@ -86,6 +86,7 @@ Example:
 
 from __future__ import annotations
 
+import bisect
 import copy
 import logging
 import re
@@ -97,6 +98,7 @@ import numpy as np
 
 from gui_gym.core.actions import Action, ActionParseError, format_action, parse_action
 from gui_gym.core.trajectory import Step, Trajectory
+from wrappers.progress.screen import screen_items
 
 __all__ = [
     "EDIT_KINDS",
@@ -171,12 +173,19 @@ def mismatched(trajectories: Sequence[Trajectory], n: int, rng: Rng = None) -> l
             "an instruction is never paired with steps of its own task"
         )
     gen = _rng(rng)
+    # Per task, index - rank of each of its trajectories: the k-th trajectory of *another* task is
+    # then k + (how many of these are <= k), found by bisection instead of listing the others.
+    gaps: dict[str, list[int]] = {}
+    for j, t in enumerate(trajectories):
+        own = gaps.setdefault(t.task_id, [])
+        own.append(j - len(own))
     out = []
     for _ in range(n):
         i = int(gen.integers(len(trajectories)))
         source = trajectories[i]
-        others = [j for j, t in enumerate(trajectories) if t.task_id != source.task_id]
-        j = others[int(gen.integers(len(others)))]
+        own = gaps[source.task_id]
+        k = int(gen.integers(len(trajectories) - len(own)))
+        j = k + bisect.bisect_right(own, k)
         goal = trajectories[j]
         steps = copy.deepcopy(source.steps)
         for step in steps:
@@ -233,7 +242,7 @@ def _is_noop(step: Step) -> bool:
 
 
 def _items(observation: str) -> Counter[str]:
-    return Counter(x.strip() for x in observation.split(" | ") if x.strip())
+    return Counter(screen_items(observation, limit=len(observation)))
 
 
 def _opens(before: str, after: str) -> bool:

@@ -36,7 +36,6 @@ import math
 import os
 import random
 import statistics
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -51,6 +50,7 @@ from tqdm.auto import tqdm
 
 from wrappers.progress.data import ProgressExample
 from wrappers.progress.model import ProgressModel, atomic_save, read_checkpoint
+from wrappers.state import atomic_write
 
 __all__ = ["TrainConfig", "TrainResult", "balanced_indices", "evaluate", "key_steps", "split_by_task", "train"]
 
@@ -181,12 +181,7 @@ def _set_rng_state(state: dict[str, Any]) -> None:
 
 def _write_metrics(path: Path, history: list[dict[str, float]]) -> None:
     """``metrics.jsonl`` rewritten from the history (atomically, so it always matches ``last.pt``)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    with os.fdopen(fd, "w") as f:
-        f.writelines(json.dumps(row) + "\n" for row in history)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    atomic_write(path, lambda f: f.writelines(json.dumps(row) + "\n" for row in history))
 
 
 def _check_resumable(ckpt: dict[str, Any], model: ProgressModel, config: TrainConfig, path: Path) -> dict[str, Any]:
