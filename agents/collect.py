@@ -1,0 +1,317 @@
+"""Group rollouts over a ``gymnasium.vector`` env: G trajectories per task instance.
+
+GRPO-family trainers need *groups*: several trajectories of the same problem instance. Here a
+group shares its instance through the reset seed (``(task, seed)`` fixes the instance of a
+gui-gym task), so group members may run in any sub-env, in any order, on any machine.
+
+:func:`collect` runs a queue of ``(task, seed, group)`` episodes over the sub-envs of a vector
+env: each finished sub-env is reset onto the next queued episode, and sub-envs left without
+work wait (:class:`Slot` holds them) until the last episode ends. The policy decides for all
+running sub-envs in one batched call, each with its own random generator
+(:func:`episode_rng`), so an episode's actions depend only on its seed and the policy, not
+on batching, the number of sub-envs or which worker ran it.
+
+An episode's per-step rewards are final, as the env contract defines them: ``episode_rewards``
+when a wrapper publishes it, otherwise the sum of ``episode_reward_components``, otherwise the
+env's outcome broadcast to every step (:func:`final_rewards`). A sub-env that raises is caught by
+its :class:`Slot`: the episode is dropped and logged, the others go on.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from agents.policies.base import Decision, TrainablePolicy
+from wrappers.protocol import OUTCOME
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Episode", "Instance", "Slot", "collect", "episode_rng", "final_rewards", "make_vector_env"]
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One episode to run: a task, the reset seed that fixes its instance, and its group."""
+
+    task: str
+    seed: int
+    group: int = 0
+    member: int = 0  # index within the group; with the seed, it seeds the policy's sampling
+
+
+@dataclass
+class Episode:
+    """A finished trajectory as trainers see it.
+
+    ``rewards`` are the final per-step rewards (the step-level convention of ADMIRE §3.3 and
+    MobileRL §2.2.1: the outcome is broadcast to every step), ``components`` the same per named
+    term. :attr:`ret` is the trajectory-level reward R(τ).
+    """
+
+    instance: Instance
+    task_id: str
+    difficulty: str
+    decisions: list[Decision]
+    rewards: np.ndarray
+    components: dict[str, np.ndarray]
+    success: bool
+    truncated: bool
+    invalid: int
+    descriptions: list[str] = field(default_factory=list)
+    iteration: int = 0
+    advantages: np.ndarray | None = None  # per step, set by the algorithm
+
+    @property
+    def length(self) -> int:
+        return len(self.decisions)
+
+    @property
+    def ret(self) -> float:
+        """R(τ): the mean of the final per-step rewards (the outcome itself for an unshaped env)."""
+        return float(np.mean(self.rewards)) if len(self.rewards) else 0.0
+
+    @property
+    def outcome(self) -> float:
+        out = self.components.get(OUTCOME)
+        return float(out[-1]) if out is not None and len(out) else float(self.success)
+
+
+def final_rewards(info: dict[str, Any], step_rewards: Sequence[float]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The final per-step rewards of an episode from its last ``info`` (see the module docstring)."""
+    n = len(step_rewards)
+    comps = info.get("episode_reward_components") or {}
+    components = {str(k): np.asarray(v, dtype=np.float64) for k, v in comps.items() if len(v) == n}
+    if info.get("episode_rewards") is not None and len(info["episode_rewards"]) == n:
+        rewards = np.asarray(info["episode_rewards"], dtype=np.float64)
+    elif components:
+        rewards = np.sum(list(components.values()), axis=0)
+    else:
+        rewards = np.full(n, float(sum(step_rewards)))
+        components = {OUTCOME: rewards.copy()}
+    if not np.all(np.isfinite(rewards)):
+        raise FloatingPointError(f"non-finite episode rewards {rewards.tolist()}")
+    return rewards, components
+
+
+def episode_rng(instance: Instance, salt: int = 0) -> np.random.Generator:
+    """The policy's random generator for one episode: a function of its seed and group member."""
+    return np.random.default_rng([int(instance.seed) & 0xFFFFFFFF, int(instance.member), int(salt) & 0xFFFFFFFF])
+
+
+class Slot(gym.Wrapper):
+    """The outermost wrapper of each sub-env: plays the instance it is told to, holds when idle.
+
+    ``slot.pending`` (set per sub-env with ``VectorEnv.set_attr``) is the next
+    :class:`Instance` or ``None`` (hold). While holding, ``step`` returns the last observation
+    without touching the env, so finished sub-envs wait for the others with no side effects on
+    shared reward state. Exceptions from the env are caught and reported as
+    ``info["env_error"]`` on a step that ends the episode.
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        self.pending: Instance | None = None
+        self.idle = True
+        self._obs: Any = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict]:
+        inst, self.pending = self.pending, None
+        if inst is None:
+            self.idle = True
+            if self._obs is None:
+                self._obs, _ = self.env.reset(seed=seed, options=options)
+            return self._obs, {"idle": True}
+        self.idle = False
+        try:
+            self._obs, info = self.env.reset(seed=inst.seed, options={"task": inst.task})
+        except Exception as e:  # any env failure: drop this episode, keep the run
+            self.idle = True
+            return self._obs, {"env_error": _describe(e)}
+        return self._obs, info
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        if self.idle:
+            return self._obs, 0.0, False, False, {"idle": True}
+        try:
+            obs, reward, terminated, truncated, info = self.env.step(action)
+        except Exception as e:
+            self.idle = True
+            return self._obs, 0.0, True, False, {"env_error": _describe(e)}
+        self._obs = obs
+        return obs, reward, terminated, truncated, info
+
+    def set_epoch(self, epoch: int) -> None:
+        """Call ``set_epoch`` on every wrapper inside that has one (ADMIRE's curriculum λ(E))."""
+        env: Any = self.env
+        while True:
+            if hasattr(type(env), "set_epoch"):
+                env.set_epoch(epoch)
+            if not isinstance(env, gym.Wrapper):
+                break
+            env = env.env
+
+
+def _describe(e: BaseException) -> str:
+    return f"{type(e).__name__}: {e} | " + "".join(traceback.format_exception(e)[-3:]).strip()
+
+
+def make_vector_env(
+    make_env: Callable[[], gym.Env], num_envs: int, vectorization: str = "sync"
+) -> gym.vector.VectorEnv:
+    """``num_envs`` copies of ``make_env()`` each inside a :class:`Slot`, autoreset disabled."""
+    if num_envs < 1:
+        raise ValueError(f"num_envs must be positive, got {num_envs}")
+    fns = [lambda: Slot(make_env()) for _ in range(num_envs)]
+    if vectorization == "sync":
+        return gym.vector.SyncVectorEnv(fns, autoreset_mode=AutoresetMode.DISABLED)
+    if vectorization == "async":
+        return gym.vector.AsyncVectorEnv(fns, autoreset_mode=AutoresetMode.DISABLED)
+    raise ValueError(f"vectorization must be 'sync' or 'async', got {vectorization!r}")
+
+
+def _row(batch: Any, i: int) -> Any:
+    """Sub-env ``i``'s entry of a batched observation (dicts of per-env sequences)."""
+    if isinstance(batch, dict):
+        return {k: _row(v, i) for k, v in batch.items()}
+    value = batch[i]
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _info_at(infos: dict[str, Any], i: int) -> dict[str, Any]:
+    """Sub-env ``i``'s info from a vector env's dict of arrays (keys it did not report are absent)."""
+    out = {}
+    for key, value in infos.items():
+        if key.startswith("_"):
+            continue
+        mask = infos.get("_" + key)
+        if mask is not None and not mask[i]:
+            continue
+        out[key] = _info_at(value, i) if isinstance(value, dict) else value[i]
+    return out
+
+
+@dataclass
+class _Running:
+    instance: Instance
+    task_id: str = ""
+    difficulty: str = "?"
+    decisions: list[Decision] = field(default_factory=list)
+    step_rewards: list[float] = field(default_factory=list)
+    descriptions: list[str] = field(default_factory=list)
+    invalid: int = 0
+
+
+def collect(
+    envs: gym.vector.VectorEnv,
+    policy: TrainablePolicy,
+    instances: Sequence[Instance],
+    greedy: bool = False,
+    iteration: int = 0,
+    difficulty: Callable[[str], str] | None = None,
+    on_episode: Callable[[Episode], None] | None = None,
+) -> tuple[list[Episode], list[tuple[Instance, str]]]:
+    """Run every instance to the end; ``(episodes in instance order, [(instance, error)] dropped)``.
+
+    ``envs`` comes from :func:`make_vector_env`. ``difficulty(task_id)`` labels episodes
+    (default ``"?"``); ``on_episode`` is called as each episode finishes (progress bars).
+    """
+    n = envs.num_envs
+    queue = list(instances)[::-1]
+    running: list[_Running | None] = [None] * n
+    done: dict[Instance, Episode] = {}
+    errors: list[tuple[Instance, str]] = []
+    rngs: dict[Instance, np.random.Generator] = {}
+    obs_rows: list[Any] = [None] * n
+
+    def start(mask: np.ndarray) -> None:
+        """Reset the sub-envs in ``mask`` onto the next queued instances (or hold them)."""
+        while mask.any():
+            pending = [None] * n
+            for i in np.flatnonzero(mask):
+                pending[i] = queue.pop() if queue else None
+            envs.set_attr("pending", pending)
+            obs, infos = envs.reset(options={"reset_mask": mask.copy()})
+            again = np.zeros(n, dtype=bool)
+            for i in np.flatnonzero(mask):
+                inst = pending[i]
+                if inst is None:
+                    running[i] = None
+                    continue
+                info = _info_at(infos, i)
+                if "env_error" in info:
+                    log.warning("dropped episode %s: the env failed at reset: %s", inst, info["env_error"])
+                    errors.append((inst, str(info["env_error"])))
+                    again[i] = True  # try the next queued instance on this sub-env
+                    continue
+                obs_rows[i] = _row(obs, i)
+                tid = str(info.get("task_id", inst.task))
+                running[i] = _Running(inst, tid, difficulty(tid) if difficulty else "?")
+                rngs[inst] = episode_rng(inst)
+            mask = again & bool(queue)
+
+    start(np.ones(n, dtype=bool))
+    while any(r is not None for r in running):
+        active = [i for i in range(n) if running[i] is not None]
+        picked = policy.decide(
+            [obs_rows[i] for i in active],
+            [running[i].decisions for i in active],  # type: ignore[union-attr]
+            greedy=greedy,
+            rng=[rngs[running[i].instance] for i in active],  # type: ignore[union-attr]
+        )
+        actions = [""] * n
+        for i, d in zip(active, picked, strict=True):
+            actions[i] = d.action
+        obs, rewards, terms, truncs, infos = envs.step(actions)
+        finished = np.zeros(n, dtype=bool)
+        for i, d in zip(active, picked, strict=True):
+            run = running[i]
+            assert run is not None
+            info = _info_at(infos, i)
+            if "env_error" in info:
+                log.warning("dropped episode %s: the env failed mid-episode: %s", run.instance, info["env_error"])
+                errors.append((run.instance, str(info["env_error"])))
+                finished[i] = True
+                continue
+            obs_rows[i] = _row(obs, i)
+            run.decisions.append(d)
+            run.step_rewards.append(float(rewards[i]))
+            run.descriptions.append(str(info.get("action_description", "")))
+            run.invalid += not bool(info.get("format_valid", True))
+            if terms[i] or truncs[i]:
+                finished[i] = True
+                try:
+                    final, comps = final_rewards(info, run.step_rewards)
+                except FloatingPointError as e:
+                    log.warning("dropped episode %s: %s", run.instance, e)
+                    errors.append((run.instance, str(e)))
+                    continue
+                ep = Episode(
+                    run.instance,
+                    run.task_id,
+                    run.difficulty,
+                    run.decisions,
+                    final,
+                    comps,
+                    bool(info.get("success", False)),
+                    bool(truncs[i]),
+                    run.invalid,
+                    run.descriptions,
+                    iteration,
+                )
+                done[run.instance] = ep
+                if on_episode is not None:
+                    on_episode(ep)
+        for i in np.flatnonzero(finished):
+            running[i] = None
+        if finished.any():
+            start(finished)
+    ordered = [done[inst] for inst in instances if inst in done]
+    return ordered, errors

@@ -1,0 +1,96 @@
+"""What a trainable policy gives the trainers: decisions with log-probs, and log-probs again.
+
+A trainer never looks inside a policy. It asks for one :class:`Decision` per env
+(:meth:`TrainablePolicy.decide`), sends ``decision.action`` to the env, and later asks the
+policy to score the same decisions under its current parameters
+(:meth:`TrainablePolicy.log_probs`). A decision's log-prob is per *token*: one token for a
+candidate-action policy (the chosen candidate), the response tokens for a language model.
+Everything a policy needs to score a decision again lives in ``decision.data``, which is
+picklable, so decisions travel to a replay buffer, a checkpoint or a Ray worker and back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import torch
+
+__all__ = ["Decision", "TrainablePolicy", "TrainablePolicyMixin"]
+
+
+@dataclass
+class Decision:
+    """One action a policy took.
+
+    Attributes:
+        action: the text sent to the env.
+        label: what the agent did, in its own words; the history of later steps.
+        logp: per-token log-probs under the policy that sampled it (float32, at least one).
+        data: whatever :meth:`TrainablePolicy.log_probs` needs to score it again (picklable).
+    """
+
+    action: str
+    label: str
+    logp: np.ndarray
+    data: Any = field(default=None, repr=False)
+
+    @property
+    def tokens(self) -> int:
+        return len(self.logp)
+
+
+@runtime_checkable
+class TrainablePolicy(Protocol):
+    """The contract between policies and trainers (see the module docstring)."""
+
+    def decide(
+        self,
+        observations: Sequence[dict[str, Any]],
+        histories: Sequence[Sequence[Decision]],
+        greedy: bool = False,
+        rng: np.random.Generator | None = None,
+    ) -> list[Decision]:
+        """One decision per observation; ``histories[i]`` holds env i's earlier decisions this episode."""
+        ...
+
+    def log_probs(self, decisions: Sequence[Decision]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(logp, mask, entropy)``, each ``[len(decisions), max tokens]``, differentiable in ``logp``.
+
+        Row i scores ``decisions[i]`` under the current parameters; ``mask`` marks its tokens
+        (``mask[i, :decisions[i].tokens]``), ``entropy`` is the policy's entropy at each token.
+        """
+        ...
+
+    def parameters(self) -> Iterator[torch.nn.Parameter]: ...
+
+    def state_dict(self) -> dict[str, Any]: ...
+
+    def load_state_dict(self, state: dict[str, Any]) -> Any: ...
+
+    def config(self) -> dict[str, Any]:
+        """Plain values that rebuild this policy (with :meth:`state_dict`)."""
+        ...
+
+
+class TrainablePolicyMixin:
+    """``act(obs, info)`` / ``reset(seed)`` (the :class:`~agents.policies.baselines.Policy`
+    protocol) on top of ``decide``, so a trainable policy also runs in :func:`agents.rollout.rollout`.
+
+    ``greedy`` (default False) picks the most likely action instead of sampling.
+    """
+
+    greedy: bool = False
+
+    def reset(self, seed: int | None = None) -> None:
+        self._history: list[Decision] = []
+        self._rng = np.random.default_rng(seed)
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any] | None = None) -> str:
+        if not hasattr(self, "_history"):
+            self.reset()
+        (decision,) = self.decide([obs], [self._history], greedy=self.greedy, rng=self._rng)  # type: ignore[attr-defined]
+        self._history.append(decision)
+        return decision.action
