@@ -1,0 +1,31 @@
+"""The math shared by the trainers: advantages, the clipped policy loss, AdaGRPO's data components."""
+
+from agents.algos.adagrpo import FailureCurriculum, ReplayBuffer, mix_batches, prune_negatives
+from agents.algos.advantages import (
+    discounted_returns,
+    dynamic_sampling_mask,
+    group_advantages,
+    reinforce_pp_advantages,
+    rloo_advantages,
+    step_group_advantages,
+    whiten,
+)
+from agents.algos.losses import AGGREGATIONS, Aggregation, kl_k3, policy_loss
+
+__all__ = [
+    "AGGREGATIONS",
+    "Aggregation",
+    "FailureCurriculum",
+    "ReplayBuffer",
+    "discounted_returns",
+    "dynamic_sampling_mask",
+    "group_advantages",
+    "kl_k3",
+    "mix_batches",
+    "policy_loss",
+    "prune_negatives",
+    "reinforce_pp_advantages",
+    "rloo_advantages",
+    "step_group_advantages",
+    "whiten",
+]
