@@ -6,6 +6,8 @@
     gui-gym rollout --policy oracle,random --episodes 40 [--task ID|TIER] [--save-screens DIR] [--out T.jsonl]
     gui-gym play [--task ID] [--seed 0] [--save-screens DIR]
     gui-gym progrm synth|label|train|eval ...   (see agents/progrm_cli.py)
+    gui-gym train [--preset quick] [--algo grpo|rloo|dapo|reinforce++|adagrpo|ppo] [--reward milestone+spa] ...
+    gui-gym plot RUN_DIR... [-o curves.png]       (see agents/train_cli.py)
     gui-gym calibrate-matcher [--pairs FILE.jsonl] [--mode all|guarded|cosine] [--deltas 0.30:0.95:0.05]
                               [--split all|calib|heldout] [--plot FILE.png]
 """
@@ -21,7 +23,7 @@ from pathlib import Path
 import gymnasium as gym
 
 import gui_gym  # noqa: F401  (registers the env ids)
-from agents import progrm_cli
+from agents import progrm_cli, train_cli
 from agents.policies import NoisyOraclePolicy, OraclePolicy, RandomPolicy
 from agents.rollout import format_summary, rollout, save_screen, summarize
 from gui_gym.android import list_tasks
@@ -298,6 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_calibrate_matcher)
 
     progrm_cli.add_parser(sub)
+    train_cli.add_parser(sub)
     return parser
 
 

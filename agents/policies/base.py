@@ -51,9 +51,14 @@ class TrainablePolicy(Protocol):
         observations: Sequence[dict[str, Any]],
         histories: Sequence[Sequence[Decision]],
         greedy: bool = False,
-        rng: np.random.Generator | None = None,
+        rng: np.random.Generator | Sequence[np.random.Generator] | None = None,
     ) -> list[Decision]:
-        """One decision per observation; ``histories[i]`` holds env i's earlier decisions this episode."""
+        """One decision per observation; ``histories[i]`` holds env i's earlier decisions this episode.
+
+        ``rng`` is one generator for the batch, or one per observation: with one per
+        observation, each env's actions depend only on its own generator, not on what else is
+        in the batch (so local, vectorised and distributed rollouts of a seed agree).
+        """
         ...
 
     def log_probs(self, decisions: Sequence[Decision]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -1,0 +1,86 @@
+"""Learning curves of one or more training runs from their ``metrics.jsonl``.
+
+``gui-gym plot runs/a runs/b -o curves.png`` draws, per run: training and held-out success
+rate, every reward component (mean per-step value), and the mean episode length.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+__all__ = ["plot_runs", "read_metrics"]
+
+
+def read_metrics(run: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The rows of ``RUN/metrics.jsonl`` (a file path works too); corrupt lines are reported and skipped."""
+    path = Path(run)
+    if path.is_dir():
+        path = path / "metrics.jsonl"
+    if not path.is_file():
+        raise FileNotFoundError(f"no metrics at {path}; is {run} a gui-gym train run directory?")
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                log.warning("%s:%d: skipped a corrupt line (%s)", path, n, e)
+                continue
+            if isinstance(row, dict) and "iteration" in row:
+                rows.append(row)
+    return rows
+
+
+def plot_runs(runs: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], labels: Sequence[str] | None = None):
+    """Draw the learning curves of ``runs`` into ``out`` (PNG/PDF/SVG by extension); returns the figure."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if not runs:
+        raise ValueError("give at least one run directory")
+    labels = list(labels) if labels else [Path(r).name or str(r) for r in runs]
+    if len(labels) != len(runs):
+        raise ValueError(f"{len(runs)} runs but {len(labels)} labels")
+    data = [read_metrics(r) for r in runs]
+    comps = sorted({k for rows in data for row in rows for k in row if k.startswith("reward_")})
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    ax_s, ax_r, ax_l = axes
+    for label, rows, color in zip(labels, data, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 10, strict=False):
+        train = [r for r in rows if "success_rate" in r and r["iteration"] >= 0]
+        evals = [r for r in rows if "eval_success_rate" in r]
+        if train:
+            ax_s.plot([r["iteration"] for r in train], [r["success_rate"] for r in train], color=color, alpha=0.35,
+                      label=f"{label} (train)")  # fmt: skip
+        if evals:
+            ax_s.plot([max(r["iteration"] + 1, 0) for r in evals], [r["eval_success_rate"] for r in evals],
+                      color=color, marker="o", label=f"{label} (held-out)")  # fmt: skip
+        for style, k in zip(("-", "--", ":", "-."), comps, strict=False):
+            pts = [(r["iteration"], r[k]) for r in train if k in r]
+            if pts:
+                ax_r.plot(*zip(*pts, strict=True), linestyle=style, color=color, label=f"{label} {k[7:]}")
+        pts = [(r["iteration"], r["mean_length"]) for r in train if "mean_length" in r]
+        if pts:
+            ax_l.plot(*zip(*pts, strict=True), color=color, label=label)
+    ax_s.set(title="success rate", xlabel="iteration", ylim=(-0.02, 1.02))
+    ax_r.set(title="reward components (mean per step)", xlabel="iteration")
+    ax_l.set(title="mean episode length", xlabel="iteration", ylabel="steps")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return fig
