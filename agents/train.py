@@ -513,8 +513,7 @@ class Trainer:
                 if cfg.eval_every and cfg.eval_episodes and (done % cfg.eval_every == 0 or done == cfg.iterations):
                     metrics.update(self.evaluate())
                 metrics["iteration"] = done - 1
-                self.save()
-                self._record(metrics)
+                self._record(metrics, save=True)
                 bar.update(1)
                 post = {"success": f"{metrics['success_rate']:.2f}"}
                 if "eval_success_rate" in metrics:
@@ -553,9 +552,12 @@ class Trainer:
         m.update(update)
         return m
 
-    def _record(self, metrics: dict[str, Any]) -> None:
+    def _record(self, metrics: dict[str, Any], save: bool = False) -> None:
+        """Add a metrics row; with ``save``, checkpoint (with the row) before the files get it."""
         metrics = {k: (float(v) if isinstance(v, np.floating | np.integer) else v) for k, v in metrics.items()}
         self.history.append(metrics)
+        if save:
+            self.save()
         with open(self.out / "metrics.jsonl", "a", encoding="utf-8") as f:
             f.write(json.dumps(metrics) + "\n")
         keys = list(dict.fromkeys(k for m in self.history for k in m))

@@ -244,7 +244,9 @@ def candidate_actions(
     seen: set[str] = set()
 
     def add(action: Action, kind: str, label: str) -> None:
-        text = format_action(action)
+        # AndroidLab syntax has no infeasible status (it writes finish(message="infeasible"), which
+        # the env reads as an answer): declare it in AndroidWorld's JSON, as the task oracles do.
+        text = format_action(action, "androidworld" if action.kind == "status" else "androidlab")
         if text not in seen:
             seen.add(text)
             out.append(Candidate(text, kind, label))
@@ -283,7 +285,7 @@ def candidate_actions(
     if len(out) > max_candidates:  # keep the fixed actions; drop the last screen-derived ones
         fixed = {"back", "home", "launch", "finish", "infeasible"}
         keep_fixed = [c for c in out if c.kind in fixed]
-        rest = [c for c in out if c.kind not in fixed][: max_candidates - len(keep_fixed)]
+        rest = [c for c in out if c.kind not in fixed][: max(0, max_candidates - len(keep_fixed))]
         rest_set = set(rest)
         out = [c for c in out if c in rest_set or c.kind in fixed]
     return out

@@ -1,0 +1,231 @@
+"""The trainer: advantages per algorithm, rollouts with failing envs, resume, bad input, learning."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+from agents.algos.variants import algorithm
+from agents.collect import Episode, Instance, collect, final_rewards, make_vector_env
+from agents.envs import make_env, parse_reward
+from agents.policies.base import Decision
+from agents.train import TrainConfig, Trainer, compute_advantages, load_checkpoint
+
+
+def _episode(group: int, rewards: list[float], success: bool, outcome: float | None = None, member: int = 0) -> Episode:
+    n = len(rewards)
+    o = float(success) if outcome is None else outcome
+    decisions = [Decision("finish()", "finish", np.zeros(1, np.float32)) for _ in range(n)]
+    return Episode(
+        Instance("T", 1, group, member), "T", "easy", decisions, np.asarray(rewards, float),
+        {"outcome": np.full(n, o)}, success, False, 0,
+    )  # fmt: skip
+
+
+def _cfg(tmp_path, encoder, **kw) -> TrainConfig:
+    base = dict(
+        tasks="SystemWifiTurnOn", iterations=2, tasks_per_iter=2, group_size=3, num_envs=3, max_steps=6,
+        eval_every=0, eval_episodes=2, out=str(tmp_path / "run"), encoder=encoder, progress=False, minibatch=16,
+        hidden=16,
+    )  # fmt: skip
+    base.update(kw)
+    return TrainConfig(**base)
+
+
+# -- advantages (hand-computed) ---------------------------------------------------------
+
+
+def test_grpo_trajectory_advantage_is_broadcast_to_every_step():
+    eps = [_episode(0, [1.0, 1.0], True), _episode(0, [0.0, 0.0, 0.0], False, member=1)]
+    adv = compute_advantages(eps, algorithm("grpo"))
+    # R = [1, 0]: mean 0.5, unbiased std 1/sqrt(2) → ±0.7071
+    assert np.allclose(adv[0], [1 / math.sqrt(2)] * 2, atol=1e-5)
+    assert np.allclose(adv[1], [-1 / math.sqrt(2)] * 3, atol=1e-5)
+
+
+def test_singleton_and_zero_variance_groups_get_zero_advantage():
+    eps = [_episode(0, [1.0], True), _episode(1, [0.0, 0.0], False), _episode(1, [0.0], False, member=1)]
+    for name in ("grpo", "rloo", "dapo"):
+        adv = compute_advantages(eps, algorithm(name))
+        assert all(np.all(a == 0) for a in adv), name
+
+
+def test_rloo_g2_is_the_difference_of_returns():
+    eps = [_episode(0, [1.0], True), _episode(0, [0.0], False, member=1)]
+    adv = compute_advantages(eps, algorithm("rloo"))
+    assert adv[0].tolist() == [1.0] and adv[1].tolist() == [-1.0]
+
+
+def test_step_level_grpo_normalises_over_all_steps_of_the_group():
+    # ADMIRE Eq. 13: R = {1, 3} ∪ {2}: mean 2, unbiased std 1 → (−1, 1) and (0)
+    eps = [_episode(0, [1.0, 3.0], True), _episode(0, [2.0], False, member=1)]
+    adv = compute_advantages(eps, algorithm("grpo", level="step"))
+    assert np.allclose(adv[0], [-1.0, 1.0], atol=1e-5) and np.allclose(adv[1], [0.0], atol=1e-5)
+
+
+def test_adagrpo_uses_spa_over_the_group():
+    # MobileRL Eq. 2 worked example: lengths 4, 8, 5, 10 with outcomes 1, 1, 0, 1 → R = 1, .5, 0, .4
+    eps = [_episode(0, [1.0] * 4, True, member=0), _episode(0, [1.0] * 8, True, member=1),
+           _episode(0, [0.0] * 5, False, member=2), _episode(0, [1.0] * 10, True, member=3)]  # fmt: skip
+    adv = compute_advantages(eps, algorithm("adagrpo"))
+    r = np.array([1.0, 0.5, 0.0, 0.4])
+    expected = (r - r.mean()) / (r.std(ddof=1) + 1e-6)
+    assert np.allclose([a[0] for a in adv], expected, atol=1e-5)
+    assert [len(a) for a in adv] == [4, 8, 5, 10]
+
+
+def test_reinforce_pp_counts_the_outcome_once():
+    # Broadcast outcome [1, 1] becomes the terminal reward: returns (γ=1) are [1, 1]; another
+    # episode with [0, 0] → [0, 0]; whitened over all four tokens: mean .5, std (ddof 1) .577
+    eps = [_episode(0, [1.0, 1.0], True), _episode(1, [0.0, 0.0], False)]
+    adv = compute_advantages(eps, algorithm("reinforce++"))
+    s = np.std([1, 1, 0, 0], ddof=1)
+    assert np.allclose(adv[0], [0.5 / s] * 2, atol=1e-4) and np.allclose(adv[1], [-0.5 / s] * 2, atol=1e-4)
+
+
+# -- final rewards and rollouts ----------------------------------------------------------
+
+
+def test_final_rewards_follow_the_env_contract():
+    r, c = final_rewards({}, [0.0, 0.0, 1.0])
+    assert r.tolist() == [1.0, 1.0, 1.0] and c["outcome"].tolist() == [1.0, 1.0, 1.0]
+    info = {"episode_reward_components": {"outcome": [0.0, 0.0], "progress": [0.5, 0.5]}}
+    assert final_rewards(info, [0.5, 0.5])[0].tolist() == [0.5, 0.5]
+    info["episode_rewards"] = [2.0, 3.0]
+    assert final_rewards(info, [0.0, 0.0])[0].tolist() == [2.0, 3.0]
+    with pytest.raises(FloatingPointError):
+        final_rewards({"episode_rewards": [float("nan")]}, [0.0])
+
+
+def test_reward_specs_are_validated():
+    assert parse_reward("milestone+spa") == [("milestone", None), ("spa", None)]
+    for bad in ("", "bogus", "spa+spa", "milestone+milestone-adaptive", "spa=3"):
+        with pytest.raises(ValueError):
+            parse_reward(bad)
+
+
+class _Scripted:
+    """A TrainablePolicy stand-in: always the oracle's action is not available, so it finishes."""
+
+    def decide(self, observations, histories, greedy=False, rng=None):
+        out = []
+        for h, r in zip(histories, rng, strict=True):
+            action = 'do(action="Launch", app="Settings")' if not h else "finish()"
+            out.append(Decision(action, action, np.array([float(r.random())], np.float32)))
+        return out
+
+
+class _Flaky(gym.Wrapper):
+    """Raises on the second step of episodes whose seed is odd."""
+
+    def reset(self, *, seed=None, options=None):
+        self.odd, self.t = bool(seed and seed % 2), 0
+        return self.env.reset(seed=seed, options=options)
+
+    def step(self, action):
+        self.t += 1
+        if self.odd and self.t == 2:
+            raise RuntimeError("device went away")
+        return self.env.step(action)
+
+
+def test_an_env_that_raises_drops_only_that_episode():
+    envs = make_vector_env(lambda: _Flaky(gym.make("GuiAndroid-v0", task="SystemWifiTurnOn")), 2)
+    instances = [Instance("SystemWifiTurnOn", s, s, 0) for s in range(6)]
+    episodes, errors = collect(envs, _Scripted(), instances)
+    envs.close()
+    assert [ep.instance.seed for ep in episodes] == [0, 2, 4]
+    assert [inst.seed for inst, _ in errors] == [1, 3, 5] and "device went away" in errors[0][1]
+    assert all(ep.length == 2 for ep in episodes)
+
+
+def test_episode_actions_do_not_depend_on_batching():
+    instances = [Instance("SystemWifiTurnOn", s, 0, m) for s in (3, 4) for m in range(2)]
+    runs = []
+    for n in (1, 3):
+        envs = make_vector_env(lambda: make_env(tasks="SystemWifiTurnOn"), n)
+        eps, _ = collect(envs, _Scripted(), instances)
+        envs.close()
+        runs.append([(ep.instance, [float(d.logp[0]) for d in ep.decisions]) for ep in eps])
+    assert runs[0] == runs[1]
+
+
+# -- the trainer -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "algo,level,reward",
+    [("grpo", "trajectory", "milestone"), ("grpo", "step", "milestone"), ("rloo", "trajectory", "outcome"),
+     ("dapo", "trajectory", "spa"), ("reinforce++", "trajectory", "progress"), ("adagrpo", "trajectory", "outcome")],
+)  # fmt: skip
+def test_every_algorithm_trains_and_logs_reward_components(tmp_path, tiny_encoder, algo, level, reward):
+    cfg = _cfg(tmp_path, tiny_encoder, algo=algo, level=level, reward=reward, iterations=1, max_resample=1)
+    trainer = Trainer(cfg)
+    trainer.run()
+    rows = [json.loads(line) for line in open(tmp_path / "run" / "metrics.jsonl")]
+    assert rows[-1]["iteration"] == 0 and rows[-1]["episodes"] >= 1
+    assert "reward_outcome" in rows[-1]
+    if reward != "outcome":
+        assert any(k.startswith("reward_") and k != "reward_outcome" for k in rows[-1])
+    assert (tmp_path / "run" / "metrics.csv").read_text().startswith("iteration,")
+    if algo == "adagrpo":
+        assert "replay_size" in rows[-1]
+
+
+def test_resume_reproduces_the_next_iteration(tmp_path, tiny_encoder):
+    straight = Trainer(_cfg(tmp_path / "a", tiny_encoder, reward="milestone"))
+    straight.run()
+    first = Trainer(_cfg(tmp_path / "b", tiny_encoder, reward="milestone", iterations=1))
+    first.run()
+    resumed = Trainer(_cfg(tmp_path / "b", tiny_encoder, reward="milestone", iterations=2), resume=True)
+    assert resumed.iteration == 1
+    resumed.run()
+    a = [json.loads(x) for x in open(tmp_path / "a" / "run" / "metrics.jsonl")]
+    b = [json.loads(x) for x in open(tmp_path / "b" / "run" / "metrics.jsonl")]
+    assert len(a) == len(b) == 2
+    for key in ("success_rate", "return", "mean_length", "loss", "reward_milestone"):
+        assert a[1].get(key) == pytest.approx(b[1].get(key), abs=1e-6), key
+    for pa, pb in zip(straight.policy.state_dict().values(), resumed.policy.state_dict().values(), strict=True):
+        assert torch.allclose(pa, pb, atol=1e-6)
+
+
+def test_a_finished_run_is_not_overwritten_and_bad_checkpoints_are_named(tmp_path, tiny_encoder):
+    Trainer(_cfg(tmp_path, tiny_encoder, iterations=1)).run()
+    with pytest.raises(FileExistsError, match="--resume"):
+        Trainer(_cfg(tmp_path, tiny_encoder, iterations=1))
+    with pytest.raises(ValueError, match="algo"):
+        Trainer(_cfg(tmp_path, tiny_encoder, iterations=2, algo="rloo"), resume=True)
+    ckpt = tmp_path / "run" / "checkpoint.pt"
+    ckpt.write_bytes(b"not a checkpoint")
+    with pytest.raises(ValueError, match="checkpoint.pt"):
+        load_checkpoint(ckpt)
+    with pytest.raises(FileNotFoundError, match="without --resume"):
+        Trainer(_cfg(tmp_path / "none", tiny_encoder), resume=True)
+
+
+def test_bad_settings_are_refused_with_the_setting_named(tmp_path, tiny_encoder):
+    for kw, match in [({"algo": "ppo2"}, "ppo2"), ({"group_size": 0}, "group_size"), ({"tasks": "NoSuchTask"}, "NoSuch"),
+                      ({"algo": "rloo", "level": "step"}, "step-level"), ({"policy": "lm"}, "lm-path")]:  # fmt: skip
+        with pytest.raises(ValueError, match=match):
+            Trainer(_cfg(tmp_path, tiny_encoder, **kw))
+
+
+def test_a_non_finite_loss_skips_the_update(tmp_path, tiny_encoder, monkeypatch):
+    trainer = Trainer(_cfg(tmp_path, tiny_encoder, iterations=1))
+    real = trainer.policy.log_probs
+
+    def poisoned(decisions):
+        logp, mask, ent = real(decisions)
+        return logp * float("nan"), mask, ent
+
+    monkeypatch.setattr(trainer.policy, "log_probs", poisoned)
+    before = [p.detach().clone() for p in trainer.policy.parameters()]
+    trainer.run()
+    row = json.loads(open(tmp_path / "run" / "metrics.jsonl").readlines()[-1])
+    assert row["skipped_updates"] >= 1 and row["updates"] == 0
+    assert all(torch.equal(a, b) for a, b in zip(before, trainer.policy.parameters(), strict=True))
