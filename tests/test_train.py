@@ -27,6 +27,11 @@ def _episode(group: int, rewards: list[float], success: bool, outcome: float | N
     )  # fmt: skip
 
 
+def _rows(run) -> list[dict]:
+    with open(run / "metrics.jsonl", encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
 def _cfg(tmp_path, encoder, **kw) -> TrainConfig:
     base = dict(
         tasks="SystemWifiTurnOn", iterations=2, tasks_per_iter=2, group_size=3, num_envs=3, max_steps=6,
@@ -167,7 +172,7 @@ def test_every_algorithm_trains_and_logs_reward_components(tmp_path, tiny_encode
     cfg = _cfg(tmp_path, tiny_encoder, algo=algo, level=level, reward=reward, iterations=1, max_resample=1)
     trainer = Trainer(cfg)
     trainer.run()
-    rows = [json.loads(line) for line in open(tmp_path / "run" / "metrics.jsonl")]
+    rows = _rows(tmp_path / "run")
     assert rows[-1]["iteration"] == 0 and rows[-1]["episodes"] >= 1
     assert "reward_outcome" in rows[-1]
     if reward != "outcome":
@@ -185,8 +190,7 @@ def test_resume_reproduces_the_next_iteration(tmp_path, tiny_encoder):
     resumed = Trainer(_cfg(tmp_path / "b", tiny_encoder, reward="milestone", iterations=2), resume=True)
     assert resumed.iteration == 1
     resumed.run()
-    a = [json.loads(x) for x in open(tmp_path / "a" / "run" / "metrics.jsonl")]
-    b = [json.loads(x) for x in open(tmp_path / "b" / "run" / "metrics.jsonl")]
+    a, b = _rows(tmp_path / "a" / "run"), _rows(tmp_path / "b" / "run")
     assert len(a) == len(b) == 2
     for key in ("success_rate", "return", "mean_length", "loss", "reward_milestone"):
         assert a[1].get(key) == pytest.approx(b[1].get(key), abs=1e-6), key
@@ -202,15 +206,16 @@ def test_a_finished_run_is_not_overwritten_and_bad_checkpoints_are_named(tmp_pat
         Trainer(_cfg(tmp_path, tiny_encoder, iterations=2, algo="rloo"), resume=True)
     ckpt = tmp_path / "run" / "checkpoint.pt"
     ckpt.write_bytes(b"not a checkpoint")
-    with pytest.raises(ValueError, match="checkpoint.pt"):
+    with pytest.raises(ValueError, match=r"checkpoint\.pt"):
         load_checkpoint(ckpt)
     with pytest.raises(FileNotFoundError, match="without --resume"):
         Trainer(_cfg(tmp_path / "none", tiny_encoder), resume=True)
 
 
 def test_bad_settings_are_refused_with_the_setting_named(tmp_path, tiny_encoder):
-    for kw, match in [({"algo": "ppo2"}, "ppo2"), ({"group_size": 0}, "group_size"), ({"tasks": "NoSuchTask"}, "NoSuch"),
-                      ({"algo": "rloo", "level": "step"}, "step-level"), ({"policy": "lm"}, "lm-path")]:  # fmt: skip
+    bad = [({"algo": "ppo2"}, "ppo2"), ({"group_size": 0}, "group_size"), ({"tasks": "NoSuchTask"}, "NoSuch"),
+           ({"algo": "rloo", "level": "step"}, "step-level"), ({"policy": "lm"}, "lm-path")]  # fmt: skip
+    for kw, match in bad:
         with pytest.raises(ValueError, match=match):
             Trainer(_cfg(tmp_path, tiny_encoder, **kw))
 
@@ -226,6 +231,6 @@ def test_a_non_finite_loss_skips_the_update(tmp_path, tiny_encoder, monkeypatch)
     monkeypatch.setattr(trainer.policy, "log_probs", poisoned)
     before = [p.detach().clone() for p in trainer.policy.parameters()]
     trainer.run()
-    row = json.loads(open(tmp_path / "run" / "metrics.jsonl").readlines()[-1])
+    row = _rows(tmp_path / "run")[-1]
     assert row["skipped_updates"] >= 1 and row["updates"] == 0
     assert all(torch.equal(a, b) for a, b in zip(before, trainer.policy.parameters(), strict=True))
