@@ -17,11 +17,12 @@ One iteration, top to bottom (:meth:`Trainer.iterate`):
    and ``metrics.csv``, held-out evaluation every ``eval_every`` iterations, and an atomic
    checkpoint that ``resume=True`` continues from exactly.
 
-Example (two tiny iterations of the candidate policy; the encoder is a local directory):
+Example (``gui-gym train`` does the same from the command line)::
 
-    >>> cfg = TrainConfig(tasks="SystemWifiTurnOn", iterations=1, tasks_per_iter=1, group_size=2,
-    ...                   num_envs=2, eval_every=0, out=str(tmp), encoder=encoder, progress=False)
-    >>> summary = Trainer(cfg).run()               # doctest: +SKIP
+    from agents.train import TrainConfig, Trainer
+
+    cfg = TrainConfig(tasks="easy", reward="milestone+spa", algo="grpo", iterations=50, out="runs/a")
+    summary = Trainer(cfg).run()                    # Trainer(cfg, resume=True) continues it
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ class TrainConfig:
     eval_tasks: str | None = None  # default: the training tasks, on held-out seeds
     reward: str = "outcome"  # see agents.envs
     max_steps: int | None = 20  # ADMIRE caps trajectories at 20 steps
-    ui_format: str = "xml"
+    ui_format: str | None = None  # None: "compressed" (MobileRL App. C) for --policy lm, else "xml"
     # algorithm
     algo: str = "grpo"
     level: str = "trajectory"  # "step": ADMIRE's step-level GRPO (Eq. 12-13)
@@ -150,6 +151,10 @@ class TrainConfig:
             raise ValueError("--policy lm needs --lm-path: a local transformers checkpoint directory")
         if self.vectorization not in ("sync", "async"):
             raise ValueError(f"vectorization must be 'sync' or 'async', got {self.vectorization!r}")
+
+    @property
+    def screen_format(self) -> str:
+        return self.ui_format or ("compressed" if self.policy == "lm" else "xml")
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
@@ -300,7 +305,7 @@ class Trainer:
         cfg = self.cfg
         return functools.partial(
             make_env, cfg.env_id, tasks=self.train_tasks, reward=reward, state=self.reward_state,
-            spa_alpha=cfg.spa_alpha, max_steps=cfg.max_steps, ui_format=cfg.ui_format,
+            spa_alpha=cfg.spa_alpha, max_steps=cfg.max_steps, ui_format=cfg.screen_format,
         )  # fmt: skip
 
     def _rollout_backend(self, reward: str | None = None) -> Any:

@@ -27,16 +27,16 @@ from agents.train import TrainConfig, Trainer, task_ids
 #: Named settings. ``quick`` is the README's main job: about ten minutes on two CPU cores.
 PRESETS: dict[str, dict[str, Any]] = {
     "quick": dict(
-        tasks="SystemWifiTurnOn,SystemBluetoothTurnOff,ClockStopWatchRunning,TasksCompleteTask,"
-        "ContactsFavorite,ClockAlarmTurnOff",
+        tasks="SystemWifiTurnOn,SystemBluetoothTurnOff,SystemDarkThemeOn,ClockStopWatchRunning,ClockAlarmTurnOff,"
+        "TasksCompleteTask,TasksDeleteTask,ContactsFavorite",
         reward="milestone",
         algo="grpo",
         policy="candidate",
-        iterations=30,
+        iterations=120,
         tasks_per_iter=4,
         group_size=8,
         max_steps=12,
-        eval_every=10,
+        eval_every=30,
         eval_episodes=6,
         num_envs=8,
         out="runs/quick",
@@ -131,7 +131,7 @@ def random_baseline(cfg: TrainConfig) -> dict[str, float]:
     from agents.policies import RandomPolicy
 
     tasks = task_ids(cfg.eval_tasks or cfg.tasks)
-    env = gym.make(cfg.env_id, task=tasks, max_steps=cfg.max_steps, ui_format=cfg.ui_format)
+    env = gym.make(cfg.env_id, task=tasks, max_steps=cfg.max_steps, ui_format=cfg.screen_format)
     wins = total = 0
     for task in tasks:
         for seed in range(cfg.eval_episodes):
