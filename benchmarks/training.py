@@ -42,7 +42,7 @@ def instances(n_groups: int, group: int, seed: int) -> list[Instance]:
 
 def steps_per_s(backend, policy, insts) -> tuple[float, int, float]:
     t = time.perf_counter()
-    episodes, errors = backend.collect(policy, insts)
+    episodes, _ = backend.collect(policy, insts)
     dt = time.perf_counter() - t
     steps = sum(ep.length for ep in episodes)
     return steps / dt, steps, dt
