@@ -61,7 +61,7 @@ from agents.collect import Episode, Instance, collect, make_vector_env
 from agents.envs import RewardState, make_env, parse_reward
 from agents.policies.base import Decision, TrainablePolicy
 from wrappers.spa import adjust_group
-from wrappers.state import atomic_write
+from wrappers.state import atomic_write, read_torch_checkpoint
 
 log = logging.getLogger(__name__)
 
@@ -654,18 +654,9 @@ def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     Training checkpoints pickle Python objects (the replay buffer, the milestone book): load
     only runs you trust. The policy weights alone are in ``policy.pt`` (``weights_only``).
     """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no training checkpoint at {path}; start a run without --resume first")
-    try:
-        ckpt = torch.load(path, map_location="cpu", weights_only=False)
-    except Exception as e:
-        raise ValueError(f"{path} is not a readable training checkpoint ({e}); start a new run") from e
-    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a gui-gym training checkpoint")
-    if ckpt.get("version") != VERSION:
-        raise ValueError(f"{path} has training-checkpoint version {ckpt.get('version')}, expected {VERSION}")
-    return ckpt
+    return read_torch_checkpoint(
+        path, "training checkpoint", FORMAT, VERSION, "start a run without --resume first", weights_only=False
+    )
 
 
 class LocalRollouts:

@@ -260,7 +260,7 @@ def test_save_load_round_trip(tiny_encoder: str, tmp_path: Path) -> None:
 
 def test_bad_checkpoints_raise_clear_errors(tiny_encoder: str, tmp_path: Path) -> None:
     policy = CandidatePolicy(tiny_encoder, hidden=16)
-    with pytest.raises(FileNotFoundError, match=r"no candidate policy at .*missing\.pt"):
+    with pytest.raises(FileNotFoundError, match=r"no candidate-policy checkpoint at .*missing\.pt"):
         CandidatePolicy.load(tmp_path / "missing.pt")
 
     corrupt = tmp_path / "corrupt.pt"

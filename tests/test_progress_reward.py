@@ -226,9 +226,9 @@ def test_checkpoint_path_loads_and_scores_each_state(checkpoint: Path):
 
 
 def test_bad_model_sources(tmp_path: Path):
-    with pytest.raises(FileNotFoundError, match=r"no progress model at .*progrm train"):
+    with pytest.raises(FileNotFoundError, match=r"no progress-model checkpoint at .*progrm train"):
         ProgressReward(make(WIFI), model=str(tmp_path / "missing.pt"))
-    with pytest.raises(FileNotFoundError, match="no progress model"):
+    with pytest.raises(FileNotFoundError, match="no progress-model checkpoint"):
         ProgressRewardVector(gym.make_vec(ENV_ID, num_envs=1, vectorization_mode="sync"), model=tmp_path / "x.pt")
     for bad in (42, object(), ["env"]):
         with pytest.raises(TypeError, match="checkpoint path, a ProgressModel or 'env'"):

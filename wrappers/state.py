@@ -62,6 +62,37 @@ def atomic_write(
         raise
 
 
+def read_torch_checkpoint(
+    path: str | os.PathLike,
+    what: str,
+    fmt: str,
+    version: int,
+    missing_hint: str,
+    weights_only: bool = True,
+    required: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """A ``torch.save``-d dict of ours at ``path``, checked for its ``format``, ``version`` and
+    ``required`` dict entries; FileNotFoundError (with ``missing_hint``) or ValueError naming the
+    file otherwise. ``what`` names the kind of file in messages ("progress-model checkpoint").
+    """
+    import torch
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no {what} at {path}; {missing_hint}")
+    try:
+        ckpt = torch.load(path, map_location="cpu", weights_only=weights_only)
+    except Exception as e:
+        raise ValueError(f"{path} is not a readable {what} (truncated or corrupt?): {e}") from e
+    if not isinstance(ckpt, dict) or ckpt.get("format") != fmt:
+        raise ValueError(f"{path} is not a {what} (no format {fmt!r})")
+    if ckpt.get("version") != version:
+        raise ValueError(f"{path} has {what} format version {ckpt.get('version')}, this code reads {version}")
+    if missing := [k for k in required if not isinstance(ckpt.get(k), dict)]:
+        raise ValueError(f"{path} is missing {', '.join(missing)}")
+    return ckpt
+
+
 def atomic_write_json(path: str | os.PathLike, data: Any) -> None:
     """Write ``data`` as JSON to ``path`` atomically, keeping the previous file as ``<path>.bak``."""
     atomic_write(path, lambda f: json.dump(data, f, ensure_ascii=False, indent=1), backup=True)

@@ -47,7 +47,6 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -60,6 +59,7 @@ from agents.policies.candidates import KINDS, Candidate, candidate_actions
 from wrappers.matching import SemanticMatcher
 from wrappers.progress.model import atomic_save
 from wrappers.progress.screen import screen_items, screen_text
+from wrappers.state import read_torch_checkpoint
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "CandidatePolicy", "CandidateRecord", "distribution"]
 
@@ -387,23 +387,10 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
         Raises FileNotFoundError when the file (or its encoder directory) is missing, ValueError
         when it is not a readable candidate-policy checkpoint or does not fit its config.
         """
-        path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"no candidate policy at {path}; write one with CandidatePolicy.save(path)")
-        try:
-            ckpt = torch.load(path, map_location="cpu", weights_only=True)
-        except Exception as e:
-            raise ValueError(
-                f"{path} is not a readable candidate-policy checkpoint (truncated or corrupt?): {e}"
-            ) from e
-        if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
-            raise ValueError(f"{path} is not a candidate-policy checkpoint (no format {FORMAT!r})")
-        if ckpt.get("version") != FORMAT_VERSION:
-            raise ValueError(
-                f"{path} has candidate-policy format version {ckpt.get('version')}, this code reads {FORMAT_VERSION}"
-            )
-        if not isinstance(ckpt.get("config"), dict) or not isinstance(ckpt.get("state_dict"), dict):
-            raise ValueError(f"{path} is missing the policy config or weights")
+        ckpt = read_torch_checkpoint(
+            path, "candidate-policy checkpoint", FORMAT, FORMAT_VERSION,
+            "write one with CandidatePolicy.save(path)", required=("config", "state_dict"),
+        )  # fmt: skip
         config = {**ckpt["config"], **overrides}
         try:
             policy = cls(**config)

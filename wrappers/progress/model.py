@@ -50,7 +50,6 @@ import math
 import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -61,7 +60,7 @@ from torch import nn
 from wrappers.matching import _default_model_path, _quiet_transformers
 from wrappers.progress.data import ProgressExample
 from wrappers.progress.screen import screen_items
-from wrappers.state import atomic_write
+from wrappers.state import atomic_write, read_torch_checkpoint
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "ProgressModel", "atomic_save", "plain", "read_checkpoint"]
 
@@ -125,20 +124,9 @@ def atomic_save(obj: dict[str, Any], path: str | os.PathLike[str]) -> None:
 
 def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A checkpoint of ours as a dict; FileNotFoundError or ValueError (naming the file) otherwise."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no progress model at {path}; {TRAIN_HINT}")
-    try:
-        ckpt = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:
-        raise ValueError(f"{path} is not a readable progress-model checkpoint: {e}") from e
-    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a progress-model checkpoint (no format {FORMAT!r})")
-    if ckpt.get("version") != FORMAT_VERSION:
-        raise ValueError(f"{path} has progress-model format version {ckpt.get('version')}, expected {FORMAT_VERSION}")
-    if not isinstance(ckpt.get("config"), dict) or not isinstance(ckpt.get("head"), dict):
-        raise ValueError(f"{path} is missing the model config or head weights")
-    return ckpt
+    return read_torch_checkpoint(
+        path, "progress-model checkpoint", FORMAT, FORMAT_VERSION, TRAIN_HINT, required=("config", "head")
+    )
 
 
 class ProgressModel(nn.Module):
