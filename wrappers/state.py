@@ -199,12 +199,13 @@ class SharedState:
             raise StateFileError(f"{path}: cannot read this {self.kind} ({e}){hint}") from e
         return data
 
-    def _refresh(self) -> None:
-        """Reload if another process changed the file. A corrupt file keeps the in-memory copy."""
+    def _refresh(self, force: bool = False) -> None:
+        """Reload if another process changed the file (``force``: reload anyway). A corrupt file
+        keeps the in-memory copy."""
         if self.path is None:
             return
         stamp = self._file_stamp()
-        if stamp is None or stamp == self._stamp:
+        if stamp is None or (stamp == self._stamp and not force):
             return
         try:
             self._data = self._read_file(self.path)
@@ -223,7 +224,9 @@ class SharedState:
                 self._before_write(self._data)
                 return
             with file_lock(self.path):
-                self._refresh()
+                # Under the lock, always re-read: a file replaced by another process can reuse the
+                # inode, size and (coarse) mtime of the one we read, and its change would be lost.
+                self._refresh(force=True)
                 yield self._data
                 self._before_write(self._data)
                 if not self._file_ok:  # never replace a file we could not read
