@@ -310,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.basicConfig(level=logging.WARNING, format="warning: %(message)s")
     try:
         return args.func(args)
-    except FileNotFoundError as e:
+    except (FileNotFoundError, FileExistsError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except ValueError as e:  # unknown task ids and the like: a message, not a traceback
