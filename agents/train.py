@@ -441,6 +441,14 @@ class Trainer:
         ]
         totals: dict[str, float] = defaultdict(float)
         updates = skipped = 0
+        # The reference is frozen: score every decision under it once, not once per epoch.
+        refs: list[torch.Tensor] | None = None
+        if self.reference is not None and self.kl_coef > 0 and self.algo.advantage != "reinforce++":
+            with torch.no_grad():
+                refs = []
+                for start in range(0, len(rows), cfg.minibatch):
+                    ref, mask, _ = self.reference.log_probs([r[0] for r in rows[start : start + cfg.minibatch]])
+                    refs += [row[m].cpu() for row, m in zip(ref, mask.bool(), strict=True)]
         params = [p for p in self.policy.parameters() if p.requires_grad]
         for _ in range(cfg.ppo_epochs):
             order = self.rng.permutation(len(rows))
@@ -452,9 +460,9 @@ class Trainer:
                 adv = torch.tensor([r[1] for r in mb], dtype=logp.dtype, device=logp.device)
                 groups = torch.tensor([r[2] for r in mb], device=logp.device)
                 ref = None
-                if self.reference is not None and self.kl_coef > 0 and self.algo.advantage != "reinforce++":
-                    with torch.no_grad():
-                        ref, _, _ = self.reference.log_probs(decisions)
+                if refs is not None:
+                    ref = _padded([refs[i].numpy() for i in order[start : start + cfg.minibatch]], logp.shape[1])
+                    ref = ref.to(logp.device)
                 try:
                     loss, stats = policy_loss(
                         logp, old, adv, mask, self.clip_low, self.clip_high, self.algo.aggregation, groups=groups,

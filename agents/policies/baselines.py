@@ -7,6 +7,7 @@ from typing import Any, Protocol
 import gymnasium as gym
 import numpy as np
 
+from agents.policies.candidates import APPS
 from gui_gym.core.actions import Action, format_action
 
 
@@ -51,7 +52,7 @@ class RandomPolicy:
         True
     """
 
-    APPS = ("Contacts", "Messages", "Simple Calendar Pro", "Clock", "Markor", "Pro Expense", "Tasks", "Settings")
+    APPS = APPS
 
     def __init__(self, seed: int | None = None, finish_prob: float = 0.03) -> None:
         self.rng = np.random.default_rng(seed)

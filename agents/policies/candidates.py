@@ -33,12 +33,13 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from gui_gym.android.apps import APPS as _DEVICE_APPS
 from gui_gym.core.actions import Action, format_action
 
 __all__ = ["APPS", "KINDS", "Candidate", "ScreenElement", "candidate_actions", "instruction_strings", "parse_screen"]
 
 #: The apps of the simulated phone (``Launch`` targets); pass ``apps=`` for another device.
-APPS = ("Contacts", "Messages", "Simple Calendar Pro", "Clock", "Markor", "Pro Expense", "Tasks", "Settings")
+APPS = tuple(app.label for app in _DEVICE_APPS.values())
 #: Candidate kinds, in the order :func:`candidate_actions` lists them.
 KINDS = ("tap", "long_press", "swipe", "type", "enter", "back", "home", "launch", "finish", "infeasible", "answer")
 
@@ -182,8 +183,11 @@ _CAPITALISED = re.compile(r"\b([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})")
 _FILENAME = re.compile(r"\b[\w-]+\.(?:md|txt|pdf|jpg|png|mp3|csv)\b")
 _NUMBER = re.compile(r"(?<![\w.])\d[\d:.,/-]*\d(?![\w])|(?<![\w.])\d(?![\w.])")
 _AFTER_COLON = re.compile(r":\s*(.+?)\s*$")
-_STOP = {"Add", "Delete", "Turn", "Mark", "Open", "Send", "Create", "What", "Which", "How", "When", "Who", "Answer"}
-_STOP.add("I")
+# Sentence-initial verbs and question words are capitalised but are not names to type.
+_STOP = {
+    *("Add", "Delete", "Turn", "Mark", "Open", "Send", "Create"),
+    *("What", "Which", "How", "When", "Who", "Answer", "I"),
+}
 
 
 def instruction_strings(instruction: str, limit: int = 8) -> list[str]:
