@@ -8,6 +8,7 @@
     gui-gym progrm synth|label|train|eval ...   (see agents/progrm_cli.py)
     gui-gym train [--preset quick] [--algo grpo|rloo|dapo|reinforce++|adagrpo|ppo] [--reward milestone+spa] ...
     gui-gym plot RUN_DIR... [-o curves.png]       (see agents/train_cli.py)
+    gui-gym study [--mode quick|full] [--out DIR] [--settings a,b] [--seeds 0,1,2] [--report-only]
     gui-gym calibrate-matcher [--pairs FILE.jsonl] [--mode all|guarded|cosine] [--deltas 0.30:0.95:0.05]
                               [--split all|calib|heldout] [--plot FILE.png]
 """
@@ -26,6 +27,7 @@ import gui_gym  # noqa: F401  (registers the env ids)
 from agents import progrm_cli, train_cli
 from agents.policies import NoisyOraclePolicy, OraclePolicy, RandomPolicy
 from agents.rollout import format_summary, rollout, save_screen, summarize
+from agents.study import cli as study_cli
 from gui_gym.android import list_tasks
 from gui_gym.core.trajectory import write_jsonl
 
@@ -301,6 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     progrm_cli.add_parser(sub)
     train_cli.add_parser(sub)
+    study_cli.add_parser(sub)
     return parser
 
 

@@ -68,6 +68,7 @@ class Episode:
     descriptions: list[str] = field(default_factory=list)
     iteration: int = 0
     advantages: np.ndarray | None = None  # per step, set by the algorithm
+    milestones: tuple[int, int] | None = None  # (hit, total) when a milestone wrapper reports them
 
     @property
     def length(self) -> int:
@@ -157,6 +158,12 @@ class Slot(gym.Wrapper):
             if not isinstance(env, gym.Wrapper):
                 break
             env = env.env
+
+
+def _milestones(info: dict[str, Any]) -> tuple[int, int] | None:
+    if "milestones_total" not in info:
+        return None
+    return int(info.get("milestones_hit", 0)), int(info["milestones_total"])
 
 
 def _describe(e: BaseException) -> str:
@@ -305,6 +312,7 @@ def collect(
                     run.invalid,
                     run.descriptions,
                     iteration,
+                    milestones=_milestones(info),
                 )
                 done[run.instance] = ep
                 if on_episode is not None:

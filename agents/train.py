@@ -497,17 +497,27 @@ class Trainer:
     def evaluate(self, episodes_per_task: int | None = None) -> dict[str, Any]:
         """Success on held-out seeds (0..n-1, never trained on) of the evaluation tasks; never FCF-filtered."""
         n = self.cfg.eval_episodes if episodes_per_task is None else episodes_per_task
-        instances = [Instance(t, s, i, 0) for i, (t, s) in enumerate((t, s) for t in self.eval_tasks for s in range(n))]
-        if not instances:
+        episodes, errors = self.evaluation_episodes(self.eval_tasks, n)
+        if not episodes and not errors:
             return {}
-        episodes, errors = self.eval_rollouts.collect(
-            self.policy, instances, greedy=self.cfg.eval_greedy, iteration=self.iteration
-        )
         return _success_stats(episodes, prefix="eval_") | {"eval_dropped": len(errors)}
 
+    def evaluation_episodes(
+        self, tasks: Sequence[str], episodes_per_task: int
+    ) -> tuple[list[Episode], list[tuple[Instance, str]]]:
+        """The policy on seeds 0..n-1 of ``tasks`` (any tasks, trained on or not) with the env's own reward."""
+        instances = [
+            Instance(t, s, i, 0) for i, (t, s) in enumerate((t, s) for t in tasks for s in range(episodes_per_task))
+        ]
+        if not instances:
+            return [], []
+        return self.eval_rollouts.collect(self.policy, instances, greedy=self.cfg.eval_greedy, iteration=self.iteration)
+
     # -- loop ----------------------------------------------------------------------------
-    def run(self) -> dict[str, Any]:
-        """Train until ``cfg.iterations``; returns a summary. Ctrl-C loses at most the current iteration."""
+    def run(self, close: bool = True) -> dict[str, Any]:
+        """Train until ``cfg.iterations``; returns a summary. Ctrl-C loses at most the current iteration.
+
+        ``close=False`` keeps the envs open (for more evaluation); call :meth:`close` after."""
         cfg = self.cfg
         if self.iteration == 0 and cfg.eval_every and cfg.eval_episodes:
             first = self.evaluate()
@@ -532,8 +542,12 @@ class Trainer:
                 if "eval_success_rate" in metrics:
                     post["eval"] = f"{metrics['eval_success_rate']:.2f}"
                 bar.set_postfix(post, refresh=False)
+        except BaseException:
+            self.close()
+            raise
         finally:
             bar.close()
+        if close:
             self.close()
         return self.summary()
 
@@ -561,6 +575,11 @@ class Trainer:
             for k in names:  # each term's mean per-step value, then the trajectory-level R(τ)
                 m[f"reward_{k}"] = float(np.mean([np.mean(ep.components.get(k, [0.0])) for ep in episodes]))
             m["return"] = float(np.mean([ep.ret for ep in episodes]))
+            counted = [ep.milestones for ep in episodes if ep.milestones is not None]
+            if counted:  # ADMIRE App. B.2 / B.6: hits per episode, and the share with milestones at all
+                m["milestone_hits"] = float(np.mean([hit for hit, _ in counted]))
+                m["milestone_hit_rate"] = sum(h for h, _ in counted) / max(1, sum(k for _, k in counted))
+                m["milestone_coverage"] = float(np.mean([k > 0 for _, k in counted]))
         m.update(stats)
         m.update(update)
         return m

@@ -67,7 +67,9 @@ class MilestoneReward(RewardShaping):
         epoch: the training epoch E of λ(E) = λ0·γ^E; trainers call :meth:`set_epoch`.
 
     Extra ``info`` keys each step: ``milestone_hit`` (the milestone this step hit, or None) and
-    ``milestone_target`` (the next unmet one, or None).
+    ``milestone_target`` (the next unmet one, or None); at the last step ``milestones_hit`` and
+    ``milestones_total`` (k and K of the milestones the episode started with: hit counts and
+    coverage, ADMIRE App. B.2 and B.6).
     """
 
     outcome_dependent = True
@@ -160,6 +162,8 @@ class MilestoneReward(RewardShaping):
         self._hit_idx.append(hit)
         info["milestone_hit"] = self._milestones[hit] if hit is not None else None
         info["milestone_target"] = self._milestones[self._pointer] if self._pointer < len(self._milestones) else None
+        if self.last_step:
+            info["milestones_hit"], info["milestones_total"] = self._pointer, len(self._milestones)
         return {"format": self._format_term(step.format_valid), "milestone": self.weight * r}
 
     def episode_terms(self, episode: Trajectory) -> dict[str, list[float]]:

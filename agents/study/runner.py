@@ -1,0 +1,367 @@
+"""Run the reward-shaping study: every setting × seed, resumable, crash-tolerant. Read top to bottom.
+
+1. ``OUT/study.json`` records the mode, the exact command and the config. A study directory
+   holds one config: rerunning it with the same settings resumes it; a different task split
+   or budget is an error (choose another ``--out``).
+2. The reward models the settings need (:mod:`agents.study.reward_models`) are trained once on
+   rollouts of the training tasks. A model that cannot be built fails only the settings that
+   read it.
+3. Each run (setting, seed) trains the same candidate policy with the same algorithm on the
+   same tasks (:class:`~agents.train.Trainer`, directory ``OUT/runs/<setting>/seed<k>``). Before
+   and after training it is evaluated greedily with the env's own success check on held-out
+   seeds of the training tasks ("seen") and of the held-out tasks ("unseen"); every episode is
+   a line of ``eval.jsonl``. ``status.json`` closes the run: ``done``, ``crashed`` (an
+   exception; its message is kept) or ``diverged`` (non-finite weights, or most updates
+   skipped for non-finite losses).
+4. Runs go to ``workers`` processes (one torch thread each; their embedding caches stay warm
+   from run to run). A worker that dies takes only its run with it: the run is recorded as
+   crashed and the pool is rebuilt. Finished runs (any status) are skipped when the study is
+   resumed; ``retry_failed`` runs crashed and diverged ones again. An interrupted run resumes
+   from its last checkpoint.
+5. :func:`agents.study.report.write_report` turns the raw files into ``OUT/reward_study.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import multiprocessing
+import os
+import platform
+import shutil
+import time
+import traceback
+from collections import Counter, defaultdict
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from agents.study.settings import Setting, StudyConfig, setting
+from wrappers.state import atomic_write, atomic_write_json
+
+log = logging.getLogger(__name__)
+
+__all__ = ["FINISHED", "read_status", "run_dir", "run_one", "run_study"]
+
+FINISHED = ("done", "crashed", "diverged")
+#: Config fields that may change when a study is resumed (more seeds or settings, other workers).
+_RESUMABLE = {"settings", "seeds", "workers"}
+
+
+def run_dir(out: str | os.PathLike[str], name: str, seed: int) -> Path:
+    return Path(out) / "runs" / name / f"seed{seed}"
+
+
+def read_status(path: Path) -> dict[str, Any] | None:
+    """A run's ``status.json``, or None when it has none (not finished) or it is unreadable."""
+    try:
+        status = json.loads((path / "status.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return status if isinstance(status, dict) and status.get("status") in FINISHED else None
+
+
+# ----------------------------------------------------------------------------- one run
+
+
+def train_config(cfg: StudyConfig, s: Setting, seed: int, out: Path) -> Any:
+    """The :class:`~agents.train.TrainConfig` of one run: only the reward and the seed differ between runs."""
+    from agents.train import TrainConfig
+
+    values = dict(
+        tasks=cfg.train_tasks,
+        reward=s.spec(str(out / "models")),
+        algo=cfg.algo,
+        iterations=cfg.iterations,
+        tasks_per_iter=cfg.tasks_per_iter,
+        group_size=cfg.group_size,
+        max_steps=cfg.max_steps,
+        eval_every=cfg.eval_every,
+        eval_episodes=cfg.curve_episodes,
+        num_envs=cfg.num_envs,
+        seed=seed,
+        out=str(run_dir(out, s.name, seed)),
+        progress=False,
+    )
+    values.update(cfg.extra)
+    return TrainConfig(**values)
+
+
+def _eval_rows(trainer: Any, phase: str, tasks: dict[str, list[str]], n: int) -> list[dict[str, Any]]:
+    rows = []
+    for split, ids in tasks.items():
+        episodes, errors = trainer.evaluation_episodes(ids, n)
+        for ep in episodes:
+            rows.append(dict(phase=phase, split=split, task=ep.task_id, seed=ep.instance.seed,
+                             difficulty=ep.difficulty, success=bool(ep.success), length=ep.length))  # fmt: skip
+        for inst, err in errors:
+            log.warning("evaluation episode %s/%s dropped: %s", inst.task, inst.seed, err)
+    return rows
+
+
+def _write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    atomic_write(path, lambda f: f.write("".join(json.dumps(r) + "\n" for r in rows)))
+
+
+def _read_rows(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                rows.append(json.loads(line))
+            except ValueError:
+                continue  # a torn line: that phase is evaluated again
+    return rows
+
+
+def _milestone_stats(trainer: Any, s: Setting) -> dict[str, Any]:
+    """Coverage (ADMIRE App. B.6) over the training tasks and hit counts per milestone (App. B.2)."""
+    if "milestone" not in s.reward:
+        return {"milestone_coverage": None, "milestone_hits": None}
+    book = trainer.reward_state.book
+    if book is not None:  # adaptive: the tasks the book has milestones for by the end
+        covered = [bool(book.templates(t)) for t in trainer.train_tasks]
+    else:
+        from gui_gym.android.tasks import TASKS
+
+        covered = [bool(getattr(TASKS.get(t), "milestones", ())) for t in trainer.train_tasks]
+    hits: dict[str, Counter[str]] = defaultdict(Counter)
+    try:
+        counters = trainer.rollouts.envs.get_attr("hits")
+    except AttributeError:
+        counters = ()
+    for counter in counters:
+        for (task, _epoch, template), n in counter.items():
+            hits[task][template] += n
+    return {
+        "milestone_coverage": sum(covered) / max(1, len(covered)),
+        "milestone_hits": {t: dict(c.most_common()) for t, c in sorted(hits.items())},
+    }
+
+
+def _diverged(trainer: Any) -> str | None:
+    import torch
+
+    for name, p in trainer.policy.named_parameters() if hasattr(trainer.policy, "named_parameters") else ():
+        if not torch.isfinite(p).all():
+            return f"non-finite weights in {name}"
+    done = [m for m in trainer.history if "updates" in m]
+    skipped = sum(m.get("skipped_updates", 0) for m in done)
+    total = skipped + sum(m.get("updates", 0) for m in done)
+    if total and skipped / total > 0.5:
+        return f"{skipped} of {total} updates skipped for a non-finite loss or gradient"
+    return None
+
+
+def run_one(cfg: StudyConfig, name: str, seed: int, out: str | os.PathLike[str]) -> dict[str, Any]:
+    """Train and evaluate one (setting, seed); returns (and writes) its ``status.json``. Never raises
+    for a failure of the run itself: the exception is the status."""
+    from agents.train import Trainer, build_policy, task_ids
+
+    out = Path(out)
+    s = setting(name)
+    path = run_dir(out, name, seed)
+    path.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    status: dict[str, Any] = {"setting": name, "seed": seed, "reward": s.reward, "status": "done", "error": None}
+    trainer = None
+    try:
+        missing = [m for m in s.needs if not (out / "models" / m / "best.pt").exists()]
+        if missing:
+            raise FileNotFoundError(f"reward model {', '.join(missing)} was not built (see {out / 'models'})")
+        tcfg = train_config(cfg, s, seed, out)
+        trainer = Trainer(tcfg, resume=(path / "checkpoint.pt").exists())
+        splits = {"seen": list(trainer.train_tasks), "unseen": task_ids(cfg.heldout_tasks) if cfg.heldout_tasks else []}
+        rows = [r for r in _read_rows(path / "eval.jsonl") if r.get("phase") == "untrained"]
+        if not rows:  # before training: this seed's initial policy (rebuilt if a resumed run trained it)
+            policy = trainer.policy
+            if trainer.iteration:
+                trainer.policy = build_policy(tcfg)
+            rows = _eval_rows(trainer, "untrained", splits, cfg.eval_episodes)
+            trainer.policy = policy
+            _write_rows(path / "eval.jsonl", rows)
+        trainer.run(close=False)
+        rows += _eval_rows(trainer, "trained", splits, cfg.eval_episodes)
+        _write_rows(path / "eval.jsonl", rows)
+        reason = _diverged(trainer)
+        if reason:
+            status.update(status="diverged", error=reason)
+        status.update(_milestone_stats(trainer, s))
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # a failed run is a result: recorded, and the study goes on
+        status.update(status="crashed", error=f"{type(e).__name__}: {e}", traceback=traceback.format_exc(limit=8))
+    finally:
+        if trainer is not None:
+            trainer.close()
+    status["iterations"] = trainer.iteration if trainer is not None else 0
+    status["wall_s"] = round(time.perf_counter() - t0, 1)
+    atomic_write_json(path / "status.json", status)
+    return status
+
+
+def _worker_init() -> None:
+    import torch
+
+    torch.set_num_threads(1)  # one core per run: runs in parallel, not threads fighting
+
+
+# ----------------------------------------------------------------------------- the study
+
+
+def _check_resumable(out: Path, cfg: StudyConfig) -> None:
+    path = out / "study.json"
+    if not path.exists():
+        return
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))["config"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"{path} is unreadable ({e}); move it away or choose another --out") from e
+    now = json.loads(json.dumps(asdict(cfg)))
+    changed = [k for k in now if k not in _RESUMABLE and saved.get(k) != now[k]]
+    if changed:
+        raise ValueError(
+            f"{out} holds a study with other settings ({', '.join(f'{k}={saved.get(k)!r}' for k in changed)}); "
+            "rerun it with the same ones to resume, or choose another --out"
+        )
+
+
+def _write_study(out: Path, cfg: StudyConfig, command: str, started: str, wall: float | None) -> None:
+    atomic_write_json(
+        out / "study.json",
+        {
+            "mode": cfg.mode,
+            "command": command,
+            "config": asdict(cfg),
+            "started": started,
+            "finished": datetime.now(UTC).isoformat(timespec="seconds") if wall is not None else None,
+            "wall_s": None if wall is None else round(wall, 1),
+            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+        },
+    )
+
+
+def _crashed(out: Path, name: str, seed: int, error: str) -> dict[str, Any]:
+    status = {"setting": name, "seed": seed, "reward": setting(name).reward, "status": "crashed", "error": error,
+              "iterations": 0, "wall_s": 0.0}  # fmt: skip
+    path = run_dir(out, name, seed)
+    path.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(path / "status.json", status)
+    return status
+
+
+def run_study(
+    cfg: StudyConfig,
+    out: str | os.PathLike[str],
+    command: str = "",
+    retry_failed: bool = False,
+    progress: bool = True,
+    report: bool = True,
+) -> Path:
+    """Run (or resume) the study in ``out``; returns the path of ``reward_study.md`` (or of ``out``)."""
+    out = Path(out)
+    settings = cfg.setting_list()
+    _check_resumable(out, cfg)
+    out.mkdir(parents=True, exist_ok=True)
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    t0 = time.perf_counter()
+    _write_study(out, cfg, command, started, None)
+
+    needed = sorted({m for s in settings for m in s.needs})
+    if needed:
+        from agents.study.reward_models import prepare_reward_models
+        from agents.train import task_ids
+
+        try:
+            prepare_reward_models(
+                out / "models", task_ids(cfg.train_tasks), needed, episodes=cfg.rm_episodes, epochs=cfg.rm_epochs,
+                patience=cfg.rm_patience, seed=0, max_steps=cfg.max_steps, progress=progress,
+            )  # fmt: skip
+        except KeyboardInterrupt:
+            raise
+        except Exception as e:  # the settings that read a model report it; the others run
+            log.warning("reward models could not be built: %s: %s", type(e).__name__, e)
+
+    jobs: list[tuple[str, int]] = []
+    for seed in cfg.seeds:  # seed-major: a study cut short still has every setting on the first seeds
+        for s in settings:
+            status = read_status(run_dir(out, s.name, seed))
+            if status is None or (retry_failed and status["status"] != "done"):
+                if status is not None:  # a failed run is retried from scratch
+                    shutil.rmtree(run_dir(out, s.name, seed))
+                jobs.append((s.name, seed))
+    total = len(settings) * len(cfg.seeds)
+    if total > len(jobs):
+        print(f"{total - len(jobs)} of {total} runs already finished in {out}: skipped")
+    bar = tqdm(total=len(jobs), desc="study", unit="run", disable=not progress)
+
+    def finished(status: dict[str, Any]) -> None:
+        bar.update(1)
+        note = status["status"] if status["status"] != "done" else f"{status['wall_s']:.0f}s"
+        bar.write(f"  {status['setting']} seed {status['seed']}: {note}"
+                  + (f" ({status['error'].splitlines()[0][:100]})" if status.get("error") else ""))  # fmt: skip
+
+    try:
+        if cfg.workers <= 1 or len(jobs) <= 1:
+            for name, seed in jobs:
+                finished(run_one(cfg, name, seed, out))
+        else:
+            _run_pool(cfg, jobs, out, finished)
+    finally:
+        bar.close()
+    _write_study(out, cfg, command, started, time.perf_counter() - t0)
+    if not report:
+        return out
+    from agents.study.report import write_report
+
+    return write_report(out)
+
+
+def _run_pool(cfg: StudyConfig, jobs: list[tuple[str, int]], out: Path, finished: Any) -> None:
+    """Runs over ``cfg.workers`` processes. When a worker dies the pool goes with it: the runs in
+    flight are queued again (they resume from their checkpoints) and a run in flight at two such
+    deaths is recorded as crashed."""
+    pending = list(jobs)
+    deaths: Counter[tuple[str, int]] = Counter()
+    ctx = multiprocessing.get_context("spawn")  # no fork of a process holding torch threads
+    while pending:
+        pool = ProcessPoolExecutor(max_workers=min(cfg.workers, len(pending)), mp_context=ctx, initializer=_worker_init)
+        running: dict[Future, tuple[str, int]] = {}
+        try:
+            while pending or running:
+                while pending and len(running) < cfg.workers:
+                    job = pending.pop(0)
+                    running[pool.submit(run_one, cfg, job[0], job[1], out)] = job
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    job = running.pop(fut)
+                    try:
+                        finished(fut.result())
+                    except BrokenProcessPool:
+                        running[fut] = job
+                        raise
+                    except Exception as e:  # the result could not come back (e.g. unpicklable)
+                        finished(_crashed(out, *job, f"{type(e).__name__}: {e}"))
+        except BrokenProcessPool:
+            for job in running.values():
+                if read_status(run_dir(out, *job)) is not None:
+                    continue
+                deaths[job] += 1
+                if deaths[job] >= 2:
+                    finished(_crashed(out, *job, "its worker process died twice (out of memory, or killed?)"))
+                else:
+                    pending.insert(0, job)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def estimate_minutes(cfg: StudyConfig, seconds_per_iteration: float = 1.3) -> float:
+    """A rough wall-clock estimate on this kind of machine (measured ~1.3 s per iteration per core)."""
+    runs = len(cfg.settings) * len(cfg.seeds)
+    return math.ceil(runs / max(1, cfg.workers)) * cfg.iterations * seconds_per_iteration / 60

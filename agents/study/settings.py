@@ -1,0 +1,143 @@
+"""What the reward-shaping study compares, and at what budget.
+
+Each :class:`Setting` is a reward spec (:mod:`agents.envs`) trained with the same policy,
+algorithm and task split. ``{models}`` in a spec is the study's reward-model directory: the
+progress models and the outcome reward model are trained once per study
+(:mod:`agents.study.reward_models`) on rollouts of the training tasks only.
+
+The comparisons, in the papers' terms:
+
+=======================  ===============================================  ====================================
+setting                  reward spec                                      paper
+=======================  ===============================================  ====================================
+outcome                  the env's success check                          every paper's baseline
+orm                      a learned outcome reward model in its place      ProgRM Table 1 ("w/ ORM")
+milestone-static         annotated milestones                             ADMIRE Table 3 ("Static (Human)")
+milestone-adaptive       milestones distilled from successes (ADMIRE)     ADMIRE Table 1 / Table 3
+progress-env             progress model trained on env milestone labels   ProgRM Table 1 ("ProgRM Env")
+progress-lcs             progress model trained on LCS labels             ProgRM Table 1 ("ProgRM LCS")
+spa                      outcome with the shortest-path adjustment        MobileRL Fig. 4c / Fig. 6
+milestone+spa            ADMIRE and SPA together                          (ours)
+admire-base-success      ADMIRE + k/K base reward on successes            ADMIRE App. B.3 / Fig. 4
+admire-no-base-failure   ADMIRE without the k/K base on failures          ADMIRE App. B.3 / Fig. 4
+admire-no-decay          ADMIRE with λ fixed at λ0 (γ = 1)                ADMIRE App. B.3 / Fig. 4
+=======================  ===============================================  ====================================
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["MODES", "SETTINGS", "Setting", "StudyConfig", "setting"]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One reward setting of the study."""
+
+    name: str
+    reward: str  # a reward spec; "{models}" is replaced by the study's reward-model directory
+    group: str  # "main", "progrm" or "ablation": which table it belongs to
+    label: str  # how the tables name it
+    needs: tuple[str, ...] = ()  # reward models it reads: "progress-env", "progress-lcs", "orm"
+
+    def spec(self, models_dir: str) -> str:
+        return self.reward.replace("{models}", str(models_dir))
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("outcome", "outcome", "main", "Outcome (env check)"),
+    Setting("milestone-static", "milestone", "main", "Milestone, static (annotated)"),
+    Setting("milestone-adaptive", "milestone-adaptive", "main", "Milestone, adaptive (ADMIRE)"),
+    Setting("progress-env", "progress={models}/progress-env/best.pt", "progrm", "ProgRM Env", ("progress-env",)),
+    Setting("progress-lcs", "progress={models}/progress-lcs/best.pt", "progrm", "ProgRM LCS", ("progress-lcs",)),
+    Setting("orm", "orm={models}/orm/best.pt", "progrm", "ORM (learned outcome)", ("orm",)),
+    Setting("spa", "spa", "main", "Outcome + SPA"),
+    Setting("milestone+spa", "milestone-adaptive+spa", "main", "ADMIRE + SPA"),
+    Setting("admire-base-success", "milestone-adaptive=base-success", "ablation", "w/ base reward on success"),
+    Setting("admire-no-base-failure", "milestone-adaptive=no-base-failure", "ablation", "w/o base reward on failure"),
+    Setting("admire-no-decay", "milestone-adaptive=no-decay", "ablation", "w/o reward decay"),
+)
+
+
+def setting(name: str) -> Setting:
+    """The setting called ``name`` (ValueError listing the names otherwise)."""
+    for s in SETTINGS:
+        if s.name == name:
+            return s
+    raise ValueError(f"unknown study setting {name!r}; choose from {', '.join(s.name for s in SETTINGS)}")
+
+
+@dataclass
+class StudyConfig:
+    """The budget and task split of a study. Modes (:data:`MODES`) fill these in.
+
+    The policy is the candidate-action policy (MiniLM) and the algorithm step-free GRPO with the
+    papers' group shape (4 tasks × 8 trajectories per iteration, ADMIRE App. A.1.2), the same
+    for every setting. Training uses seeds from 10⁶ up; evaluation uses seeds 0..n−1 of the
+    training tasks ("seen tasks, held-out seeds") and of ``heldout_tasks`` ("unseen tasks").
+    """
+
+    mode: str = "quick"
+    train_tasks: str = ""  # comma-separated task ids
+    heldout_tasks: str = ""  # never trained on, by the policy nor by the reward models
+    settings: tuple[str, ...] = tuple(s.name for s in SETTINGS)
+    seeds: tuple[int, ...] = (0, 1, 2)
+    algo: str = "grpo"
+    iterations: int = 30
+    tasks_per_iter: int = 4
+    group_size: int = 8
+    max_steps: int = 15
+    eval_every: int = 10  # learning-curve evaluations on the training tasks (held-out seeds)
+    curve_episodes: int = 2  # seeds per training task at each learning-curve evaluation
+    eval_episodes: int = 6  # seeds per task in the final evaluation (both splits, before and after)
+    num_envs: int = 8
+    workers: int = 2  # runs trained at once, one process each
+    # reward models (ProgRM Env / LCS progress models, the ORM)
+    rm_episodes: int = 600  # rollouts of the training tasks to label and train on
+    rm_epochs: int = 8
+    rm_patience: int = 2
+    extra: dict[str, Any] = field(default_factory=dict)  # TrainConfig overrides for every run
+
+    def with_overrides(self, **changes: Any) -> StudyConfig:
+        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def setting_list(self) -> list[Setting]:
+        return [setting(n) for n in self.settings]
+
+
+# Tasks the candidate policy can solve (the oracle's action is among its candidates at every
+# step of most instances): the split keeps every tier in both training and held-out tasks.
+_QUICK_TRAIN = "SystemWifiTurnOn,ClockStopWatchRunning,TasksCompleteTask,TurnOffWifiAndTurnOnBluetooth,TasksEditPriority,SystemMultiSettingSetup"  # noqa: E501
+_QUICK_HELDOUT = "SystemBluetoothTurnOff,MarkorRenameNote,ExpenseDeleteMultiple"
+_FULL_TRAIN = (
+    "SystemWifiTurnOn,SystemDarkThemeOn,ClockStopWatchRunning,ClockAlarmTurnOff,TasksCompleteTask,TasksDeleteTask,"
+    "ContactsFavorite,MarkorDeleteNote,TurnOffWifiAndTurnOnBluetooth,TasksEditPriority,ClockTimerEntry,"
+    "SimpleCalendarDeleteOneEvent,TasksAddTaskWithDetails,SystemMultiSettingSetup,TasksRescheduleTasks,"
+    "MarkorDeleteAllNotes,SimpleCalendarDeleteEventsOnDate"
+)
+_FULL_HELDOUT = (
+    "SystemBluetoothTurnOff,SystemWifiTurnOff,ExpenseDeleteSingle,MarkorRenameNote,SimpleCalendarInviteToEvent,"
+    "ExpenseDeleteMultiple,TasksAddMultiple"
+)
+
+#: ``quick``: about 15 minutes on 2 CPU cores. ``full``: hours on a CPU; sized for a long run.
+MODES: dict[str, StudyConfig] = {
+    "quick": StudyConfig(mode="quick", train_tasks=_QUICK_TRAIN, heldout_tasks=_QUICK_HELDOUT),
+    "full": StudyConfig(
+        mode="full",
+        train_tasks=_FULL_TRAIN,
+        heldout_tasks=_FULL_HELDOUT,
+        seeds=(0, 1, 2, 3, 4),
+        iterations=300,
+        max_steps=20,
+        eval_every=20,
+        curve_episodes=4,
+        eval_episodes=10,
+        rm_episodes=3000,
+        rm_epochs=30,
+        rm_patience=3,
+    ),
+}

@@ -1,0 +1,321 @@
+"""The reward-study report (agents/study/report.py) on a synthetic study directory."""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+from scipy import stats
+
+from agents.study.report import aggregate, auto_reading, load_study, significance, summary_table, write_report
+
+SETTINGS = ("outcome", "spa", "milestone-adaptive")
+SEEDS = (0, 1, 2)
+TIER_TASKS = {"easy": "FakeEasy", "medium": "FakeMedium", "hard": "FakeHard"}
+# successes out of 2 episodes per tier (easy, medium, hard) and out of 2 unseen episodes
+UNTRAINED = {0: ((1, 0, 0), 0), 1: ((1, 1, 0), 1), 2: ((0, 0, 0), 0)}
+TRAINED = {
+    ("outcome", 0): ((2, 1, 1), 1),
+    ("outcome", 1): ((2, 1, 0), 0),
+    ("outcome", 2): ((2, 2, 1), 2),
+    ("spa", 0): ((2, 2, 2), 2),
+    ("spa", 1): ((2, 2, 1), 1),
+    ("milestone-adaptive", 0): ((1, 1, 0), 1),
+    ("milestone-adaptive", 1): ((2, 1, 1), 1),
+}
+STEPS = {"outcome": 6, "spa": 4, "milestone-adaptive": 5}  # length of every successful trained episode
+HEADINGS = (
+    "# Reward-shaping study",
+    "## Success by difficulty",
+    "## Significance",
+    "## Steps to success",
+    "## Milestones: static vs adaptive",
+    "## ADMIRE ablations",
+    "## Progress and outcome reward models",
+    "## Runs",
+    "## Reading",
+    "## Raw data",
+)
+
+
+def _episodes(phase: str, tiers: tuple[int, int, int], unseen: int, steps: int) -> list[dict[str, Any]]:
+    rows = []
+    for (tier, task), wins in zip(TIER_TASKS.items(), tiers, strict=True):
+        for i in range(2):
+            ok = i < wins
+            rows.append(
+                {
+                    "phase": phase,
+                    "split": "seen",
+                    "task": task,
+                    "seed": i,
+                    "difficulty": tier,
+                    "success": ok,
+                    "length": steps if ok else 15,
+                }
+            )
+    for i in range(2):
+        ok = i < unseen
+        rows.append(
+            {
+                "phase": phase,
+                "split": "unseen",
+                "task": "FakeUnseen",
+                "seed": i,
+                "difficulty": "medium",
+                "success": ok,
+                "length": steps if ok else 15,
+            }
+        )
+    return rows
+
+
+def _jsonl(path: Path, rows: list[dict[str, Any]], tail: str = "") -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows) + tail, encoding="utf-8")
+
+
+def _metrics(seed: int, milestones: bool) -> list[dict[str, Any]]:
+    rows = [{"iteration": -1, "eval_success_rate": 0.1 * seed}]
+    for it in range(10):
+        row: dict[str, Any] = {"iteration": it, "success_rate": 0.05 * it, "mean_length": 10.0, "reward_outcome": 0.1}
+        if it % 5 == 4:
+            row["eval_success_rate"] = 0.1 * seed + 0.05 * it
+        if milestones:
+            row["milestone_hits"] = 1.0 + it / 10  # the last 20%: iterations 8 and 9 → 1.85
+            row["milestone_hit_rate"] = 0.1 * it  # → 0.85
+        rows.append(row)
+    return rows
+
+
+@pytest.fixture
+def study(tmp_path: Path) -> Path:
+    out = tmp_path / "study"
+    config = {
+        "mode": "quick",
+        "train_tasks": ",".join(TIER_TASKS.values()),
+        "heldout_tasks": "FakeUnseen",
+        "settings": list(SETTINGS),
+        "seeds": list(SEEDS),
+        "iterations": 10,
+        "tasks_per_iter": 4,
+        "group_size": 8,
+        "max_steps": 15,
+        "eval_episodes": 2,
+        "eval_every": 5,
+        "curve_episodes": 2,
+    }
+    out.mkdir()
+    (out / "study.json").write_text(
+        json.dumps(
+            {
+                "mode": "quick",
+                "command": "gui-gym study --mode quick --out study",
+                "config": config,
+                "started": "2025-01-01T00:00:00",
+                "finished": "2025-01-01T00:15:00",
+                "wall_s": 900.0,
+                "machine": "test box",
+            }
+        )
+    )
+    for name in SETTINGS:
+        for seed in SEEDS:
+            run = out / "runs" / name / f"seed{seed}"
+            run.mkdir(parents=True)
+            crashed = (name, seed) == ("spa", 2)
+            status = {
+                "setting": name,
+                "seed": seed,
+                "reward": name,
+                "status": "crashed" if crashed else "done",
+                "error": "RuntimeError: boom\nTraceback line two" if crashed else None,
+                "wall_s": 120.5,
+                "iterations": 3 if crashed else 10,
+                "milestone_coverage": None,
+                "milestone_hits": None,
+            }
+            if name == "milestone-adaptive":
+                status["milestone_coverage"] = (0.5, 1.0, 1.0)[seed]
+                status["milestone_hits"] = {"FakeHard": {"open the app": 10 + seed, "tap | save": 3}}
+            (run / "status.json").write_text(json.dumps(status))
+            u_tiers, u_unseen = UNTRAINED[seed]
+            rows = _episodes("untrained", u_tiers, u_unseen, 9)
+            if (name, seed) in TRAINED:
+                t_tiers, t_unseen = TRAINED[name, seed]
+                rows += _episodes("trained", t_tiers, t_unseen, STEPS[name])
+            if (name, seed) != ("milestone-adaptive", 2):  # a finished run whose eval file is missing
+                _jsonl(run / "eval.jsonl", rows)
+            corrupt = '{"iteration": 10, "success_r' if (name, seed) == ("milestone-adaptive", 1) else ""
+            _jsonl(run / "metrics.jsonl", _metrics(seed, name == "milestone-adaptive"), corrupt)
+    models = {
+        "progress-env": {
+            "key_step_mae": 0.12,
+            "label_mae": 0.1,
+            "final_score_success": 0.9,
+            "final_score_failure": 0.3,
+            "precision": 0.8,
+            "recall": 0.7,
+            "f1": 0.7467,
+            "false_positive_rate": 0.1,
+            "states": 500,
+            "trajectories": 40,
+        },
+        "progress-lcs": {"key_step_mae": 0.25, "final_score_success": None, "confusion": {"tp": 3, "fp": 1}},
+        "orm": {"accuracy": 0.85, "final_states": {"accuracy": 0.9, "count": 20}},
+    }
+    for name, value in models.items():
+        (out / "models" / name).mkdir(parents=True)
+        (out / "models" / name / "eval.json").write_text(json.dumps(value))
+    return out
+
+
+def _row(md: str, section: str, label: str) -> list[str]:
+    """The cells of the first table row starting with ``label`` inside ``section``."""
+    body = md.split(section, 1)[1].split("\n## ", 1)[0]
+    for line in body.splitlines():
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        if cells and cells[0].strip("*") == label:
+            return cells
+    raise AssertionError(f"no row {label!r} in {section}")
+
+
+def _pm(values: list[float], signed: bool = False) -> str:
+    m, s = 100 * statistics.fmean(values), 100 * statistics.stdev(values)
+    return f"{m:+.1f} ± {s:.1f}" if signed else f"{m:.1f} ± {s:.1f}"
+
+
+def test_report_sections_tables_and_plots(study: Path) -> None:
+    path = write_report(study)
+    assert path == study / "reward_study.md"
+    md = path.read_text(encoding="utf-8")
+    positions = [md.index(h) for h in HEADINGS]
+    assert positions == sorted(positions), "sections out of order"
+    assert "gui-gym study --mode quick --out study" in md and "test box" in md and "15 min 00 s" in md
+    assert "FakeEasy (easy)" in md and "1 easy, 1 medium, 1 hard" in md
+
+    # every table is a valid GitHub table: a separator row and the same column count throughout
+    for block in re.findall(r"(?:^\|.*\|\n)+", md, flags=re.M):
+        lines = block.splitlines()
+        widths = {len(re.split(r"(?<!\\)\|", line)) for line in lines}
+        assert len(widths) == 1, block
+        assert re.fullmatch(r"\|(?: (?:---:|:---) \|)+", lines[1]), lines[1]
+
+    section = "## Success by difficulty"
+    outcome = _row(md, section, "Outcome (env check)")
+    assert outcome[1] == "3/3"
+    assert outcome[5].strip("*") == _pm([4 / 6, 3 / 6, 5 / 6]) == "66.7 ± 16.7"  # seen, all tiers
+    assert outcome[6].strip("*") == _pm([4 / 6 - 1 / 6, 3 / 6 - 2 / 6, 5 / 6 - 0], signed=True) == "+50.0 ± 33.3"
+    assert outcome[2].strip("*") == "100.0 ± 0.0"  # easy: 2/2 on every seed
+    assert outcome[7].strip("*") == _pm([1 / 2, 0, 1]) == "50.0 ± 50.0"  # unseen
+    untrained = _row(md, section, "Untrained policy")
+    assert untrained[5] == _pm([1 / 6, 2 / 6, 0]) and untrained[6] == "—"
+    spa = _row(md, section, "Outcome + SPA")
+    assert spa[1] == "2/3 (1 crashed)"
+    assert spa[5].strip("*\\") == _pm([6 / 6, 5 / 6])
+    admire = _row(md, section, "Milestone, adaptive (ADMIRE)")
+    assert admire[1] == "2/3 (1 no eval)"
+
+    # significance: the p-values scipy gives for the same per-seed and pooled numbers
+    sig = _row(md, "## Significance", "Outcome + SPA")
+    welch = stats.ttest_ind([1, 5 / 6], [4 / 6, 3 / 6, 5 / 6], equal_var=False).pvalue
+    fisher = stats.fisher_exact([[11, 1], [12, 6]]).pvalue
+    assert sig[1] == f"{100 * (11 / 12 - 2 / 3):+.1f}"
+    assert float(sig[2]) == pytest.approx(welch, abs=5e-4)
+    assert float(sig[3]) == pytest.approx(fisher, abs=5e-4)
+    assert sig[4] == "11/12 vs 12/18"
+    assert "only large effects reach p < 0.05" in md
+
+    steps = _row(md, "## Steps to success", "Outcome + SPA")
+    assert steps[2] == "4.00 ± 0.00" and steps[3] == "-5.00 ± 0.00"  # 4 steps vs the untrained 9
+    assert "Outcome + SPA is shorter on 3" in md
+
+    ms = _row(md, "## Milestones: static vs adaptive", "Milestone, adaptive (ADMIRE)")
+    assert ms[4] == _pm([0.5, 1.0, 1.0])  # coverage over the three finished runs (training, not eval)
+    assert ms[5] == "1.85 ± 0.00" and ms[6] == "85.0 ± 0.0"
+    hits = _row(md, "### Milestone hit counts per task", "FakeHard")
+    assert hits[1] == "42 over 2" and "open the app (33)" in hits[2] and "tap \\| save (9)" in hits[2]
+
+    rm = _row(md, "### Reward models", "progress-env")
+    assert rm[1] == "0.120" and rm[10] == "500"
+    assert "final_states.accuracy 0.900" in md and "confusion.tp 3" in md
+
+    runs = md.split("## Runs", 1)[1].split("\n## ", 1)[0]
+    crashed = next(line for line in runs.splitlines() if "| crashed |" in line)
+    assert [c.strip() for c in crashed.split("|")[1:5]] == ["spa", "2", "crashed", "3"]
+    assert "RuntimeError: boom" in crashed and "Traceback" not in crashed
+    assert "skipped 1 corrupt line" in runs and "eval.jsonl missing" in runs
+
+    reading = md.split("## Reading", 1)[1].split("\n## ", 1)[0]
+    assert "Highest trained success on seen tasks: Outcome + SPA (91.7%" in reading
+    assert "Outcome + SPA reduced the mean steps of successful seen episodes" in reading
+    assert "1 of 9 runs did not finish (1 crashed)" in reading
+    assert "](plots/overview.png)" in md and "](plots/milestone-adaptive.png)" in md
+    assert f"gui-gym study --report-only --out {study}" in md
+
+    for name in (*SETTINGS, "overview"):
+        png = study / "plots" / f"{name}.png"
+        with Image.open(png) as im:
+            im.verify()
+            assert im.format == "PNG"
+
+
+def test_aggregate_numbers(study: Path) -> None:
+    data = load_study(study)
+    assert [(r.setting, r.seed) for r in data.runs] == [(n, k) for n in SETTINGS for k in SEEDS]
+    agg = aggregate(data)
+    assert agg["outcome"].mean("seen_all") == pytest.approx(2 / 3)
+    assert agg["outcome"].metrics["seen_all"].std == pytest.approx(statistics.stdev([4 / 6, 3 / 6, 5 / 6]))
+    assert agg["spa"].finished == 2 and agg["spa"].shortfall == {"crashed": 1}
+    assert agg.untrained.metrics["seen_all"].values == pytest.approx([1 / 6, 2 / 6, 0])
+    assert agg["milestone-adaptive"].metrics["coverage"].values == pytest.approx([0.5, 1.0, 1.0])
+    rows = {r["setting"]: r for r in summary_table(data)}
+    assert next(iter(rows)) == "untrained"
+    assert rows["spa"]["seen_all_mean"] == pytest.approx(11 / 12) and rows["spa"]["seen_successes"] == 11
+    sig = {r["setting"]: r for r in significance(agg)}
+    assert set(sig) == {"spa", "milestone-adaptive"}
+    assert sig["spa"]["welch_seen"] is not None and 0 <= sig["spa"]["fisher_seen"] <= 1
+
+
+def test_broken_and_missing_files_are_recorded(study: Path) -> None:
+    (study / "runs" / "spa" / "seed1" / "status.json").write_text("{not json")
+    (study / "runs" / "outcome" / "seed2" / "status.json").unlink()
+    (study / "models" / "orm" / "eval.json").write_text("[1, 2")
+    cfg = json.loads((study / "study.json").read_text())
+    cfg["config"]["seeds"] = [0, 1, 2, 3]  # seed 3 never started
+    (study / "study.json").write_text(json.dumps(cfg))
+    data = load_study(study)
+    status = {(r.setting, r.seed): r for r in data.runs}
+    assert status["spa", 1].status == "unreadable" and "status.json unreadable" in status["spa", 1].reason
+    assert status["outcome", 2].status == "missing" and "status.json missing" in status["outcome", 2].reason
+    assert status["outcome", 3].status == "missing" and status["outcome", 3].reason == "run directory missing"
+    assert data.models["orm"].status == "unreadable"
+    md = write_report(study, reading="Our reading of the numbers.").read_text(encoding="utf-8")
+    spa = _row(md, "## Success by difficulty", "Outcome + SPA")
+    assert spa[1] == "1/4 (1 crashed, 1 missing, 1 unreadable)"
+    assert "| outcome | 3 | missing |" in md and "| spa | 1 | unreadable |" in md
+    assert "Our reading of the numbers." in md and "No reading written yet" not in md
+    assert "model orm: eval.json unreadable" in md
+
+
+def test_setting_without_finished_runs_keeps_its_row(study: Path) -> None:
+    for seed in (0, 1):
+        p = study / "runs" / "spa" / f"seed{seed}" / "status.json"
+        p.write_text(json.dumps(json.loads(p.read_text()) | {"status": "diverged", "error": "loss is nan"}))
+    md = write_report(study).read_text(encoding="utf-8")
+    spa = _row(md, "## Success by difficulty", "Outcome + SPA")
+    assert spa[1] == "0/3 (1 crashed, 2 diverged)" and set(spa[2:]) == {"—"}
+    assert _row(md, "## Significance", "Outcome + SPA")[2] == "n/a"
+    agg = aggregate(load_study(study))
+    assert all("Outcome + SPA reduced" not in s for s in auto_reading(load_study(study), agg))
+
+
+def test_load_study_empty_dir(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=re.escape(str(tmp_path))):
+        load_study(tmp_path)
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        load_study(tmp_path / "nowhere")
