@@ -14,7 +14,7 @@ from wrappers.llm import LLMError, OpenAICompatibleLLM, TransformersLLM
 from wrappers.llm_generator import LLMMilestoneGenerator
 from wrappers.milestone import MilestoneReward
 from wrappers.process import ProcessReward
-from wrappers.progress import ProgressLabeller, ProgressReward, ProgressRewardVector
+from wrappers.progress import OutcomeModelReward, ProgressLabeller, ProgressReward, ProgressRewardVector
 from wrappers.protocol import OUTCOME, EpisodeRecorder, RewardShaping, observation_digest
 from wrappers.spa import ShortestLengths, ShortestPathReward, adjust_group
 from wrappers.state import SharedState, StateFileError
@@ -30,6 +30,7 @@ __all__ = [
     "MilestoneBook",
     "MilestoneReward",
     "OpenAICompatibleLLM",
+    "OutcomeModelReward",
     "ProcessReward",
     "ProgressLabeller",
     "ProgressReward",

@@ -215,12 +215,14 @@ def _worker_init() -> None:
 # ----------------------------------------------------------------------------- the study
 
 
-def _check_resumable(out: Path, cfg: StudyConfig) -> None:
+def _check_resumable(out: Path, cfg: StudyConfig) -> dict[str, Any]:
+    """The ``study.json`` of a study in ``out`` that ``cfg`` continues ({} when there is none)."""
     path = out / "study.json"
     if not path.exists():
-        return
+        return {}
     try:
-        saved = json.loads(path.read_text(encoding="utf-8"))["config"]
+        study = json.loads(path.read_text(encoding="utf-8"))
+        saved = study["config"]
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ValueError(f"{path} is unreadable ({e}); move it away or choose another --out") from e
     now = json.loads(json.dumps(asdict(cfg)))
@@ -230,6 +232,7 @@ def _check_resumable(out: Path, cfg: StudyConfig) -> None:
             f"{out} holds a study with other settings ({', '.join(f'{k}={saved.get(k)!r}' for k in changed)}); "
             "rerun it with the same ones to resume, or choose another --out"
         )
+    return study
 
 
 def _write_study(out: Path, cfg: StudyConfig, command: str, started: str, wall: float | None) -> None:
@@ -267,13 +270,25 @@ def run_study(
     """Run (or resume) the study in ``out``; returns the path of ``reward_study.md`` (or of ``out``)."""
     out = Path(out)
     settings = cfg.setting_list()
-    _check_resumable(out, cfg)
+    previous = _check_resumable(out, cfg)
     out.mkdir(parents=True, exist_ok=True)
-    started = datetime.now(UTC).isoformat(timespec="seconds")
-    t0 = time.perf_counter()
+    # A resumed study keeps its start time and adds this session's time to the earlier ones.
+    started = previous.get("started") or datetime.now(UTC).isoformat(timespec="seconds")
+    t0 = time.perf_counter() - float(previous.get("wall_s") or 0.0)
     _write_study(out, cfg, command, started, None)
 
-    needed = sorted({m for s in settings for m in s.needs})
+    jobs: list[tuple[str, int]] = []
+    for seed in cfg.seeds:  # seed-major: a study cut short still has every setting on the first seeds
+        for s in settings:
+            status = read_status(run_dir(out, s.name, seed))
+            if status is None or (retry_failed and status["status"] != "done"):
+                if status is not None:  # a failed run is retried from scratch
+                    shutil.rmtree(run_dir(out, s.name, seed))
+                jobs.append((s.name, seed))
+    total = len(settings) * len(cfg.seeds)
+    if total > len(jobs):
+        print(f"{total - len(jobs)} of {total} runs already finished in {out}: skipped")
+    needed = sorted({m for name, _ in jobs for m in setting(name).needs})  # only for runs still to do
     if needed:
         from agents.study.reward_models import prepare_reward_models
         from agents.train import task_ids
@@ -288,17 +303,6 @@ def run_study(
         except Exception as e:  # the settings that read a model report it; the others run
             log.warning("reward models could not be built: %s: %s", type(e).__name__, e)
 
-    jobs: list[tuple[str, int]] = []
-    for seed in cfg.seeds:  # seed-major: a study cut short still has every setting on the first seeds
-        for s in settings:
-            status = read_status(run_dir(out, s.name, seed))
-            if status is None or (retry_failed and status["status"] != "done"):
-                if status is not None:  # a failed run is retried from scratch
-                    shutil.rmtree(run_dir(out, s.name, seed))
-                jobs.append((s.name, seed))
-    total = len(settings) * len(cfg.seeds)
-    if total > len(jobs):
-        print(f"{total - len(jobs)} of {total} runs already finished in {out}: skipped")
     bar = tqdm(total=len(jobs), desc="study", unit="run", disable=not progress)
 
     def finished(status: dict[str, Any]) -> None:

@@ -7,6 +7,7 @@
 - :mod:`~wrappers.progress.data`: per-state training examples (Eq. 6)
 - :mod:`~wrappers.progress.model`, :mod:`~wrappers.progress.training`: Prog (Eq. 5), BCE training, evaluation
 - :mod:`~wrappers.progress.reward`: ``ProgressReward`` (Eq. 2)
+- :mod:`~wrappers.progress.outcome`: the ORM baseline (§3.1): ``outcome_examples``, ``OutcomeModelReward``
 
 The torch-backed names are imported on first use, so labelling does not import torch.
 """
@@ -29,6 +30,7 @@ from wrappers.progress.labels import (
 )
 from wrappers.progress.lcs import group_lcs, lcs, lcs_table, similarity
 from wrappers.progress.match import EPSILON, ActionMatch, ActionToken, action_token, trajectory_tokens
+from wrappers.progress.outcome import OutcomeModelReward, outcome_examples
 from wrappers.progress.reward import ProgressReward, ProgressRewardVector, progress_gains
 from wrappers.progress.screen import screen_text
 from wrappers.progress.synthesis import augment_success, mismatched, synthesize
@@ -53,6 +55,7 @@ __all__ = [
     "ActionToken",
     "LabelReport",
     "Labels",
+    "OutcomeModelReward",
     "ProgressExample",
     "ProgressLabeller",
     "ProgressModel",
@@ -71,6 +74,7 @@ __all__ = [
     "lcs",
     "lcs_table",
     "mismatched",
+    "outcome_examples",
     "progress_gains",
     "read_labels",
     "screen_text",

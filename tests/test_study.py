@@ -1,0 +1,213 @@
+"""The reward-shaping study end to end in a tiny configuration, and the pieces it adds.
+
+Runs use the real trainer, envs and MiniLM matcher; the candidate policy reads a tiny random
+encoder to keep the suite fast.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import gymnasium as gym
+import pytest
+
+import gui_gym  # noqa: F401
+from agents.cli import main
+from agents.envs import admire_config, make_env, parse_reward, wrapper_chain
+from agents.study.runner import read_status, run_dir, run_study
+from agents.study.settings import MODES, SETTINGS, StudyConfig, setting
+from wrappers import MilestoneReward
+
+
+def tiny(tmp_encoder: str, **changes) -> StudyConfig:
+    base = MODES["quick"].with_overrides(
+        train_tasks="SystemWifiTurnOn,TasksEditPriority",
+        heldout_tasks="SystemBluetoothTurnOff",
+        settings=("outcome", "milestone-static"),
+        seeds=(0,),
+        iterations=2,
+        tasks_per_iter=2,
+        group_size=4,
+        max_steps=6,
+        eval_every=1,
+        curve_episodes=1,
+        eval_episodes=2,
+        num_envs=4,
+        workers=1,
+        extra={"encoder": tmp_encoder},
+    )
+    return base.with_overrides(**changes)
+
+
+# ----------------------------------------------------------------------------- reward specs
+
+
+def test_milestone_options_are_admire_ablation_switches():
+    assert admire_config("no-decay,base-success") == admire_config("base-success,no-decay")
+    cfg = admire_config("no-decay,no-base-failure,base-success")
+    assert (cfg.decay, cfg.base_on_failure, cfg.base_on_success) == (False, False, True)
+    assert admire_config(None) == admire_config("")
+    env = make_env(tasks="SystemWifiTurnOn", reward="milestone-adaptive=no-base-failure")
+    (wrapper,) = wrapper_chain(env)
+    assert wrapper.book is not None and wrapper.config.base_on_failure is False
+    for bad, words in [("milestone=decay", "unknown milestone option"), ("spa=x", "takes no argument"),
+                       ("orm", "needs a checkpoint")]:  # fmt: skip
+        with pytest.raises(ValueError, match=words):
+            parse_reward(bad)
+
+
+def test_the_orm_term_is_always_innermost():
+    assert [n for n, _ in parse_reward("milestone+spa+orm=m.pt")] == ["orm", "milestone", "spa"]
+
+
+def test_milestone_wrapper_reports_hits_and_total_at_the_last_step():
+    class Exact:
+        delta = 0.75
+
+        def score(self, action: str, milestone: str) -> float:
+            return 1.0 if action == "Launch Settings" and "Settings" in milestone else 0.0
+
+    env = MilestoneReward(gym.make("GuiAndroid-v0", task="SystemWifiTurnOn", max_steps=2), matcher=Exact())
+    _, info = env.reset(seed=0)
+    _, _, _, _, info = env.step('do(action="Launch", app="Settings")')
+    assert "milestones_total" not in info
+    _, _, term, trunc, info = env.step('do(action="Wait")')
+    assert term or trunc
+    assert (info["milestones_hit"], info["milestones_total"]) == (1, len(env.milestones)) and len(env.milestones) == 3
+
+
+# ----------------------------------------------------------------------------- the study
+
+
+def test_settings_cover_the_issue_and_unknown_names_fail():
+    names = {s.name for s in SETTINGS}
+    assert {"outcome", "orm", "milestone-static", "milestone-adaptive", "progress-env", "progress-lcs", "spa",
+            "milestone+spa", "admire-base-success", "admire-no-base-failure", "admire-no-decay"} <= names  # fmt: skip
+    for s in SETTINGS:
+        parse_reward(s.spec("/models"))  # every spec parses
+    with pytest.raises(ValueError, match="unknown study setting"):
+        setting("milestones")
+
+
+def test_smoke_study_end_to_end_and_resume(tmp_path, tiny_encoder):
+    out = tmp_path / "study"
+    report = run_study(tiny(tiny_encoder), out, command="gui-gym study --test", progress=False)
+    assert report == out / "reward_study.md"
+    for name in ("outcome", "milestone-static"):
+        d = run_dir(out, name, 0)
+        status = read_status(d)
+        assert status is not None and status["status"] == "done" and status["iterations"] == 2, status
+        rows = [json.loads(line) for line in (d / "eval.jsonl").read_text().splitlines()]
+        # 2 phases × (2 seen tasks + 1 unseen task) × 2 seeds
+        assert len(rows) == 12
+        assert {(r["phase"], r["split"]) for r in rows} == {
+            (p, s) for p in ("untrained", "trained") for s in ("seen", "unseen")
+        }
+        assert {r["task"] for r in rows if r["split"] == "unseen"} == {"SystemBluetoothTurnOff"}
+        metrics = [json.loads(line) for line in (d / "metrics.jsonl").read_text().splitlines()]
+        assert [m["iteration"] for m in metrics] == [-1, 0, 1]
+    static = read_status(run_dir(out, "milestone-static", 0))
+    assert static["milestone_coverage"] == 1.0 and isinstance(static["milestone_hits"], dict)
+    first = (run_dir(out, "milestone-static", 0) / "metrics.jsonl").read_text().splitlines()[1]
+    assert "milestone_hits" in json.loads(first)
+    assert read_status(run_dir(out, "outcome", 0))["milestone_hits"] is None
+
+    text = report.read_text()
+    study = json.loads((out / "study.json").read_text())
+    assert study["command"] == "gui-gym study --test" and study["finished"] and study["mode"] == "quick"
+    assert "gui-gym study --test" in text
+    for label in ("Outcome (env check)", "Milestone, static (annotated)"):
+        assert re.search(rf"^\|\s*{re.escape(label)}\s*\|", text, re.M), label
+    for png in re.findall(r"\(([^)]+\.png)\)", text):
+        assert (out / png).is_file(), png
+    assert (out / "plots" / "outcome.png").is_file()
+
+    # Resuming skips the finished runs (their files are not rewritten).
+    before = {n: (run_dir(out, n, 0) / "status.json").stat().st_mtime_ns for n in ("outcome", "milestone-static")}
+    run_study(tiny(tiny_encoder), out, command="gui-gym study --test", progress=False)
+    after = {n: (run_dir(out, n, 0) / "status.json").stat().st_mtime_ns for n in before}
+    assert before == after
+
+    # Another budget in the same directory is refused, not mixed in.
+    with pytest.raises(ValueError, match="another --out"):
+        run_study(tiny(tiny_encoder, iterations=3), out, progress=False)
+
+
+def test_a_crashed_run_is_recorded_and_the_study_goes_on(tmp_path, tiny_encoder, monkeypatch):
+    from agents.train import Trainer
+
+    real_run = Trainer.run
+
+    def run(self, close=True):
+        if "milestone" in self.cfg.reward:
+            raise RuntimeError("simulated failure\nsecond line")
+        return real_run(self, close)
+
+    monkeypatch.setattr(Trainer, "run", run)
+    out = tmp_path / "study"
+    report = run_study(tiny(tiny_encoder), out, progress=False)
+    crashed = read_status(run_dir(out, "milestone-static", 0))
+    assert crashed["status"] == "crashed" and "simulated failure" in crashed["error"]
+    assert read_status(run_dir(out, "outcome", 0))["status"] == "done"
+    text = report.read_text()
+    assert "crashed" in text and "simulated failure" in text
+
+    # A crashed run is kept as recorded on resume, and rerun with retry_failed.
+    monkeypatch.setattr(Trainer, "run", real_run)
+    run_study(tiny(tiny_encoder), out, progress=False)
+    assert read_status(run_dir(out, "milestone-static", 0))["status"] == "crashed"
+    run_study(tiny(tiny_encoder), out, progress=False, retry_failed=True)
+    assert read_status(run_dir(out, "milestone-static", 0))["status"] == "done"
+
+
+def test_an_interrupted_run_resumes_from_its_checkpoint(tmp_path, tiny_encoder, monkeypatch):
+    from agents.train import Trainer
+
+    calls = {"n": 0}
+    real_iterate = Trainer.iterate
+
+    def iterate(self):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return real_iterate(self)
+
+    monkeypatch.setattr(Trainer, "iterate", iterate)
+    cfg = tiny(tiny_encoder, settings=("outcome",))
+    out = tmp_path / "study"
+    with pytest.raises(KeyboardInterrupt):
+        run_study(cfg, out, progress=False)
+    d = run_dir(out, "outcome", 0)
+    assert read_status(d) is None and (d / "checkpoint.pt").exists()
+    run_study(cfg, out, progress=False)
+    status = read_status(d)
+    assert status["status"] == "done" and status["iterations"] == 2
+    assert calls["n"] == 3  # one iteration before the interruption, one after: not restarted
+    rows = [json.loads(line) for line in (d / "eval.jsonl").read_text().splitlines()]
+    assert sum(r["phase"] == "untrained" for r in rows) == sum(r["phase"] == "trained" for r in rows) == 6
+
+
+def test_missing_reward_models_fail_only_their_settings(tmp_path, tiny_encoder, monkeypatch):
+    import agents.study.reward_models as rm
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(rm, "prepare_reward_models", broken)
+    out = tmp_path / "study"
+    run_study(tiny(tiny_encoder, settings=("outcome", "progress-env")), out, progress=False, report=False)
+    assert read_status(run_dir(out, "outcome", 0))["status"] == "done"
+    failed = read_status(run_dir(out, "progress-env", 0))
+    assert failed["status"] == "crashed" and "progress-env" in failed["error"]
+
+
+def test_cli_rejects_unknown_settings_and_rebuilds_reports(tmp_path, tiny_encoder, capsys):
+    assert main(["study", "--settings", "outcome,nonsense", "--out", str(tmp_path / "x")]) == 2
+    assert "unknown study setting" in capsys.readouterr().err
+    assert main(["study", "--report-only", "--out", str(tmp_path / "empty")]) == 2
+    out = tmp_path / "study"
+    run_study(tiny(tiny_encoder, settings=("outcome",)), out, progress=False, report=False)
+    assert not (out / "reward_study.md").exists()
+    assert main(["study", "--report-only", "--out", str(out)]) == 0
+    assert (out / "reward_study.md").is_file()
