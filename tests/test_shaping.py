@@ -247,6 +247,24 @@ def _env_info(info: dict, i: int) -> dict:
     return out
 
 
+def test_spa_in_a_vector_env_where_one_task_has_a_shortest_length_and_another_not():
+    # Sub-env 0 succeeds (T_min known), sub-env 1 fails a task never solved at the same step:
+    # the vector env merges both infos into one typed array per key.
+    lengths = ShortestLengths()
+    fns = [
+        lambda: ShortestPathReward(make("SystemWifiTurnOn", max_steps=4), lengths),
+        lambda: ShortestPathReward(make("SystemBluetoothTurnOn", max_steps=4), lengths),
+    ]
+    envs = gym.vector.SyncVectorEnv(fns)
+    envs.reset(seed=0)
+    oracle = envs.envs[0].unwrapped.oracle_action
+    for _ in range(4):
+        _, _, term, trunc, info = envs.step([oracle(), 'do(action="Wait")'])
+    assert (term | trunc).all() and info["_spa_shortest"].tolist() == [True, False]
+    assert info["spa_shortest"][0] == 4 and info["success"].tolist() == [True, False]
+    envs.close()
+
+
 def test_sync_vector_env_shares_one_book_and_set_epoch_reaches_every_env():
     book = MilestoneBook(generator=lambda req: [s.action_description for s in req.trajectory.steps[:2]])
     lengths = ShortestLengths()

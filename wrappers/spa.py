@@ -184,13 +184,12 @@ class ShortestPathReward(RewardShaping):
         outcome = sum(s.reward for s in self.episode.steps)
         length = len(self.episode.steps)
         key = self.key(self.episode)
-        adjusted = outcome
+        adjusted, t_min = outcome, self.lengths.get(key)
         if self.episode.success:
             t_min = self.lengths.observe(key, length)
             adjusted = spa_reward(outcome, length, t_min, self.alpha)
+        if t_min is not None:  # absent, not None, until a success: vector envs merge infos into typed arrays
             info["spa_shortest"] = t_min
-        else:
-            info["spa_shortest"] = self.lengths.get(key)
         self._final = [adjusted - outcome] * length
         return {"spa": adjusted - outcome}
 
