@@ -1,18 +1,11 @@
 """The reward-shaping study's report: raw run files in, ``reward_study.md`` and PNGs out.
 
-The runner (``gui-gym study``) leaves, under a study directory ``OUT``::
-
-    OUT/study.json                          mode, command, config (StudyConfig), times, machine
-    OUT/runs/<setting>/seed<k>/status.json  done | crashed | diverged, iterations, milestone stats
-    OUT/runs/<setting>/seed<k>/eval.jsonl   one line per final evaluation episode
-    OUT/runs/<setting>/seed<k>/metrics.jsonl  the trainer's per-iteration metrics
-    OUT/models/<name>/eval.json             ProgRM-style reward-model metrics
-
-:func:`load_study` reads them without ever failing on one run: a missing or corrupt file turns
-the run into a ``missing`` / ``unreadable`` record with the reason. :func:`aggregate` turns the
-runs into per-setting numbers (fractions, mean and sample std over training seeds), and
-:func:`write_report` renders the tables in the papers' shapes (ADMIRE Table 1/3, App. B.2-B.6,
-Fig. 4; ProgRM Tables 1 and 3; MobileRL Fig. 6) plus learning curves under ``OUT/plots/``.
+:func:`write_report` reads a study directory (:mod:`agents.study.data`), computes its numbers
+(:mod:`agents.study.stats`), draws learning curves under ``OUT/plots/`` (:mod:`agents.study.plots`)
+and renders the tables in the papers' shapes (ADMIRE Table 1/3, App. B.2-B.6, Fig. 4; ProgRM
+Tables 1 and 3; MobileRL Fig. 6). This module holds the Markdown sections and
+:func:`auto_reading`; it re-exports the public names of the data and stats modules, so
+``from agents.study.report import load_study, aggregate, ...`` keeps working.
 """
 
 from __future__ import annotations
@@ -21,16 +14,25 @@ import json
 import logging
 import math
 import os
-import re
 import statistics
-import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.study.settings import SETTINGS, Setting, setting
+from agents.study.data import MODEL_NAMES, TIERS, ModelEval, RunRecord, StudyData, as_list, load_study, num
+from agents.study.plots import OVERVIEW_PNG, plot_overview, plot_setting
+from agents.study.stats import (
+    Aggregates,
+    SettingAggregate,
+    Stat,
+    aggregate,
+    milestone_hit_counts,
+    minus,
+    scipy_stats,
+    significance,
+    summary_table,
+)
 
 log = logging.getLogger(__name__)
 
@@ -52,534 +54,9 @@ __all__ = [
     "write_report",
 ]
 
-TIERS: tuple[str, ...] = ("easy", "medium", "hard")
-MODEL_NAMES: tuple[str, ...] = ("progress-env", "progress-lcs", "orm")
 REPORT_NAME = "reward_study.md"
-OVERVIEW_PNG = "overview.png"
-_SEED_DIR = re.compile(r"^seed(-?\d+)$")
+READING_NAME = "reading.md"  # the written reading, kept next to the report
 _DASH = "—"
-
-
-# -- loading -------------------------------------------------------------------------------
-
-
-@dataclass
-class RunRecord:
-    """One training run (a setting × a training seed) as found on disk.
-
-    ``status`` is the runner's (``done``, ``crashed``, ``diverged``, …) or ``missing`` (no
-    ``status.json``, or no run directory) or ``unreadable`` (``status.json`` is corrupt);
-    ``reason`` says why for the last two. ``problems`` lists non-fatal data issues (skipped
-    lines, absent files) so that nothing is dropped silently.
-    """
-
-    setting: str
-    seed: int
-    path: Path
-    status: str
-    reason: str | None = None
-    reward: str | None = None
-    error: str | None = None
-    wall_s: float | None = None
-    iterations: int | None = None
-    milestone_coverage: float | None = None
-    milestone_hits: dict[str, dict[str, int]] | None = None
-    eval_rows: list[dict[str, Any]] = field(default_factory=list)
-    metrics: list[dict[str, Any]] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-
-    @property
-    def done(self) -> bool:
-        return self.status == "done"
-
-    def evals(self, phase: str, split: str) -> list[dict[str, Any]]:
-        return [r for r in self.eval_rows if r["phase"] == phase and r["split"] == split]
-
-    @property
-    def usable(self) -> bool:
-        """Finished, with a trained evaluation: the runs the success tables average over."""
-        return self.done and any(r["phase"] == "trained" for r in self.eval_rows)
-
-
-@dataclass
-class ModelEval:
-    """``models/<name>/eval.json``: ``status`` is ``ok``, ``missing`` or ``unreadable``."""
-
-    name: str
-    status: str
-    metrics: dict[str, Any] = field(default_factory=dict)
-    reason: str | None = None
-
-
-@dataclass
-class StudyData:
-    """Everything :func:`load_study` found under ``out``."""
-
-    out: Path
-    study: dict[str, Any]
-    config: dict[str, Any]
-    settings: list[str]  # the study's order (StudyConfig.settings), then any extra found on disk
-    seeds: list[int]
-    runs: list[RunRecord]
-    models: dict[str, ModelEval]
-    problems: list[str] = field(default_factory=list)
-
-    def runs_of(self, name: str) -> list[RunRecord]:
-        return [r for r in self.runs if r.setting == name]
-
-    def info(self, name: str) -> Setting:
-        """The :class:`Setting` called ``name``; an ad-hoc one for names the study code does not know."""
-        try:
-            return setting(name)
-        except ValueError:
-            reward = next((r.reward for r in self.runs_of(name) if r.reward), name)
-            return Setting(name, reward, "other", name)
-
-
-def _read_json(path: Path) -> tuple[Any, str | None]:
-    """``(value, None)``, or ``(None, reason)`` when the file is absent or not JSON."""
-    if not path.is_file():
-        return None, f"{path.name} missing"
-    try:
-        return json.loads(path.read_text(encoding="utf-8")), None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        return None, f"{path.name} unreadable ({type(e).__name__}: {e})"
-
-
-def _read_jsonl(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
-    """The object lines of ``path``; corrupt lines (e.g. a truncated last one) are skipped with a warning.
-
-    Not :func:`agents.plot.read_metrics`: the report needs to know how many lines were skipped.
-    """
-    rows: list[dict[str, Any]] = []
-    bad: list[int] = []
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                bad.append(n)
-                continue
-            if isinstance(row, dict):
-                rows.append(row)
-            else:
-                bad.append(n)
-    problems = []
-    if bad:
-        log.warning("%s: skipped %d corrupt line(s): %s", path, len(bad), bad[:10])
-        problems.append(f"{path.name}: skipped {len(bad)} corrupt line(s) (line {', '.join(map(str, bad[:5]))})")
-    return rows, problems
-
-
-def _eval_row(row: dict[str, Any]) -> dict[str, Any] | None:
-    """A normalised evaluation row, or None when it lacks what the tables need."""
-    phase, split, success = row.get("phase"), row.get("split"), row.get("success")
-    if phase not in ("untrained", "trained") or split not in ("seen", "unseen") or success is None:
-        return None
-    length = row.get("length")
-    return {
-        "phase": phase,
-        "split": split,
-        "task": str(row.get("task", "?")),
-        "seed": row.get("seed"),
-        "difficulty": row.get("difficulty") if row.get("difficulty") in TIERS else "unknown",
-        "success": bool(success),
-        "length": int(length) if isinstance(length, int | float) and not isinstance(length, bool) else None,
-    }
-
-
-def _num(v: Any) -> float | None:
-    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) else None
-
-
-def _load_run(path: Path, name: str, seed: int) -> RunRecord:
-    run = RunRecord(setting=name, seed=seed, path=path, status="missing")
-    if not path.is_dir():
-        run.reason = "run directory missing"
-        return run
-    status, why = _read_json(path / "status.json")
-    if why is not None:
-        run.status = "missing" if "missing" in why else "unreadable"
-        run.reason = why + (" (unfinished or killed run?)" if run.status == "missing" else "")
-    elif not isinstance(status, dict):
-        run.status, run.reason = "unreadable", f"status.json holds a {type(status).__name__}, not an object"
-    else:
-        run.status = str(status.get("status") or "unknown")
-        run.reward = status.get("reward") if isinstance(status.get("reward"), str) else None
-        err = status.get("error")
-        run.error = str(err) if err else None
-        run.wall_s = _num(status.get("wall_s"))
-        it = status.get("iterations")
-        run.iterations = int(it) if isinstance(it, int | float) and not isinstance(it, bool) else None
-        run.milestone_coverage = _num(status.get("milestone_coverage"))
-        hits = status.get("milestone_hits")
-        if isinstance(hits, dict):
-            run.milestone_hits = {
-                str(t): {str(m): int(c) for m, c in ms.items() if _num(c) is not None}
-                for t, ms in hits.items()
-                if isinstance(ms, dict)
-            }
-        for key, want in (("setting", name), ("seed", seed)):
-            if key in status and status[key] != want:
-                run.problems.append(f"status.json says {key}={status[key]!r}, directory says {want!r}")
-    for fname, attr in (("eval.jsonl", "eval_rows"), ("metrics.jsonl", "metrics")):
-        fpath = path / fname
-        if not fpath.is_file():
-            if run.done:  # expected of crashed runs; a finished run without it is a data problem
-                run.problems.append(f"{fname} missing")
-            continue
-        try:
-            rows, probs = _read_jsonl(fpath)
-        except OSError as e:
-            run.problems.append(f"{fname} unreadable ({e})")
-            continue
-        run.problems.extend(probs)
-        if attr == "eval_rows":
-            good = [r for r in (_eval_row(x) for x in rows) if r is not None]
-            if len(good) < len(rows):
-                run.problems.append(f"eval.jsonl: skipped {len(rows) - len(good)} row(s) without phase/split/success")
-            run.eval_rows = good
-        else:
-            good = [r for r in rows if _num(r.get("iteration")) is not None]
-            if len(good) < len(rows):
-                run.problems.append(f"metrics.jsonl: skipped {len(rows) - len(good)} row(s) without an iteration")
-            run.metrics = sorted(good, key=lambda r: r["iteration"])
-    if (
-        run.done
-        and not any(r["phase"] == "trained" for r in run.eval_rows)
-        and "eval.jsonl missing" not in run.problems
-    ):
-        run.problems.append("no trained evaluation rows")
-    return run
-
-
-def _as_list(v: Any) -> list[Any]:
-    if isinstance(v, str):
-        return [x for x in (s.strip() for s in v.split(",")) if x]
-    return list(v) if isinstance(v, list | tuple) else []
-
-
-def load_study(out: str | os.PathLike[str]) -> StudyData:
-    """Read a study directory. FileNotFoundError when ``out`` holds neither ``study.json`` nor ``runs/``."""
-    out = Path(out)
-    if not out.is_dir():
-        raise FileNotFoundError(f"study directory {out} does not exist")
-    runs_dir = out / "runs"
-    if not (out / "study.json").is_file() and not runs_dir.is_dir():
-        raise FileNotFoundError(f"{out} holds no study.json and no runs/: is it a `gui-gym study --out` directory?")
-    problems: list[str] = []
-    study, why = _read_json(out / "study.json")
-    if why is not None or not isinstance(study, dict):
-        problems.append(why or "study.json is not a JSON object")
-        study = {}
-    config = study.get("config") if isinstance(study.get("config"), dict) else {}
-    if study and not config:
-        problems.append("study.json has no config")
-
-    # runs on disk, whether or not the config names them
-    found: dict[tuple[str, int], Path] = {}
-    if runs_dir.is_dir():
-        for sdir in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
-            for rdir in sorted(sdir.iterdir()):
-                m = _SEED_DIR.match(rdir.name)
-                if m and rdir.is_dir():
-                    found[(sdir.name, int(m.group(1)))] = rdir
-                else:
-                    problems.append(f"ignored {rdir.relative_to(out)}: not a seed<k> run directory")
-    elif study:
-        problems.append("runs/ missing: no run has started")
-
-    known = [s.name for s in SETTINGS]
-    names = [str(s) for s in _as_list(config.get("settings"))]
-    extra = sorted({s for s, _ in found} - set(names), key=lambda s: (known.index(s) if s in known else len(known), s))
-    if names and extra:
-        problems.append(f"runs found for settings the config does not list: {', '.join(extra)}")
-    names += extra
-    seeds = [int(s) for s in _as_list(config.get("seeds")) if _num(s) is not None]
-    extra_seeds = sorted({k for _, k in found} - set(seeds))
-    if seeds and extra_seeds:
-        problems.append(f"runs found for seeds the config does not list: {', '.join(map(str, extra_seeds))}")
-    seeds += extra_seeds
-
-    # expected = the config's settings × seeds (absent ones become "missing" records), plus whatever is on disk
-    expected = {(n, k) for n in _as_list(config.get("settings")) for k in _as_list(config.get("seeds"))}
-    runs = [
-        _load_run(found.get((name, seed), runs_dir / name / f"seed{seed}"), name, seed)
-        for name in names
-        for seed in seeds
-        if (name, seed) in found or (name, seed) in expected
-    ]
-
-    models: dict[str, ModelEval] = {}
-    mdir = out / "models"
-    model_names = list(MODEL_NAMES)
-    if mdir.is_dir():
-        model_names += sorted(p.name for p in mdir.iterdir() if p.is_dir() and p.name not in MODEL_NAMES)
-    for name in model_names:
-        value, why = _read_json(mdir / name / "eval.json")
-        if why is not None:
-            models[name] = ModelEval(name, "missing" if "missing" in why else "unreadable", reason=why)
-        elif not isinstance(value, dict):
-            models[name] = ModelEval(name, "unreadable", reason="eval.json is not a JSON object")
-        else:
-            models[name] = ModelEval(name, "ok", metrics=value)
-    return StudyData(out, study, config, names, seeds, runs, models, problems)
-
-
-# -- numbers -------------------------------------------------------------------------------
-
-
-@dataclass
-class Stat:
-    """Per-seed values of one quantity; ``mean`` and sample ``std`` (ddof=1) over seeds."""
-
-    values: list[float] = field(default_factory=list)
-    seeds: list[int] = field(default_factory=list)
-
-    def add(self, seed: int, value: float | None) -> None:
-        if value is not None:
-            self.values.append(float(value))
-            self.seeds.append(seed)
-
-    @property
-    def n(self) -> int:
-        return len(self.values)
-
-    @property
-    def mean(self) -> float | None:
-        return statistics.fmean(self.values) if self.values else None
-
-    @property
-    def std(self) -> float | None:
-        return statistics.stdev(self.values) if len(self.values) >= 2 else None
-
-
-#: The per-seed quantities of a setting (success as fractions, steps in actions).
-METRICS: tuple[str, ...] = (
-    *(f"seen_{t}" for t in TIERS),
-    "seen_all",
-    "delta_seen",
-    "unseen_all",
-    "delta_unseen",
-    "steps_seen",  # mean length of the successful trained episodes on seen tasks
-    "delta_steps",  # … minus the untrained policy's (same seed)
-    "coverage",
-    "hits_late",  # mean milestones hit per training episode over the last 20% of iterations
-    "hit_rate_late",
-)
-
-
-@dataclass
-class SettingAggregate:
-    """A setting's numbers: ``metrics[key]`` for each key of :data:`METRICS`, over finished seeds."""
-
-    name: str
-    label: str
-    reward: str
-    group: str
-    runs: int = 0  # runs the study expects (or found)
-    finished: int = 0  # runs counted in the success tables (``RunRecord.usable``)
-    shortfall: dict[str, int] = field(default_factory=dict)  # why the others are not: {"crashed": 1, …}
-    metrics: dict[str, Stat] = field(default_factory=lambda: {k: Stat() for k in METRICS})
-    # pooled trained episodes of the finished runs: split -> (successes, episodes); empty for the untrained row
-    counts: dict[str, tuple[int, int]] = field(default_factory=lambda: {"seen": (0, 0), "unseen": (0, 0)})
-
-    def mean(self, key: str) -> float | None:
-        return self.metrics[key].mean
-
-
-@dataclass
-class Aggregates:
-    """:func:`aggregate`'s result: the untrained policy and each setting in the study's order."""
-
-    untrained: SettingAggregate
-    settings: dict[str, SettingAggregate]
-
-    def __getitem__(self, name: str) -> SettingAggregate:
-        return self.settings[name]
-
-    def __contains__(self, name: object) -> bool:
-        return name in self.settings
-
-
-def _rate(rows: Sequence[dict[str, Any]]) -> float | None:
-    return sum(r["success"] for r in rows) / len(rows) if rows else None
-
-
-def _success_steps(rows: Iterable[dict[str, Any]]) -> float | None:
-    lengths = [r["length"] for r in rows if r["success"] and r["length"] is not None]
-    return statistics.fmean(lengths) if lengths else None
-
-
-def _minus(a: float | None, b: float | None) -> float | None:
-    return None if a is None or b is None else a - b
-
-
-def _untrained_by_seed(data: StudyData) -> dict[int, list[dict[str, Any]]]:
-    """Untrained rows pooled over every run of a seed: the policy before training depends only on the seed."""
-    by_seed: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for run in data.runs:
-        by_seed[run.seed].extend(r for r in run.eval_rows if r["phase"] == "untrained")
-    return by_seed
-
-
-def _per_split(rows: Sequence[dict[str, Any]]) -> dict[str, float | None]:
-    seen = [r for r in rows if r["split"] == "seen"]
-    unseen = [r for r in rows if r["split"] == "unseen"]
-    out = {f"seen_{t}": _rate([r for r in seen if r["difficulty"] == t]) for t in TIERS}
-    out.update(seen_all=_rate(seen), unseen_all=_rate(unseen), steps_seen=_success_steps(seen))
-    return out
-
-
-def _late_milestones(rows: Sequence[dict[str, Any]], key: str) -> float | None:
-    """Mean of ``key`` over the training rows of the last 20% of iterations (ADMIRE App. B.2's late phase)."""
-    train = [r for r in rows if r["iteration"] >= 0]
-    if not train:
-        return None
-    n_it = int(max(r["iteration"] for r in train)) + 1
-    start = n_it - max(1, math.ceil(0.2 * n_it))
-    vals = [v for r in train if r["iteration"] >= start and (v := _num(r.get(key))) is not None]
-    return statistics.fmean(vals) if vals else None
-
-
-def aggregate(data: StudyData) -> Aggregates:
-    """Per-setting numbers (fractions, not percent) over the finished seeds; see :data:`METRICS`."""
-    base_rows = _untrained_by_seed(data)
-    base = {seed: _per_split(rows) for seed, rows in base_rows.items() if rows}
-    untrained = SettingAggregate("untrained", "Untrained policy", "", "baseline", len(data.seeds), len(base))
-    if len(base) < len(data.seeds):
-        untrained.shortfall["no untrained eval"] = len(data.seeds) - len(base)
-    for seed in sorted(base):
-        for k, v in base[seed].items():
-            untrained.metrics[k].add(seed, v)
-    # no pooled episode counts: every run re-evaluates the same untrained policy, so pooling would count
-    # each episode once per setting
-    untrained.counts = {}
-
-    result: dict[str, SettingAggregate] = {}
-    for name in data.settings:
-        info = data.info(name)
-        runs = data.runs_of(name)
-        shortfall: Counter[str] = Counter()
-        agg = SettingAggregate(name, info.label, info.reward, info.group, runs=len(runs))
-        for run in runs:
-            if not run.done:
-                shortfall[run.status] += 1
-                continue
-            # milestone statistics come from training, so a finished run counts even without eval rows
-            agg.metrics["coverage"].add(run.seed, run.milestone_coverage)
-            agg.metrics["hits_late"].add(run.seed, _late_milestones(run.metrics, "milestone_hits"))
-            agg.metrics["hit_rate_late"].add(run.seed, _late_milestones(run.metrics, "milestone_hit_rate"))
-            if not run.usable:
-                shortfall["no eval"] += 1
-                continue
-            agg.finished += 1
-            trained = [r for r in run.eval_rows if r["phase"] == "trained"]
-            vals = _per_split(trained)
-            b = base.get(run.seed, {})
-            vals["delta_seen"] = _minus(vals["seen_all"], b.get("seen_all"))
-            vals["delta_unseen"] = _minus(vals["unseen_all"], b.get("unseen_all"))
-            vals["delta_steps"] = _minus(vals["steps_seen"], b.get("steps_seen"))
-            for k, v in vals.items():
-                agg.metrics[k].add(run.seed, v)
-            for split in ("seen", "unseen"):
-                rows = [r for r in trained if r["split"] == split]
-                s, n = agg.counts[split]
-                agg.counts[split] = (s + sum(r["success"] for r in rows), n + len(rows))
-        agg.shortfall = dict(shortfall)
-        result[name] = agg
-    return Aggregates(untrained, result)
-
-
-def summary_table(data: StudyData | Aggregates) -> list[dict[str, Any]]:
-    """One flat dict of numbers per row (untrained first, then each setting): ``<metric>_mean/_std/_n``."""
-    agg = data if isinstance(data, Aggregates) else aggregate(data)
-    rows = []
-    for a in (agg.untrained, *agg.settings.values()):
-        row: dict[str, Any] = {
-            "setting": a.name,
-            "label": a.label,
-            "group": a.group,
-            "runs": a.runs,
-            "finished": a.finished,
-            "shortfall": dict(a.shortfall),
-        }
-        for k, st in a.metrics.items():
-            row[f"{k}_mean"], row[f"{k}_std"], row[f"{k}_n"] = st.mean, st.std, st.n
-        for split, (s, n) in a.counts.items():
-            row[f"{split}_successes"], row[f"{split}_episodes"] = s, n
-        rows.append(row)
-    return rows
-
-
-def _stats() -> Any:
-    """``scipy.stats``, or None: scipy comes with the encoder's dependencies but the report must render without it."""
-    try:
-        from scipy import stats
-    except ImportError:
-        return None
-    return stats
-
-
-def _welch(a: Sequence[float], b: Sequence[float]) -> float | None:
-    """Two-sided Welch p-value; None when a group has fewer than two seeds or neither varies."""
-    stats = _stats()
-    if len(a) < 2 or len(b) < 2 or stats is None:
-        return None
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # zero variance in both groups: p is nan
-        p = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
-    return p if math.isfinite(p) else None
-
-
-def _fisher(a: tuple[int, int], b: tuple[int, int]) -> float | None:
-    stats = _stats()
-    if a[1] == 0 or b[1] == 0 or stats is None:
-        return None
-
-    return float(stats.fisher_exact([[a[0], a[1] - a[0]], [b[0], b[1] - b[0]]], alternative="two-sided").pvalue)
-
-
-def significance(agg: Aggregates, baseline: str = "outcome") -> list[dict[str, Any]]:
-    """Each setting vs ``baseline``: Welch's t-test on per-seed trained success, Fisher's exact on pooled episodes.
-
-    Keys: ``setting``, ``diff_seen``/``diff_unseen`` (difference of means, fraction),
-    ``welch_seen``/``welch_unseen``, ``fisher_seen``/``fisher_unseen`` (p-values, None = n/a),
-    ``counts_seen``/``counts_unseen`` ((successes, episodes) of the setting and the baseline).
-    Empty when the study has no ``baseline`` setting.
-    """
-    if baseline not in agg:
-        return []
-    ref = agg[baseline]
-    out = []
-    for name, a in agg.settings.items():
-        if name == baseline:
-            continue
-        row: dict[str, Any] = {"setting": name}
-        for split in ("seen", "unseen"):
-            sa, sb = a.metrics[f"{split}_all"], ref.metrics[f"{split}_all"]
-            row[f"diff_{split}"] = _minus(sa.mean, sb.mean)
-            row[f"welch_{split}"] = _welch(sa.values, sb.values)
-            row[f"fisher_{split}"] = _fisher(a.counts[split], ref.counts[split])
-            row[f"counts_{split}"] = (a.counts[split], ref.counts[split])
-        out.append(row)
-    return out
-
-
-def milestone_hit_counts(data: StudyData, name: str) -> tuple[dict[str, Counter[str]], int]:
-    """Hit counts per task and milestone text, summed over the runs of ``name``; and how many runs reported them."""
-    totals: dict[str, Counter[str]] = defaultdict(Counter)
-    reported = 0
-    for run in data.runs_of(name):
-        if run.milestone_hits is None:
-            continue
-        reported += 1
-        for task, hits in run.milestone_hits.items():
-            totals[task].update(hits)
-    return dict(totals), reported
 
 
 # -- formatting ----------------------------------------------------------------------------
@@ -679,12 +156,12 @@ def _header(data: StudyData) -> list[str]:
     lines.append(f"- **Command:** `{st.get('command', '?')}`")
     tiers = _tiers_of(data)
     for key, what in (("train_tasks", "Training tasks (seen)"), ("heldout_tasks", "Held-out tasks (unseen)")):
-        tasks = _as_list(cfg.get(key))
+        tasks = as_list(cfg.get(key))
         count = Counter(tiers.get(t, "unknown") for t in tasks)
         per_tier = ", ".join(f"{count[t]} {t}" for t in (*TIERS, "unknown") if count[t])
         listing = ", ".join(f"{t} ({tiers.get(t, '?')})" for t in tasks) or _DASH
         lines.append(f"- **{what}:** {len(tasks)} ({per_tier or 'none'}): {listing}")
-    seeds = _as_list(cfg.get("seeds"))
+    seeds = as_list(cfg.get("seeds"))
     lines.append(f"- **Training seeds:** {', '.join(map(str, seeds)) or _DASH} ({len(seeds)} per setting)")
     g = cfg.get
     lines.append(
@@ -700,7 +177,7 @@ def _header(data: StudyData) -> list[str]:
         lines.append(f"- **Trainer overrides:** `{json.dumps(cfg['extra'], sort_keys=True)}`")
     finished = st.get("finished")
     when = f"{st.get('started', '?')} → {finished}" if finished else f"started {st.get('started', '?')}, not finished"
-    lines.append(f"- **Wall time:** {_duration(_num(st.get('wall_s')))} ({when})")
+    lines.append(f"- **Wall time:** {_duration(num(st.get('wall_s')))} ({when})")
     lines.append(f"- **Machine:** {st.get('machine', '?')}")
     problems = data.problems + [f"model {m.name}: {m.reason}" for m in data.models.values() if m.status == "unreadable"]
     if problems:
@@ -818,7 +295,7 @@ def _significance_section(agg: Aggregates, sig: list[dict[str, Any]]) -> list[st
         f"How to read this: with n = {n} seed(s) per setting, Welch's test has few degrees of freedom, so only "
         "large effects reach p < 0.05"
     )
-    stats = _stats()
+    stats = scipy_stats()
     if stats is None:
         lines += ["_scipy is not installed, so no p-value could be computed._", ""]
     elif n >= 2 and stds:
@@ -1002,7 +479,7 @@ def _ablation_section(agg: Aggregates) -> list[str]:
     lines.append("")
 
     def diff(a: SettingAggregate, key: str) -> str:
-        d = _minus(a.mean(key), full.mean(key))
+        d = minus(a.mean(key), full.mean(key))
         return _DASH if d is None else f"{100 * d:+.1f}"
 
     rows = [
@@ -1210,7 +687,7 @@ def auto_reading(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]] | N
             )
     me, ml = data.models.get("progress-env"), data.models.get("progress-lcs")
     if me and ml and me.status == ml.status == "ok":
-        ke, kl = _num(me.metrics.get("key_step_mae")), _num(ml.metrics.get("key_step_mae"))
+        ke, kl = num(me.metrics.get("key_step_mae")), num(ml.metrics.get("key_step_mae"))
         if ke is not None and kl is not None:
             cmp = "lower" if kl < ke else "higher" if kl > ke else "equal"
             out.append(f"The LCS progress model's key-step MAE is {cmp} than the Env model's ({kl:.3f} vs {ke:.3f}).")
@@ -1252,11 +729,16 @@ def auto_reading(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]] | N
 
 
 def _reading_section(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]], reading: str | None) -> list[str]:
+    """The written reading (``reading``, else ``OUT/reading.md``), then the facts generated from the numbers."""
     lines = ["## Reading", ""]
-    if reading:
-        return [*lines, reading.strip()]
-    lines.append("_No reading written yet. Generated from the numbers above:_")
-    lines.append("")
+    path = data.out / READING_NAME
+    if reading is None and path.is_file():
+        reading = path.read_text(encoding="utf-8")
+    if reading and reading.strip():
+        lines += [reading.strip(), "", "### Generated from the numbers above", ""]
+    else:
+        lines += [f"_No reading written yet (put one in `{READING_NAME}` next to this report). "
+                  "Generated from the numbers above:_", ""]  # fmt: skip
     return lines + [f"- {s}" for s in auto_reading(data, agg, sig)]
 
 
@@ -1282,144 +764,22 @@ def _raw_section(data: StudyData) -> list[str]:
     ]
 
 
-# -- plots ---------------------------------------------------------------------------------
-
-
-def _curve(rows: Sequence[dict[str, Any]], key: str) -> dict[float, float]:
-    """x -> value; evaluations sit after their iteration's update (x = iteration + 1), rollouts before (x = iteration).
-
-    That is, x counts the policy updates made before the measurement, as in :mod:`agents.plot`.
-    """
-    shift = 1 if key.startswith("eval_") else 0
-    out = {}
-    for r in rows:
-        v = _num(r.get(key))
-        if v is not None and (shift or r["iteration"] >= 0):
-            out[max(float(r["iteration"]) + shift, 0.0)] = v
-    return out
-
-
-def _band(curves: Sequence[dict[float, float]]) -> tuple[list[float], list[float], list[float]]:
-    xs = sorted({x for c in curves for x in c})
-    means, stds = [], []
-    for x in xs:
-        vals = [c[x] for c in curves if x in c]
-        means.append(statistics.fmean(vals))
-        stds.append(statistics.stdev(vals) if len(vals) > 1 else 0.0)
-    return xs, means, stds
-
-
-def _figure(ncols: int, width: float) -> Any:
-    # an explicit Agg canvas: no pyplot, so no global backend state and nothing left open
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, 4.0))
-    FigureCanvasAgg(fig)
-    return fig, fig.subplots(1, ncols, squeeze=False)[0]
-
-
-def _plot_setting(data: StudyData, a: SettingAggregate, path: Path) -> None:
-    fig, axes = _figure(2, 11)
-    for ax, key, title in (
-        (axes[0], "eval_success_rate", "success at held-out seeds (learning-curve eval)"),
-        (axes[1], "success_rate", "success of training rollouts"),
-    ):
-        done = []
-        for run in data.runs_of(a.name):
-            c = _curve(run.metrics, key)
-            if not c:
-                continue
-            xs = sorted(c)
-            ax.plot(
-                xs,
-                [c[x] for x in xs],
-                lw=0.8,
-                alpha=0.5,
-                ls="-" if run.done else ":",
-                label=f"seed {run.seed}" + ("" if run.done else f" ({run.status})"),
-            )
-            if run.done:
-                done.append(c)
-        if done:
-            xs, m, s = _band(done)
-            ax.plot(xs, m, color="black", lw=2, label=f"mean of {len(done)}")
-            ax.fill_between(
-                xs,
-                [v - d for v, d in zip(m, s, strict=True)],
-                [v + d for v, d in zip(m, s, strict=True)],
-                color="black",
-                alpha=0.12,
-                lw=0,
-            )
-        else:
-            ax.text(0.5, 0.5, "no finished run with this curve", ha="center", va="center", transform=ax.transAxes)
-        ax.set(title=title, xlabel="policy updates (iterations completed)", ylabel="success rate", ylim=(-0.02, 1.02))
-        ax.grid(alpha=0.3)
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7)
-    fig.suptitle(f"{a.label}  [{a.name}]")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-
-
-def _plot_overview(data: StudyData, agg: Aggregates, path: Path) -> None:
-    import matplotlib
-
-    fig, (ax,) = _figure(1, 9)
-    cmap = matplotlib.colormaps["tab10" if len(agg.settings) <= 10 else "tab20"]
-    drawn = 0
-    for i, a in enumerate(agg.settings.values()):
-        curves = [c for r in data.runs_of(a.name) if r.done and (c := _curve(r.metrics, "eval_success_rate"))]
-        if not curves:
-            continue
-        xs, m, s = _band(curves)
-        color = cmap(i % cmap.N)
-        ax.plot(xs, m, color=color, marker="o", ms=3, label=f"{a.label} (n={len(curves)})")
-        ax.fill_between(
-            xs,
-            [v - d for v, d in zip(m, s, strict=True)],
-            [v + d for v, d in zip(m, s, strict=True)],
-            color=color,
-            alpha=0.12,
-            lw=0,
-        )
-        drawn += 1
-    if not drawn:
-        ax.text(
-            0.5,
-            0.5,
-            "no finished run with learning-curve evaluations",
-            ha="center",
-            va="center",
-            transform=ax.transAxes,
-        )
-    ax.set(
-        title="success at held-out seeds of the training tasks (mean ± std over seeds)",
-        xlabel="policy updates (iterations completed)",
-        ylabel="success rate",
-        ylim=(-0.02, 1.02),
-    )
-    ax.grid(alpha=0.3)
-    if drawn:
-        ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    fig.tight_layout()
-    fig.savefig(path, dpi=100, bbox_inches="tight")  # the legend sits outside the axes
-
-
 # -- the report ----------------------------------------------------------------------------
 
 
 def write_report(out: str | os.PathLike[str], reading: str | None = None) -> Path:
-    """Write ``OUT/reward_study.md`` and ``OUT/plots/*.png`` from the raw files; returns the Markdown's path."""
+    """Write ``OUT/reward_study.md`` and ``OUT/plots/*.png`` from the raw files; returns the Markdown's path.
+
+    ``reading``: the written reading of the results; by default ``OUT/reading.md`` when it exists.
+    """
     data = load_study(out)
     agg = aggregate(data)
     sig = significance(agg)
     plots = data.out / "plots"
     plots.mkdir(parents=True, exist_ok=True)
     for a in agg.settings.values():
-        _plot_setting(data, a, plots / f"{a.name}.png")
-    _plot_overview(data, agg, plots / OVERVIEW_PNG)
+        plot_setting(data, a, plots / f"{a.name}.png")
+    plot_overview(data, agg, plots / OVERVIEW_PNG)
     sections = (
         _header(data),
         _success_section(data, agg, sig),
