@@ -35,6 +35,7 @@ __all__ = [
     "RunRecord",
     "StudyData",
     "load_study",
+    "read_jsonl_objects",
 ]
 
 TIERS: tuple[str, ...] = ("easy", "medium", "hard")
@@ -125,7 +126,7 @@ def _read_json(path: Path) -> tuple[Any, str | None]:
         return None, f"{path.name} unreadable ({type(e).__name__}: {e})"
 
 
-def _read_jsonl(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+def read_jsonl_objects(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     """The object lines of ``path``; corrupt lines (e.g. a truncated last one) are skipped with a warning.
 
     Not :func:`agents.plot.read_metrics`: the report needs to know how many lines were skipped.
@@ -210,7 +211,7 @@ def _load_run(path: Path, name: str, seed: int) -> RunRecord:
                 run.problems.append(f"{fname} missing")
             continue
         try:
-            rows, probs = _read_jsonl(fpath)
+            rows, probs = read_jsonl_objects(fpath)
         except OSError as e:
             run.problems.append(f"{fname} unreadable ({e})")
             continue

@@ -400,6 +400,26 @@ def _steps_section(data: StudyData, agg: Aggregates) -> list[str]:
     return lines
 
 
+def _reward_section(agg: Aggregates) -> list[str]:
+    """What each reward paid during training against the env's own success: exploitation shows here."""
+    lines = ["## Shaped reward against success during training", ""]
+    lines.append(
+        "The training rollouts of the last 20% of iterations: R(τ), the trajectory reward the algorithm "
+        "maximised (the mean of the final per-step rewards), next to the env's own success rate and the "
+        "mean episode length. A reward that rises while success does not is paying for something else "
+        "(a learned model's false positives, scaffolding for failures, early finishes). Mean ± std over "
+        "finished seeds."
+    )
+    lines.append("")
+    rows = []
+    for a in agg.settings.values():
+        m = a.metrics
+        late = [_plain(m["return_late"], 3), _pct(m["train_success_late"]), _plain(m["length_late"], 1)]
+        rows.append([a.label, _n_cell(a), *late, _pct(m["seen_all"])])
+    header = ("Setting", "n", "R(τ) (late)", "Training success (%, late)", "Episode length (late)", "Eval success (%)")
+    return lines + _table(header, rows)
+
+
 def _is_milestone(agg: SettingAggregate) -> bool:
     return "milestone" in agg.reward
 
@@ -785,6 +805,7 @@ def write_report(out: str | os.PathLike[str], reading: str | None = None) -> Pat
         _success_section(data, agg, sig),
         _significance_section(agg, sig),
         _steps_section(data, agg),
+        _reward_section(agg),
         _milestone_section(data, agg),
         _ablation_section(agg),
         _progrm_section(data, agg),

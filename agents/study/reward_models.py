@@ -15,8 +15,11 @@ Stages, each skipped when its output is complete, so an interrupted call picks u
    ``benchmarks/progrm.py`` does. Their seeds start at 500,000: apart from the policy's training
    seeds (10⁶ up) and the evaluation seeds (0..n−1). Written to ``trajectories.jsonl``; its
    marker ``collection.json`` is written after it.
-2. **Label** (env milestones and LCS) and split: whole tasks are held out for validation
-   (:func:`held_out`), the same trajectories for all three models.
+2. **Split and label**: whole tasks are held out for validation (:func:`held_out`), the same
+   trajectories for all three models; the training part gets ProgRM's App. B synthesis
+   (:func:`wrappers.progress.synthesize`: an augmented copy of each success, and mismatched
+   instruction/trajectory failures up to a success:failure ratio of ≈1.22); then env-milestone
+   and LCS labels.
 3. **Train** each model into ``<name>/`` (``best.pt``, ``last.pt``, ``metrics.jsonl``;
    :func:`wrappers.progress.training.train` resumes from ``last.pt``), **evaluate** it on its
    validation examples (``<name>/eval.json``: ProgRM Tables 2-3's quantities) and mark it done
@@ -41,7 +44,14 @@ import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
 from agents.policies import NoisyOraclePolicy, OraclePolicy, RandomPolicy
 from agents.rollout import rollout
 from gui_gym.core.trajectory import Trajectory, read_jsonl, write_jsonl
-from wrappers.progress import ProgressExample, env_labels, examples, label_trajectories, outcome_examples
+from wrappers.progress import (
+    ProgressExample,
+    env_labels,
+    examples,
+    label_trajectories,
+    outcome_examples,
+    synthesize,
+)
 from wrappers.state import atomic_write_json
 
 __all__ = ["REWARD_MODELS", "ROLLOUT_SEED", "collect", "held_out", "prepare_reward_models"]
@@ -87,7 +97,7 @@ def prepare_reward_models(
         raise ValueError("no training tasks: the reward models are trained on rollouts of the study's training tasks")
     settings = {
         "tasks": tasks, "episodes": episodes, "max_steps": max_steps, "epochs": epochs, "patience": patience,
-        "seed": seed, "encoder": encoder,
+        "seed": seed, "encoder": encoder, "synthesis": "ProgRM App. B",
     }  # fmt: skip
     results = {name: _done(models_dir / name, settings) for name in needed}
     todo = [name for name, r in results.items() if r is None]
@@ -96,7 +106,12 @@ def prepare_reward_models(
 
     # --- 1-2. data, labels, and one split for every model
     trajectories = collect(models_dir, tasks, episodes, max_steps, progress)
-    val = held_out(trajectories, seed)
+    held = held_out(trajectories, seed)
+    # ProgRM App. B on the training part only (validation stays real rollouts): augmented
+    # successes, and mismatched instruction/trajectory pairs as failures that end like successes.
+    validation = [t for i, t in enumerate(trajectories) if i in held]
+    trajectories = validation + synthesize([t for i, t in enumerate(trajectories) if i not in held], seed=seed)
+    val = set(range(len(validation)))
     data = {"progress-env": _labelled(trajectories, "env", progress)}
     if "progress-lcs" in todo:
         data["progress-lcs"] = _labelled(trajectories, "lcs", progress)

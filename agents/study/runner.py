@@ -17,7 +17,7 @@
    from run to run). A worker that dies takes only its run with it: the run is recorded as
    crashed and the pool is rebuilt. Finished runs (any status) are skipped when the study is
    resumed; ``retry_failed`` runs crashed and diverged ones again. An interrupted run resumes
-   from its last checkpoint.
+   from its last checkpoint (its milestone hit counts then cover the iterations since).
 5. :func:`agents.study.report.write_report` turns the raw files into ``OUT/reward_study.md``.
 """
 
@@ -42,6 +42,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from agents.study.data import read_jsonl_objects
 from agents.study.settings import Setting, StudyConfig, setting
 from wrappers.state import atomic_write, atomic_write_json
 
@@ -110,14 +111,8 @@ def _write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 def _read_rows(path: Path) -> list[dict[str, Any]]:
-    rows = []
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                rows.append(json.loads(line))
-            except ValueError:
-                continue  # a torn line: that phase is evaluated again
-    return rows
+    """The rows of ``path`` ([] when it is missing); a torn line is skipped, so its phase runs again."""
+    return read_jsonl_objects(path)[0] if path.exists() else []
 
 
 def _milestone_stats(trainer: Any, s: Setting) -> dict[str, Any]:

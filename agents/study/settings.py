@@ -86,7 +86,7 @@ class StudyConfig:
     settings: tuple[str, ...] = tuple(s.name for s in SETTINGS)
     seeds: tuple[int, ...] = (0, 1, 2)
     algo: str = "grpo"
-    iterations: int = 30
+    iterations: int = 50
     tasks_per_iter: int = 4
     group_size: int = 8
     max_steps: int = 15

@@ -68,6 +68,11 @@ METRICS: tuple[str, ...] = (
     "coverage",
     "hits_late",  # mean milestones hit per training episode over the last 20% of iterations
     "hit_rate_late",
+    # training rollouts over the last 20% of iterations: what the shaped reward paid against the
+    # env's own success (a reward that pays without success is being exploited)
+    "return_late",
+    "train_success_late",
+    "length_late",
 )
 
 
@@ -133,7 +138,17 @@ def _per_split(rows: Sequence[dict[str, Any]]) -> dict[str, float | None]:
     return out
 
 
-def _late_milestones(rows: Sequence[dict[str, Any]], key: str) -> float | None:
+#: Late-training aggregates: metric key → trainer metrics column.
+LATE = {
+    "hits_late": "milestone_hits",
+    "hit_rate_late": "milestone_hit_rate",
+    "return_late": "return",
+    "train_success_late": "success_rate",
+    "length_late": "mean_length",
+}
+
+
+def late_mean(rows: Sequence[dict[str, Any]], key: str) -> float | None:
     """Mean of ``key`` over the training rows of the last 20% of iterations (ADMIRE App. B.2's late phase)."""
     train = [r for r in rows if r["iteration"] >= 0]
     if not train:
@@ -170,8 +185,8 @@ def aggregate(data: StudyData) -> Aggregates:
                 continue
             # milestone statistics come from training, so a finished run counts even without eval rows
             agg.metrics["coverage"].add(run.seed, run.milestone_coverage)
-            agg.metrics["hits_late"].add(run.seed, _late_milestones(run.metrics, "milestone_hits"))
-            agg.metrics["hit_rate_late"].add(run.seed, _late_milestones(run.metrics, "milestone_hit_rate"))
+            for key, column in LATE.items():
+                agg.metrics[key].add(run.seed, late_mean(run.metrics, column))
             if not run.usable:
                 shortfall["no eval"] += 1
                 continue
