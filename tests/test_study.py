@@ -117,6 +117,10 @@ def test_smoke_study_end_to_end_and_resume(tmp_path, tiny_encoder):
     study = json.loads((out / "study.json").read_text())
     assert study["command"] == "gui-gym study --test" and study["finished"] and study["mode"] == "quick"
     assert "gui-gym study --test" in text
+    for heading in ("## Success by difficulty", "## Significance", "## Steps to success",
+                    "## Shaped reward against success during training", "## Milestones: static vs adaptive",
+                    "## Runs", "## Reading", "## Raw data"):  # fmt: skip
+        assert heading in text, heading
     for label in ("Outcome (env check)", "Milestone, static (annotated)"):
         assert re.search(rf"^\|\s*{re.escape(label)}\s*\|", text, re.M), label
     for png in re.findall(r"\(([^)]+\.png)\)", text):
