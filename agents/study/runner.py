@@ -360,7 +360,7 @@ def _run_pool(cfg: StudyConfig, jobs: list[tuple[str, int]], out: Path, finished
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def estimate_minutes(cfg: StudyConfig, seconds_per_iteration: float = 1.3) -> float:
-    """A rough wall-clock estimate on this kind of machine (measured ~1.3 s per iteration per core)."""
+def estimate_minutes(cfg: StudyConfig, seconds_per_iteration: float = 0.8) -> float:
+    """A rough wall-clock estimate on this kind of machine (quick mode measured ~0.8 s per iteration per worker)."""
     runs = len(cfg.settings) * len(cfg.seeds)
     return math.ceil(runs / max(1, cfg.workers)) * cfg.iterations * seconds_per_iteration / 60

@@ -35,12 +35,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
 from gui_gym.core.trajectory import Step, Trajectory
-from wrappers.progress.data import ProgressExample, action_text, observations_after
+from wrappers.progress.data import ProgressExample, action_text, examples
 from wrappers.progress.reward import ModelArg, _load
 from wrappers.progress.screen import screen_text
 from wrappers.protocol import OUTCOME, RewardShaping
@@ -68,21 +69,10 @@ def outcome_examples(trajectories: Sequence[Trajectory], index_offset: int = 0) 
     for i, t in enumerate(trajectories):
         if not t.steps:
             continue
-        out.append(
-            ProgressExample(
-                goal=t.instruction,
-                history=tuple(action_text(s) for s in t.steps),
-                observation=observations_after(t)[-1],
-                label=1.0 if t.success else 0.0,
-                task_id=t.task_id,
-                trajectory=index_offset + i,
-                step=len(t.steps),
-                key=True,
-                env_label=float(t.steps[-1].progress) if _env_progress_recorded(t) else None,
-                final=True,
-                success=bool(t.success),
-            )
-        )
+        recorded = [float(s.progress) for s in t.steps] if _env_progress_recorded(t) else None
+        # The last state exactly as the progress model reads it; only its label differs.
+        last = examples(t, [0.0] * len(t.steps), env_labels=recorded, index=index_offset + i)[-1]
+        out.append(replace(last, label=1.0 if t.success else 0.0, key=True))
     return out
 
 
