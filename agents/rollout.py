@@ -12,8 +12,8 @@ import gymnasium as gym
 from tqdm import tqdm
 
 from agents.policies.baselines import Policy
+from gui_gym.android.screen import screen_text
 from gui_gym.core.trajectory import Step, Trajectory
-from wrappers.progress.screen import screen_text
 
 
 @dataclass
@@ -40,7 +40,7 @@ def rollout(
 
     ``on_step(episode, step, env)`` is called after every step (e.g. to save screenshots).
     Each trajectory records, per step, the compact screen text the action was taken on
-    (:func:`~wrappers.progress.screen.screen_text`) and, in ``meta``, the screen after the
+    (:func:`~gui_gym.android.screen.screen_text`) and, in ``meta``, the screen after the
     last step, the instance's ``placeholders`` and the task's milestones: what progress
     labelling (``gui-gym progrm label``) reads.
     """

@@ -3,7 +3,7 @@
 SB3 needs numeric spaces; a gui-gym env observes text and acts in text. :class:`CandidateSlots`
 bridges the two over any env that keeps the env contract (``obs["instruction"]``, ``obs["ui"]``):
 
-- **actions** — the admissible actions of the screen (:func:`~agents.policies.candidates.candidate_actions`)
+- **actions** — the admissible actions of the screen (:func:`~gui_gym.android.candidates.candidate_actions`)
   fill ``slots`` slots; the action is ``Discrete(slots)``, the index of a slot, and
   :meth:`CandidateSlots.action_masks` marks the filled slots (sb3-contrib's MaskablePPO
   protocol). An empty or out-of-range slot sends an unparsable action: the env reports
@@ -58,8 +58,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from agents.policies.candidates import KINDS, Candidate, candidate_actions
-from wrappers.progress.screen import screen_items, screen_text
+from gui_gym.android.candidates import KINDS, Candidate, candidate_actions
+from gui_gym.android.screen import screen_items, screen_text
 
 __all__ = ["ALGOS", "REWARDS", "CandidateSlots", "evaluate_sb3", "make_sb3_env", "train_sb3"]
 

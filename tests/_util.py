@@ -13,9 +13,9 @@ import gymnasium as gym
 import numpy as np
 
 import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
+from gui_gym.android.actions import Action, format_action
 from gui_gym.android.tasks import TASKS
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, to_xml
-from gui_gym.core.actions import Action, format_action
 
 ENV_ID = "GuiAndroid-v0"
 TASK_IDS = list(TASKS)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gui_gym.core.actions import (
+from gui_gym.android.actions import (
     DIRECTIONS,
     DISTANCES,
     MAX_TEXT,

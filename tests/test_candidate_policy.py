@@ -17,9 +17,9 @@ import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
 from agents.policies import CandidatePolicy
 from agents.policies.base import Decision, TrainablePolicy
 from agents.policies.candidate import CandidateRecord, distribution
-from agents.policies.candidates import candidate_actions
 from agents.rollout import rollout
-from gui_gym.core.actions import parse_action
+from gui_gym.android.actions import parse_action
+from gui_gym.android.candidates import candidate_actions
 
 
 class PoisonInfo(dict):

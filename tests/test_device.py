@@ -18,12 +18,12 @@ from _util import (
     tap,
 )
 
+from gui_gym.android.actions import parse_action
 from gui_gym.android.apps import APPS
 from gui_gym.android.apps.contacts import ContactDetail, ContactEditor, ContactList
 from gui_gym.android.device import Device
 from gui_gym.android.ui import SCREEN_H, SCREEN_W
 from gui_gym.android.widgets import InputDialog, MenuDialog
-from gui_gym.core.actions import parse_action
 
 LAUNCH = 'do(action="Launch", app="Contacts")'
 

@@ -22,8 +22,8 @@ from torch import nn
 from agents.collect import Episode, Instance
 from agents.envs import make_env
 from agents.policies.base import Decision
-from agents.policies.candidates import candidate_actions
 from agents.train import LocalRollouts
+from gui_gym.android.candidates import candidate_actions
 
 ray = pytest.importorskip("ray")
 

@@ -18,7 +18,7 @@ from agents.policies.base import Decision, TrainablePolicy
 from agents.policies.lm import SYSTEM_PROMPT, action_examples
 from agents.policies.tiny_lm import tiny_lm
 from agents.rollout import rollout
-from gui_gym.core.actions import ActionParseError, format_action, parse_action
+from gui_gym.android.actions import ActionParseError, format_action, parse_action
 
 TASK = "SystemWifiTurnOn"
 

@@ -8,9 +8,9 @@ from collections.abc import Callable
 import pytest
 from _util import make
 
+from gui_gym.android.actions import Action, format_action
 from gui_gym.android.tasks.base import Oracle
 from gui_gym.android.ui import Node
-from gui_gym.core.actions import Action, format_action
 
 SEEDS = (0, 1, 2)
 

@@ -18,10 +18,10 @@ from gymnasium.utils.env_checker import check_env
 
 from agents.policies import OraclePolicy, RandomPolicy
 from agents.rollout import rollout
+from gui_gym.android.screen import screen_text
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers import OUTCOME, MilestoneReward, OutcomeModelReward, ProgressReward
 from wrappers.progress import outcome_examples
-from wrappers.progress.screen import screen_text
 
 WIFI = "SystemWifiTurnOn"  # oracle: Launch Settings, open Network & internet, switch Wi-Fi on, finish
 WIFI_ON = 'Switch "ON" (checked)'

@@ -22,6 +22,7 @@ import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
 from agents.policies.baselines import OraclePolicy
 from agents.rollout import rollout
 from gui_gym.android import list_tasks
+from gui_gym.android.screen import screen_text
 from gui_gym.core.trajectory import Step, Trajectory, read_jsonl, write_jsonl
 from wrappers.progress.data import examples
 from wrappers.progress.labels import (
@@ -36,7 +37,6 @@ from wrappers.progress.labels import (
 )
 from wrappers.progress.lcs import equality_matrix, group_lcs, lcs, lcs_table, match_matrix, similarity
 from wrappers.progress.match import EPSILON, ActionMatch, ActionToken, action_token, trajectory_tokens
-from wrappers.progress.screen import screen_text
 
 ENV_ID = "GuiAndroid-v0"
 LABELS_LOG = "wrappers.progress.labels"

@@ -17,9 +17,9 @@ from _util import ENV_ID, make, save_tiny_encoder
 from gymnasium.utils.env_checker import check_env
 
 import wrappers
+from gui_gym.android.screen import screen_text
 from wrappers import OUTCOME, MilestoneReward, ProgressReward, ProgressRewardVector, ShortestLengths, ShortestPathReward
 from wrappers.progress.reward import progress_gains
-from wrappers.progress.screen import screen_text
 
 WIFI = "SystemWifiTurnOn"  # 4 oracle steps, 3 milestones: progress 0, 1/3, 2/3, 1, 1
 CONTACT = "ContactsAddContact"  # 9 oracle steps, 6 milestones

@@ -14,9 +14,9 @@ import pytest
 
 import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
 from gui_gym.android import list_tasks
-from gui_gym.core.actions import parse_action
+from gui_gym.android.actions import parse_action
+from gui_gym.android.screen import screen_text
 from gui_gym.core.trajectory import Step, Trajectory
-from wrappers.progress.screen import screen_text
 from wrappers.progress.synthesis import (
     BACK,
     EDIT_KINDS,

@@ -61,7 +61,7 @@ def test_screenshots_identical_for_identical_state() -> None:
 
 def test_dark_theme_renders_darker() -> None:
     dev = Device()
-    from gui_gym.core.actions import parse_action
+    from gui_gym.android.actions import parse_action
 
     dev.act(parse_action(LAUNCH))
     r = Renderer((108, 240))

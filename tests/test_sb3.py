@@ -14,8 +14,8 @@ pytest.importorskip("sb3_contrib", reason='MaskablePPO needs sb3-contrib: pip in
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-from agents.policies.candidates import KINDS, candidate_actions
 from agents.sb3 import CandidateSlots, evaluate_sb3, make_sb3_env, train_sb3
+from gui_gym.android.candidates import KINDS, candidate_actions
 
 TASK = "SystemWifiTurnOn"
 

@@ -51,7 +51,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from gui_gym.core.actions import ActionParseError, parse_action
+from gui_gym.android.actions import ActionParseError, parse_action
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.generation import GenerationError, GenerationRequest, abstract
 

@@ -42,14 +42,15 @@ def kl_k3(logp: Tensor, ref_logp: Tensor) -> Tensor:
     """Schulman's k3 estimator of KL(π ‖ π_ref) per sample: exp(ref − logp) − (ref − logp) − 1.
 
     Unbiased for samples drawn from π, and never negative (e^x ≥ 1 + x), unlike log-ratio k1.
-    No clamping: a huge log-ratio gives a huge (or infinite) value, which :func:`policy_loss`
+    No clamping above: a huge log-ratio gives a huge (or infinite) value, which :func:`policy_loss`
     reports rather than hides.
 
     >>> kl_k3(torch.tensor([0.0, -1.0]), torch.zeros(2)).double().round(decimals=4).tolist()  # e − 2
     [0.0, 0.7183]
     """
     d = ref_logp - logp
-    return torch.exp(d) - d - 1.0
+    # expm1 keeps the small-d values exact where exp(d) - 1 cancels; the clamp only removes rounding below 0.
+    return (torch.expm1(d) - d).clamp_min(0.0)
 
 
 def policy_loss(

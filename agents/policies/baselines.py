@@ -7,8 +7,8 @@ from typing import Any, Protocol
 import gymnasium as gym
 import numpy as np
 
-from agents.policies.candidates import APPS
-from gui_gym.core.actions import Action, format_action
+from gui_gym.android.actions import Action, format_action
+from gui_gym.android.candidates import APPS
 
 
 class Policy(Protocol):

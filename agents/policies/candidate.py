@@ -1,7 +1,7 @@
 """The CPU policy of the reference agents: a softmax over the admissible actions on the screen.
 
 π(a | s) = softmax_a( score(s, a) / T − [a is an answer] · log n_answers ) over the candidates
-of :func:`~agents.policies.candidates.candidate_actions` (the actions a person could take on the
+of :func:`~gui_gym.android.candidates.candidate_actions` (the actions a person could take on the
 visible screen), with
 
     score(s, a) = w_prior · cos(g, c) + MLP(features(s, a))
@@ -11,10 +11,10 @@ through :class:`~wrappers.matching.SemanticMatcher`, so each distinct text is en
 process and shared with the reward wrappers):
 
 - g: the instruction; c: the candidate's label ("tap \\"Network & internet\\"");
-- s: the mean of the screen's items (:func:`~wrappers.progress.screen.screen_items`): short
+- s: the mean of the screen's items (:func:`~gui_gym.android.screen.screen_items`): short
   texts, so they hit the cache across episodes where a whole screen would not;
 - h: the mean of the labels of the policy's last ``history`` decisions (zeros at the start);
-- the step index, the candidate's kind (one-hot over :data:`~agents.policies.candidates.KINDS`),
+- the step index, the candidate's kind (one-hot over :data:`~gui_gym.android.candidates.KINDS`),
   whether the candidate was among those last decisions, the cosines g·c, s·c, h·c and the
   products g⊙c, s⊙c, h⊙c.
 
@@ -55,10 +55,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from agents.policies.base import Decision, TrainablePolicyMixin
-from agents.policies.candidates import KINDS, Candidate, candidate_actions
+from gui_gym.android.candidates import KINDS, Candidate, candidate_actions
+from gui_gym.android.screen import screen_items, screen_text
 from wrappers.matching import SemanticMatcher
 from wrappers.progress.model import atomic_save
-from wrappers.progress.screen import screen_items, screen_text
 from wrappers.state import read_torch_checkpoint
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "CandidatePolicy", "CandidateRecord", "distribution"]

@@ -41,13 +41,13 @@ import torch.nn.functional as F
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel
 
 from agents.policies.base import Decision, TrainablePolicyMixin
-from gui_gym.core.actions import DIRECTIONS, DISTANCES, Action, format_action
-from wrappers.progress.screen import screen_text
+from gui_gym.android.actions import DIRECTIONS, DISTANCES, Action, format_action
+from gui_gym.android.screen import screen_text
 
 __all__ = ["SCREENS", "SYSTEM_PROMPT", "LMPolicy", "action_examples", "system_prompt"]
 
 #: How the screen is shown: the env's UI text as given (MobileRL's compressed tree when the env
-#: is made with ``ui_format="compressed"``), or :func:`~wrappers.progress.screen.screen_text`.
+#: is made with ``ui_format="compressed"``), or :func:`~gui_gym.android.screen.screen_text`.
 SCREENS = ("compressed", "text")
 _SLOT = "\x00SCREEN\x00"  # where the screen goes in a rendered prompt; never in real text
 _CUT = "\n[screen cut]"
@@ -55,7 +55,7 @@ _CUT = "\n[screen cut]"
 
 def action_examples() -> list[str]:
     """One action of each kind, written by the env's own formatter (so the prompt cannot drift
-    from what :func:`~gui_gym.core.actions.parse_action` accepts).
+    from what :func:`~gui_gym.android.actions.parse_action` accepts).
 
     >>> action_examples()[:2]
     ['do(action="Tap", element=[40,300,1040,420])', 'do(action="Long Press", element=[40,300,1040,420])']
@@ -113,7 +113,7 @@ class LMPolicy(TrainablePolicyMixin):
             then the oldest previous actions; the instruction and the ``Action:`` cue stay.
         screen: ``"compressed"`` shows ``obs["ui"]`` as the env gives it (make the env with
             ``ui_format="compressed"``: the XML dump is ~8x longer); ``"text"`` shows
-            :func:`~wrappers.progress.screen.screen_text`, shorter but without element
+            :func:`~gui_gym.android.screen.screen_text`, shorter but without element
             bounds, so the model cannot name a ``Tap`` target from it.
         dtype: e.g. ``"bfloat16"``; default: the checkpoint's.
         micro_batch: sequences per forward pass when scoring (bounds the ``[B, L, vocab]`` logits).

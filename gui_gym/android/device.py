@@ -16,6 +16,7 @@ import pickle
 from dataclasses import dataclass, field
 from typing import Any
 
+from gui_gym.android.actions import Action
 from gui_gym.android.apps import APPS, App
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, flatten
 from gui_gym.android.widgets import (
@@ -30,7 +31,6 @@ from gui_gym.android.widgets import (
     Inapplicable,
     Screen,
 )
-from gui_gym.core.actions import Action
 
 _SWIPE_FRACTION = {"short": 0.25, "medium": 0.5, "long": 0.75}
 _FINGER_TO_CONTENT = {"up": "down", "down": "up", "left": "right", "right": "left"}
@@ -87,7 +87,7 @@ class Device:
     """A 1080x2400 Android phone with the apps of :data:`~gui_gym.android.apps.APPS`.
 
     Example:
-        >>> from gui_gym.core.actions import parse_action
+        >>> from gui_gym.android.actions import parse_action
         >>> d = Device()
         >>> d.act(parse_action('do(action="Launch", app="Clock")')).description
         'Launch Clock'

@@ -23,11 +23,12 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from gui_gym.android.actions import Action, ActionParseError, contract_kind, parse_action
 from gui_gym.android.device import Device
 from gui_gym.android.tasks import TASKS, TaskTemplate, oracle_steps
 from gui_gym.android.tasks.base import Oracle
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, to_compressed, to_xml
-from gui_gym.core.actions import Action, ActionParseError, parse_action
+from gui_gym.core import contract as C
 from gui_gym.core.spaces import AnyText
 
 OBS_MODES = ("text", "pixels", "both")
@@ -91,13 +92,15 @@ class GuiAndroidEnv(gym.Env):
         max_steps: override the per-task step limit (default: 2 x oracle length + 5).
         render_mode: ``"rgb_array"`` or ``"ansi"`` (the compressed UI as text).
 
-    Actions are text in any syntax of :mod:`gui_gym.core.actions`, a JSON dict, or an
-    :class:`~gui_gym.core.actions.Action`. An action that cannot be parsed or applied
+    Actions are text in any syntax of :mod:`gui_gym.android.actions`, a JSON dict, or an
+    :class:`~gui_gym.android.actions.Action`. An action that cannot be parsed or applied
     changes nothing, costs a step, and is reported with ``info["format_valid"] = False`` and
     ``info["reason"]``. Reward is the outcome: 1.0 on the final step of a successful episode.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array", "ansi"], "render_fps": 4}
+    #: the env family (``gui_gym.core.family.family_of``)
+    family = "gui_gym.android.family:FAMILY"
 
     def __init__(
         self,
@@ -147,15 +150,15 @@ class GuiAndroidEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
         options = options or {}
-        if "task" in options:
-            pool = resolve_tasks(options["task"])
+        if C.TASK in options:
+            pool = resolve_tasks(options[C.TASK])
         else:
             pool = self.pool
         rng = self.np_random
         task = pool[int(rng.integers(len(pool)))] if len(pool) > 1 else pool[0]
         params = task.sample(rng)
-        if options.get("params"):
-            params = {**params, **options["params"]}
+        if options.get(C.PARAMS):
+            params = {**params, **options[C.PARAMS]}
         self.device.reset(now=task.clock(rng))
         task.setup(self.device, params, rng)
         self.device.invalidate()
@@ -169,10 +172,11 @@ class GuiAndroidEnv(gym.Env):
         self._advance_milestones()
         reached = self._milestones[: self._reached]  # a start state may already satisfy some
         info = self._info(valid=True, description="Reset", new_milestones=reached)
+        info[C.DIFFICULTY] = task.difficulty
         # What milestone-based shaping needs once per episode: the annotated milestones of this
         # instance, and the values behind their <Slot> placeholders (to abstract and refill them).
-        info["task_milestones"] = list(self._milestones)
-        info["placeholders"] = task.placeholder_values(params)
+        info[C.TASK_MILESTONES] = list(self._milestones)
+        info[C.PLACEHOLDERS] = task.placeholder_values(params)
         return self._obs(), info
 
     def step(self, action: str | dict | Action) -> tuple[dict, float, bool, bool, dict]:
@@ -183,18 +187,20 @@ class GuiAndroidEnv(gym.Env):
             parsed = parse_action(action)
         except ActionParseError as e:
             out = None
-            valid, description, reason = False, f"Invalid action: {e}", str(e)
+            valid, description, reason, kind = False, f"Invalid action: {e}", str(e), C.INVALID
         else:
             out = self.device.act(parsed)
             valid, description, reason = out.valid, out.description, out.reason
+            kind = contract_kind(parsed) if valid else C.INVALID
         before = self._reached
         self._advance_milestones()
         new = self._milestones[before : self._reached]
         terminated = bool(out is not None and out.done)
         truncated = not terminated and self._steps >= self._limit
         info = self._info(valid=valid, description=description, new_milestones=new)
+        info[C.ACTION_KIND] = kind
         if reason:
-            info["reason"] = reason
+            info[C.REASON] = reason
         reward = 0.0
         if terminated or truncated:
             self._done = True
@@ -207,7 +213,7 @@ class GuiAndroidEnv(gym.Env):
                 success = success and status == "infeasible" and opened
             elif status == "infeasible":
                 success = False
-            info["success"] = success
+            info[C.SUCCESS] = success
             reward = 1.0 if success else 0.0
         return self._obs(), reward, terminated, truncated, info
 
@@ -300,12 +306,12 @@ class GuiAndroidEnv(gym.Env):
         assert task is not None
         n = len(self._milestones)
         return {
-            "task_id": task.id,
-            "instruction": self._instruction,
-            "format_valid": valid,
-            "action_description": description,
-            "milestones": new_milestones,
-            "progress": self._reached / n if n else 0.0,
+            C.TASK_ID: task.id,
+            C.INSTRUCTION: self._instruction,
+            C.FORMAT_VALID: valid,
+            C.ACTION_DESCRIPTION: description,
+            C.MILESTONES: new_milestones,
+            C.PROGRESS: self._reached / n if n else 0.0,
             "ui_elements": [_element(i, node) for i, node in enumerate(self.device.elements())],
         }
 

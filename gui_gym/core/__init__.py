@@ -1,19 +1,29 @@
-"""Types every gui-gym package shares: actions, task specs, trajectories, text spaces."""
+"""What every gui-gym package shares and no family owns: the env contract, the family seam,
+task specs, trajectories, text spaces and atomic file writes."""
 
-from gui_gym.core.actions import Action, ActionParseError, format_action, parse_action
+from gui_gym.core import contract
+from gui_gym.core.contract import ACTION_KINDS, ContractError, StepInfo, check_contract
+from gui_gym.core.family import Candidate, EditActions, EnvFamily, family_of, select_tasks, text_items
 from gui_gym.core.spaces import AnyText
 from gui_gym.core.task import TaskSpec
 from gui_gym.core.trajectory import Step, Trajectory, read_jsonl, write_jsonl
 
 __all__ = [
-    "Action",
-    "ActionParseError",
+    "ACTION_KINDS",
     "AnyText",
+    "Candidate",
+    "ContractError",
+    "EditActions",
+    "EnvFamily",
     "Step",
+    "StepInfo",
     "TaskSpec",
     "Trajectory",
-    "format_action",
-    "parse_action",
+    "check_contract",
+    "contract",
+    "family_of",
     "read_jsonl",
+    "select_tasks",
+    "text_items",
     "write_jsonl",
 ]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from gui_gym.android.screen import screen_text
 from wrappers.progress.data import ProgressExample, examples
 from wrappers.progress.labels import (
     THETA_L,
@@ -32,7 +33,6 @@ from wrappers.progress.lcs import group_lcs, lcs, lcs_table, similarity
 from wrappers.progress.match import EPSILON, ActionMatch, ActionToken, action_token, trajectory_tokens
 from wrappers.progress.outcome import OutcomeModelReward, outcome_examples
 from wrappers.progress.reward import ProgressReward, ProgressRewardVector, progress_gains
-from wrappers.progress.screen import screen_text
 from wrappers.progress.synthesis import augment_success, mismatched, synthesize
 
 if TYPE_CHECKING:

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from gui_gym.core.actions import ActionParseError, parse_action
+from gui_gym.android.actions import ActionParseError, parse_action
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.generation import abstract
 

@@ -40,10 +40,10 @@ from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
+from gui_gym.android.screen import screen_text
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.progress.data import ProgressExample, action_text, examples
 from wrappers.progress.reward import ModelArg, _load
-from wrappers.progress.screen import screen_text
 from wrappers.protocol import OUTCOME, RewardShaping
 
 __all__ = ["OutcomeModelReward", "outcome_examples"]
@@ -85,7 +85,7 @@ class OutcomeModelReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
     judge: reward 0.0 at every non-final step and, at the last step, the ORM's score ``p`` of
     ``[g, a_1, …, a_T, o_{T+1}]`` (goal ``info["instruction"]``, the action history as
     :func:`~wrappers.progress.data.action_text`, the final screen as
-    :func:`~wrappers.progress.screen.screen_text`): ``1.0 if p ≥ threshold else 0.0`` with
+    :func:`~gui_gym.android.screen.screen_text`): ``1.0 if p ≥ threshold else 0.0`` with
     ``binary``, ``p`` itself otherwise. Any reward the env gives is replaced.
 
     It must wrap the env directly (shaping wrappers go above it, :func:`agents.envs.make_env` puts

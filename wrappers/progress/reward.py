@@ -34,9 +34,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from gui_gym.android.screen import screen_text
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.progress.data import action_text
-from wrappers.progress.screen import screen_text
 from wrappers.protocol import RewardShaping
 
 __all__ = ["ProgressReward", "ProgressRewardVector", "progress_gains"]

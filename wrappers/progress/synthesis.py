@@ -29,7 +29,7 @@ The edits of :func:`augment_success` (names in :data:`EDIT_KINDS`):
 ``back_repeat``
     ``do(action="Back")`` then a copy of the previous step, after a prototype step that was a
     valid tap or launch, reached no milestone and *opened* something, judged from the
-    :func:`~wrappers.progress.screen.screen_text` observations around it (:func:`_opens`):
+    :func:`~gui_gym.android.screen.screen_text` observations around it (:func:`_opens`):
     either nothing of the screen before it is gone (an overlay opened on top) or almost nothing
     is left (a new screen, item overlap below :data:`NEW_SCREEN_OVERLAP`), no text field took
     the focus (with the keyboard up Back hides the keyboard instead), and a launch does not
@@ -96,9 +96,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gui_gym.core.actions import Action, ActionParseError, format_action, parse_action
+from gui_gym.android.actions import Action, ActionParseError, format_action, parse_action
+from gui_gym.android.screen import screen_items
 from gui_gym.core.trajectory import Step, Trajectory
-from wrappers.progress.screen import screen_items
 
 __all__ = [
     "EDIT_KINDS",

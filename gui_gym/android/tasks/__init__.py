@@ -33,8 +33,8 @@ def oracle_steps(task: TaskTemplate, seeds: tuple[int, ...] = (0, 1, 2)) -> int:
     """The oracle's longest episode over a few seeds (cached): the base of the step limit."""
     import numpy as np
 
+    from gui_gym.android.actions import parse_action
     from gui_gym.android.device import Device
-    from gui_gym.core.actions import parse_action
 
     longest = 0
     dev = Device()

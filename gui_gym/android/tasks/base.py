@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from gui_gym.android.actions import Action, format_action
 from gui_gym.android.ui import Node
-from gui_gym.core.actions import Action, format_action
 from gui_gym.core.task import TaskSpec
 
 if TYPE_CHECKING:

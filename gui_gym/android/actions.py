@@ -44,11 +44,13 @@ from typing import Any
 
 __all__ = [
     "ACTION_KINDS",
+    "CONTRACT_KINDS",
     "DIRECTIONS",
     "DISTANCES",
     "SYNTAXES",
     "Action",
     "ActionParseError",
+    "contract_kind",
     "format_action",
     "parse_action",
 ]
@@ -557,3 +559,37 @@ def _world_dict(a: Action) -> dict[str, Any]:
     if a.kind == "finish":
         return {"action_type": "status", "goal_status": "complete"}
     raise ValueError(f"{a.kind} has no androidworld form")
+
+
+# ----------------------------------------------------------------------------- contract kinds
+
+#: The env contract's action kind of each kind of this grammar (``gui_gym.core.contract``).
+CONTRACT_KINDS = {
+    "tap": "interact",
+    "long_press": "interact",
+    "touch": "interact",
+    "lift": "interact",
+    "type": "input",
+    "input_text": "input",
+    "enter": "input",
+    "swipe": "navigate",
+    "scroll": "navigate",
+    "launch": "navigate",
+    "back": "navigate",
+    "home": "navigate",
+    "wait": "wait",
+    "answer": "answer",
+    "status": "finish",
+    "finish": "finish",
+}
+
+
+def contract_kind(action: Action) -> str:
+    """The env contract's kind of ``action``: a ``finish`` with a message answers the question.
+
+    >>> contract_kind(parse_action('finish(message="42")')), contract_kind(parse_action('do(action="Back")'))
+    ('answer', 'navigate')
+    """
+    if action.kind == "finish" and action.text is not None:
+        return "answer"
+    return CONTRACT_KINDS[action.kind]

@@ -33,8 +33,9 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from gui_gym.android.actions import Action, contract_kind, format_action
 from gui_gym.android.apps import APPS as _DEVICE_APPS
-from gui_gym.core.actions import Action, format_action
+from gui_gym.core.family import Candidate
 
 __all__ = ["APPS", "KINDS", "Candidate", "ScreenElement", "candidate_actions", "instruction_strings", "parse_screen"]
 
@@ -67,14 +68,6 @@ class ScreenElement(NamedTuple):
     editable: bool
     system: bool
     #: The text a person reads on it: its own text or description, else its children's.
-    label: str
-
-
-class Candidate(NamedTuple):
-    """One admissible action: ``action`` in the env's text syntax, ``label`` for the encoder."""
-
-    action: str
-    kind: str
     label: str
 
 
@@ -253,7 +246,7 @@ def candidate_actions(
         text = format_action(action, "androidworld" if action.kind == "status" else "androidlab")
         if text not in seen:
             seen.add(text)
-            out.append(Candidate(text, kind, label))
+            out.append(Candidate(text, kind, label, contract_kind(action)))
 
     for e in app_elements:
         if e.clickable:

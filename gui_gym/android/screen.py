@@ -24,11 +24,11 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from gui_gym.core.family import text_items as screen_items
+
 __all__ = ["screen_items", "screen_text"]
 
 MAX_CHARS = 1200
-#: Screen items kept by :func:`screen_items` (a phone screen has ~10-40).
-MAX_ITEMS = 64
 _SYSTEM_PACKAGE = "com.android.systemui"
 _STATES = ("checked", "selected", "focused")
 _BOUNDS = re.compile(r"\s*\[\d+,\d+\]\[\d+,\d+\]")
@@ -56,15 +56,6 @@ def screen_text(obs: Any, max_chars: int = MAX_CHARS) -> str:
     else:
         out = " ".join(text.split())
     return out[:max_chars]
-
-
-def screen_items(observation: str, limit: int = MAX_ITEMS) -> list[str]:
-    """The items of a :func:`screen_text` (``" | "``-separated), at most ``limit``.
-
-    >>> screen_items('contacts | EditText "Zara" (focused) | ImageButton desc="Save"')
-    ['contacts', 'EditText "Zara" (focused)', 'ImageButton desc="Save"']
-    """
-    return [item for item in (part.strip() for part in observation.split(" | ")) if item][:limit]
 
 
 def _from_xml(text: str) -> str:

@@ -1,0 +1,184 @@
+"""Environment families: what policies, trainers and wrappers need to know about an env.
+
+A *family* is one kind of world behind the env contract (the simulated phone, ALFWorld,
+WebShop …). Code outside the family never imports it: it asks :func:`family_of` for the
+family's :class:`EnvFamily` and uses that —
+
+- :meth:`~EnvFamily.tasks`: the task specs of a selection (an id, ids, a tier, ``None``);
+- :meth:`~EnvFamily.observation_text`: an observation as compact text for encoders;
+- :meth:`~EnvFamily.action_prompt`: the instructions an LM policy needs to write actions;
+- :meth:`~EnvFamily.admissible_actions`: the actions that apply now, each a :class:`Candidate`
+  with its action kind and a label, for candidate policies and SB3;
+- :attr:`~EnvFamily.candidate_kinds`: the family's own candidate kinds (a policy's features);
+- :meth:`~EnvFamily.edit_actions`: optional no-op and effectless actions for ProgRM's synthesis.
+
+An env class names its family with a class attribute ``family`` holding an
+:class:`EnvFamily` or a ``"module:attribute"`` string (loaded on first use), so a new family
+needs no registration beyond its ``gymnasium.register`` line.
+
+Example:
+    >>> import gui_gym
+    >>> family = family_of("GuiAndroid-v0")
+    >>> family.name, [t.id for t in family.tasks("ClockStopWatchRunning")]
+    ('android', ['ClockStopWatchRunning'])
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol, runtime_checkable
+
+import gymnasium as gym
+
+from gui_gym.core.contract import DIFFICULTIES
+from gui_gym.core.task import TaskSpec
+
+__all__ = ["Candidate", "EditActions", "EnvFamily", "family_of", "select_tasks", "text_items"]
+
+#: Items kept by :func:`text_items` (a phone screen has ~10-40).
+MAX_ITEMS = 64
+
+
+def text_items(observation: str, limit: int = MAX_ITEMS) -> list[str]:
+    """The items of an observation text (``" | "``-separated, as families write them), at most ``limit``.
+
+    >>> text_items('contacts | EditText "Zara" (focused) | ImageButton desc="Save"')
+    ['contacts', 'EditText "Zara" (focused)', 'ImageButton desc="Save"']
+    """
+    return [item for item in (part.strip() for part in observation.split(" | ")) if item][:limit]
+
+
+class Candidate(NamedTuple):
+    """One admissible action.
+
+    ``action`` is the text the env accepts, ``kind`` the family's own kind of it (one of the
+    family's :attr:`~EnvFamily.candidate_kinds`: ``tap``, ``launch``, ``take`` …), ``label``
+    a short natural-language phrase an encoder reads, and ``action_kind`` the contract's kind
+    (:data:`gui_gym.core.contract.ACTION_KINDS`).
+    """
+
+    action: str
+    kind: str
+    label: str
+    action_kind: str = ""
+
+
+@dataclass(frozen=True)
+class EditActions:
+    """Actions ProgRM's data synthesis (App. B) inserts into trajectories.
+
+    ``noop`` changes nothing (Android's Wait, a text world's ``look``); each pair of
+    ``effectless_pairs`` undoes itself (scroll down then up). ``kind`` is the action kind the
+    family reports for each of them; ``descriptions`` the ``action_description`` the env gives.
+    """
+
+    noop: str
+    noop_kind: str
+    noop_description: str
+    effectless_pairs: tuple[tuple[tuple[str, str, str], tuple[str, str, str]], ...] = ()
+
+
+@runtime_checkable
+class EnvFamily(Protocol):
+    """What a family tells code that must not import it (see the module docstring)."""
+
+    #: a short name: "android", "textrooms" …
+    name: str
+    #: the family's candidate kinds, in a fixed order (features of candidate policies).
+    candidate_kinds: tuple[str, ...]
+
+    def tasks(self, selection: str | Sequence[str] | None = None) -> list[TaskSpec]:
+        """The task specs of an id, a list of ids, a tier, ``"all"`` or ``None`` (all).
+
+        Unknown ids raise ``ValueError`` naming close matches."""
+        ...
+
+    def observation_text(self, obs: Any) -> str:
+        """The observation as compact text, without the instruction (what encoders read)."""
+        ...
+
+    def action_prompt(self) -> str:
+        """The fixed instructions for an LM policy: the world, the action syntax, examples."""
+        ...
+
+    def admissible_actions(self, obs: Any, info: dict[str, Any] | None = None, limit: int = 96) -> list[Candidate]:
+        """The actions that apply to ``obs`` (deterministic, at most ``limit``)."""
+        ...
+
+    def edit_actions(self) -> EditActions | None:
+        """No-op and effectless actions for ProgRM's synthesis, or ``None`` if the family has none."""
+        ...
+
+
+def select_tasks(specs: Iterable[TaskSpec], selection: str | Sequence[str] | None, family: str) -> list[TaskSpec]:
+    """A family's helper for :meth:`EnvFamily.tasks`: ids, tiers, comma lists, ``"all"``/``None``.
+
+    >>> specs = [TaskSpec("A", "x", "easy", "a"), TaskSpec("B", "x", "hard", "b")]
+    >>> [t.id for t in select_tasks(specs, "hard", "demo")], [t.id for t in select_tasks(specs, "B,A", "demo")]
+    (['B'], ['B', 'A'])
+    """
+    specs = list(specs)
+    by_id = {t.id: t for t in specs}
+    if selection is None or selection == "all":
+        return specs
+    if isinstance(selection, str):
+        selection = [p.strip() for p in selection.split(",") if p.strip()]
+    out: list[TaskSpec] = []
+    for tid in selection:
+        if tid == "all":
+            out.extend(specs)
+        elif tid in DIFFICULTIES:
+            out.extend(t for t in specs if t.difficulty == tid)
+        elif tid in by_id:
+            out.append(by_id[tid])
+        else:
+            close = difflib.get_close_matches(str(tid), list(by_id), n=3, cutoff=0.5)
+            hint = f" Did you mean {', '.join(close)}?" if close else f" `gui-gym tasks` lists the {family} tasks."
+            raise ValueError(f"unknown task id {tid!r}.{hint}")
+    if not out:
+        raise ValueError(f"no {family} tasks selected by {selection!r}")
+    return list(dict.fromkeys(out))
+
+
+def family_of(env: gym.Env | gym.envs.registration.EnvSpec | str) -> EnvFamily:
+    """The :class:`EnvFamily` of an env (wrapped or not), an env spec, or a registered env id.
+
+    The env class declares it as its ``family`` attribute; an id's class is found through its
+    registered entry point without making an env. Raises ``ValueError`` for an env that names
+    no family.
+    """
+    if isinstance(env, gym.Env):
+        cls: Any = type(env.unwrapped)
+        where = cls.__name__
+    else:
+        spec = gym.spec(env) if isinstance(env, str) else env
+        entry = spec.entry_point
+        cls = _load(entry) if isinstance(entry, str) else entry
+        where = spec.id
+    family = getattr(cls, "family", None)
+    if family is None:
+        raise ValueError(
+            f"{where} names no env family: give its env class a `family` attribute "
+            "(an EnvFamily, or 'module:attribute'), see gui_gym.core.family"
+        )
+    if isinstance(family, str):
+        family = _load(family)
+    if not isinstance(family, EnvFamily):
+        raise ValueError(f"{where}.family is {type(family).__name__}, not an EnvFamily")
+    return family
+
+
+_LOADED: dict[str, Any] = {}
+
+
+def _load(entry: str) -> Any:
+    if entry not in _LOADED:
+        module, _, attr = entry.partition(":")
+        obj: Any = importlib.import_module(module)
+        for part in attr.split(".") if attr else ():
+            obj = getattr(obj, part)
+        _LOADED[entry] = obj() if isinstance(obj, type) and not issubclass(obj, gym.Env) else obj
+    return _LOADED[entry]
