@@ -1,7 +1,7 @@
 """Stable-Baselines3 baselines on gui-gym: candidate slots as a ``Discrete`` action with a mask.
 
 SB3 needs numeric spaces; a gui-gym env observes text and acts in text. :class:`CandidateSlots`
-bridges the two over any env that keeps the env contract (``obs["instruction"]``, ``obs["ui"]``):
+bridges the two over any env that keeps the env contract, through its family (``gui_gym.core.family``):
 
 - **actions** — the admissible actions of the screen (:func:`~gui_gym.android.candidates.candidate_actions`)
   fill ``slots`` slots; the action is ``Discrete(slots)``, the index of a slot, and
@@ -58,8 +58,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from gui_gym.android.candidates import KINDS, Candidate, candidate_actions
-from gui_gym.android.screen import screen_items, screen_text
+from gui_gym.core.family import Candidate, family_of, text_items
 
 __all__ = ["ALGOS", "REWARDS", "CandidateSlots", "evaluate_sb3", "make_sb3_env", "train_sb3"]
 
@@ -81,10 +80,11 @@ class CandidateSlots(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """SB3-compatible spaces over a text GUI env: encoded candidate slots, ``Discrete`` + mask.
 
     Args:
-        env: an env keeping the gui-gym contract with text observations (``"instruction"``
-            and ``"ui"``), possibly inside reward wrappers.
+        env: an env keeping the gui-gym contract, of any family (its
+            :func:`~gui_gym.core.family.family_of` lists the candidates, its text and
+            instruction), possibly inside reward wrappers.
         slots: the number of candidate slots K, the size of ``Discrete(K)``. The first K
-            candidates fill them (``candidate_actions`` keeps Back, Home, the app launches,
+            candidates fill them (on the phone the lister keeps Back, Home, the app launches,
             finish and infeasible when it has to cut, so keep K >= 16).
         encoder: a local sentence-transformers directory, an object with
             ``encode(texts) -> [n, d]`` unit vectors (a :class:`~wrappers.matching.SemanticMatcher`),
@@ -92,8 +92,8 @@ class CandidateSlots(gym.Wrapper, gym.utils.RecordConstructorArgs):
         proj_dim: the size of each candidate's random projection.
         proj_seed: the seed of the projection matrix (the same in every copy of the env, so a
             vector env's sub-envs share one feature map).
-        candidates: ``obs -> list[Candidate]``; default ``candidate_actions`` with at most
-            ``slots`` candidates (pass a ``functools.partial`` for another device's apps).
+        candidates: ``obs -> list[Candidate]``; default the family's admissible actions, at
+            most ``slots`` of them.
 
     After each reset and step, :attr:`candidates` holds the candidates of the current slots.
     At the end of an episode ``info["is_success"]`` copies ``info["success"]`` (SB3 logs it as
@@ -119,12 +119,11 @@ class CandidateSlots(gym.Wrapper, gym.utils.RecordConstructorArgs):
             _disable_deepcopy=True,  # a copy shares the (large) encoder
         )
         super().__init__(env)
-        space = env.observation_space
-        if not (isinstance(space, spaces.Dict) and {"instruction", "ui"} <= set(space.spaces)):
-            raise ValueError(
-                "CandidateSlots needs text observations with 'instruction' and 'ui' keys, got "
-                f"{space}; make the env with obs_mode='text' (or 'both')"
-            )
+        self.family = family_of(env)
+        try:  # an observation without text (pixels only) cannot be read
+            self.family.observation_text(env.observation_space.sample(), full=True)
+        except ValueError as e:
+            raise ValueError(f"CandidateSlots reads observations as text: {e}") from e
         if int(slots) < 1 or int(proj_dim) < 1:
             raise ValueError(f"slots and proj_dim must be positive, got slots={slots}, proj_dim={proj_dim}")
         self.slots, self.proj_dim = int(slots), int(proj_dim)
@@ -135,14 +134,15 @@ class CandidateSlots(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.dim = int(probe.shape[1])
         # Columns of a Gaussian matrix: the projection keeps angles, then norms are reset to 1.
         self.projection = np.random.default_rng(proj_seed).standard_normal((self.dim, self.proj_dim)).astype(np.float32)
-        self._candidates_fn = candidates or functools.partial(candidate_actions, max_candidates=self.slots)
-        self._kind_index = {k: i for i, k in enumerate(KINDS)}
-        self.slot_size = 1 + len(KINDS) + self.proj_dim + 1
+        self._candidates_fn = candidates or functools.partial(self._admissible, limit=self.slots)
+        kinds = tuple(self.family.candidate_kinds)
+        self._kind_index = {k: i for i, k in enumerate(kinds)}
+        self.slot_size = 1 + len(kinds) + self.proj_dim + 1
         #: Where each feature sits in one slot's row of :meth:`unflatten`'s ``"slots"``.
         self.slot_layout: dict[str, slice] = {
             "cosine": slice(0, 1),
-            "kind": slice(1, 1 + len(KINDS)),
-            "projection": slice(1 + len(KINDS), 1 + len(KINDS) + self.proj_dim),
+            "kind": slice(1, 1 + len(kinds)),
+            "projection": slice(1 + len(kinds), 1 + len(kinds) + self.proj_dim),
             "valid": slice(self.slot_size - 1, self.slot_size),
         }
         size = 2 * self.dim + self.slots * self.slot_size
@@ -184,6 +184,9 @@ class CandidateSlots(gym.Wrapper, gym.utils.RecordConstructorArgs):
         }
 
     # -- internals -----------------------------------------------------------------------
+    def _admissible(self, obs: Any, limit: int) -> list[Candidate]:
+        return self.family.admissible_actions(obs, None, limit)
+
     def _slot(self, action: Any) -> int | None:
         try:
             arr = np.asarray(action)
@@ -194,12 +197,12 @@ class CandidateSlots(gym.Wrapper, gym.utils.RecordConstructorArgs):
             return None
         return slot if 0 <= slot < len(self.candidates) else None
 
-    def _features(self, obs: dict[str, Any]) -> np.ndarray:
+    def _features(self, obs: Any) -> np.ndarray:
         self.candidates = list(self._candidates_fn(obs))[: self.slots]
-        items = screen_items(screen_text(obs))
+        items = text_items(self.family.observation_text(obs))
         labels = [c.label for c in self.candidates]
         # One call: texts seen before (most of them, after warm-up) come from the encoder's cache.
-        emb = np.asarray(self.encoder.encode([str(obs.get("instruction", "")), *items, *labels]), np.float32)
+        emb = np.asarray(self.encoder.encode([self.family.instruction(obs), *items, *labels]), np.float32)
         goal, screen, cand = emb[0], emb[1 : 1 + len(items)], emb[1 + len(items) :]
         screen_vec = _unit(screen.mean(axis=0)) if len(items) else np.zeros(self.dim, np.float32)
         rows = np.zeros((self.slots, self.slot_size), np.float32)

@@ -50,7 +50,7 @@ def steps_per_s(backend, policy, insts) -> tuple[float, int, float]:
 
 def bench_rollouts(args) -> None:
     make = functools.partial(make_env, "GuiAndroid-v0", tasks=task_ids("easy"), reward="outcome", max_steps=12)
-    policy = CandidatePolicy()
+    policy = CandidatePolicy("GuiAndroid-v0")
     backend = LocalRollouts(make, args.num_envs)
     rate, steps, dt = steps_per_s(backend, policy, instances(8, 8, 1))
     print(f"local sync x{args.num_envs}, cold embedding cache: {rate:7.1f} steps/s ({steps} steps, {dt:.1f} s)")

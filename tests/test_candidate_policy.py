@@ -20,6 +20,9 @@ from agents.policies.candidate import CandidateRecord, distribution
 from agents.rollout import rollout
 from gui_gym.android.actions import parse_action
 from gui_gym.android.candidates import candidate_actions
+from gui_gym.core.family import family_of
+
+ANDROID = "GuiAndroid-v0"
 
 
 class PoisonInfo(dict):
@@ -34,7 +37,7 @@ class PoisonInfo(dict):
 
 @pytest.fixture(scope="module")
 def policy(tiny_encoder: str) -> CandidatePolicy:
-    return CandidatePolicy(tiny_encoder, hidden=16, prior=2.0, seed=0)
+    return CandidatePolicy(ANDROID, tiny_encoder, hidden=16, prior=2.0, seed=0)
 
 
 def states(n: int = 6, task: str = "easy") -> tuple[list[dict], list[list[Decision]]]:
@@ -52,6 +55,8 @@ def states(n: int = 6, task: str = "easy") -> tuple[list[dict], list[list[Decisi
 def test_it_is_a_trainable_policy(policy: CandidatePolicy) -> None:
     assert isinstance(policy, TrainablePolicy)
     assert policy.config() == {
+        "family": "GuiAndroid-v0",
+        "kinds": list(family_of("GuiAndroid-v0").candidate_kinds),
         "encoder": policy.encoder_path,
         "hidden": 16,
         "history": 2,
@@ -103,13 +108,13 @@ def test_history_is_the_last_k_labels(policy: CandidatePolicy) -> None:
 
 def test_deterministic_under_an_rng_seed(tiny_encoder: str) -> None:
     obs, hist = states(6)
-    a = CandidatePolicy(tiny_encoder, hidden=16, seed=3)
-    b = CandidatePolicy(tiny_encoder, hidden=16, seed=3)
+    a = CandidatePolicy(ANDROID, tiny_encoder, hidden=16, seed=3)
+    b = CandidatePolicy(ANDROID, tiny_encoder, hidden=16, seed=3)
     run = [[d.action for d in p.decide(obs, hist, rng=np.random.default_rng(7))] for p in (a, a, b)]
     assert run[0] == run[1] == run[2]
     assert [d.action for d in a.decide(obs, hist, rng=np.random.default_rng(8))] != run[0]
     # without an rng, the policy's own stream (seeded by ``seed``)
-    assert [d.action for d in CandidatePolicy(a.encoder_path, hidden=16, seed=3).decide(obs, hist)] == [
+    assert [d.action for d in CandidatePolicy(ANDROID, a.encoder_path, hidden=16, seed=3).decide(obs, hist)] == [
         d.action for d in b.decide(obs, hist)
     ]
 
@@ -143,7 +148,7 @@ def test_log_probs_match_decide_time_logp(policy: CandidatePolicy) -> None:
 
 def test_entropy_by_hand(tiny_encoder: str) -> None:
     obs, hist = states(1)  # the home screen: app icons, launches, and its texts to answer with
-    flat = CandidatePolicy(tiny_encoder, hidden=16, prior=0.0, group_answers=False)  # untrained: uniform
+    flat = CandidatePolicy(ANDROID, tiny_encoder, hidden=16, prior=0.0, group_answers=False)  # untrained: uniform
     (d,) = flat.decide(obs, hist, rng=np.random.default_rng(0))
     n = len(d.data.labels)
     logp, _, entropy = flat.log_probs([d])
@@ -151,7 +156,7 @@ def test_entropy_by_hand(tiny_encoder: str) -> None:
     assert logp.item() == pytest.approx(-math.log(n), abs=1e-5)
 
     # answers share one slot: each other candidate 1/(m+1), each of the a answers 1/((m+1)·a)
-    grouped = CandidatePolicy(tiny_encoder, hidden=16, prior=0.0)
+    grouped = CandidatePolicy(ANDROID, tiny_encoder, hidden=16, prior=0.0)
     (d,) = grouped.decide(obs, hist, rng=np.random.default_rng(0))
     a = d.data.kinds.count("answer")
     m = n - a
@@ -161,7 +166,7 @@ def test_entropy_by_hand(tiny_encoder: str) -> None:
     expected = -math.log(m + 1) - (math.log(a) if d.data.kinds[d.data.chosen] == "answer" else 0.0)
     assert logp.item() == pytest.approx(expected, abs=1e-5)
 
-    prior = CandidatePolicy(tiny_encoder, hidden=16, prior=3.0, temperature=0.5)  # softmax(3·cos / 0.5)
+    prior = CandidatePolicy(ANDROID, tiny_encoder, hidden=16, prior=3.0, temperature=0.5)  # softmax(3·cos / 0.5)
     (d,) = prior.decide(obs, hist, rng=np.random.default_rng(0))
     g = prior.matcher.encode([d.data.instruction])[0].astype(np.float64)
     c = prior.matcher.encode(list(d.data.labels)).astype(np.float64)
@@ -183,7 +188,7 @@ def test_distribution_masks_padding() -> None:
 
 
 def test_reinforce_raises_the_probability_of_a_rewarded_candidate(tiny_encoder: str) -> None:
-    policy = CandidatePolicy(tiny_encoder, hidden=16, prior=0.0, seed=0)
+    policy = CandidatePolicy(ANDROID, tiny_encoder, hidden=16, prior=0.0, seed=0)
     obs, _ = gym.make("GuiAndroid-v0", task="SystemWifiTurnOn").reset(seed=0)
     target = "launch Settings"
 
@@ -228,7 +233,7 @@ def test_observation_without_ui_and_bad_input(policy: CandidatePolicy) -> None:
     with pytest.raises(TypeError, match="not a CandidateRecord"):
         policy.log_probs([Decision('do(action="Back")', "go back", np.zeros(1, np.float32), data={"chosen": 0})])
     with pytest.raises(ValueError, match="temperature"):
-        CandidatePolicy(policy.encoder_path, temperature=0.0)
+        CandidatePolicy(ANDROID, policy.encoder_path, temperature=0.0)
 
 
 def test_copies_share_the_encoder_not_its_state(policy: CandidatePolicy) -> None:
@@ -241,7 +246,7 @@ def test_copies_share_the_encoder_not_its_state(policy: CandidatePolicy) -> None
 
 
 def test_save_load_round_trip(tiny_encoder: str, tmp_path: Path) -> None:
-    policy = CandidatePolicy(tiny_encoder, hidden=16, history=1, temperature=0.7, prior=1.5, seed=4)
+    policy = CandidatePolicy(ANDROID, tiny_encoder, hidden=16, history=1, temperature=0.7, prior=1.5, seed=4)
     with torch.no_grad():
         for p in policy.parameters():
             p.add_(0.1 * torch.randn_like(p))  # not the initial weights
@@ -259,7 +264,7 @@ def test_save_load_round_trip(tiny_encoder: str, tmp_path: Path) -> None:
 
 
 def test_bad_checkpoints_raise_clear_errors(tiny_encoder: str, tmp_path: Path) -> None:
-    policy = CandidatePolicy(tiny_encoder, hidden=16)
+    policy = CandidatePolicy(ANDROID, tiny_encoder, hidden=16)
     with pytest.raises(FileNotFoundError, match=r"no candidate-policy checkpoint at .*missing\.pt"):
         CandidatePolicy.load(tmp_path / "missing.pt")
 
@@ -309,7 +314,7 @@ def test_rollout_runs_it(policy: CandidatePolicy) -> None:
 
 
 def test_minilm_prior_prefers_what_reads_like_the_instruction() -> None:
-    policy = CandidatePolicy(hidden=16, prior=10.0)  # the real MiniLM (~5 s to load)
+    policy = CandidatePolicy(ANDROID, hidden=16, prior=10.0)  # the real MiniLM (~5 s to load)
     obs, _ = gym.make("GuiAndroid-v0", task="ClockStopWatchRunning").reset(seed=0)
     (d,) = policy.decide([obs], [[]], greedy=True)
     with torch.no_grad():

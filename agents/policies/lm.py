@@ -1,8 +1,10 @@
 """A ``transformers`` causal LM that writes the env's text actions: the policy for real models.
 
 The model reads, as MobileRL does, the task, its own last few actions and the current screen,
-and writes one action in the env's syntax (AndroidLab's ``do(action=...)`` / ``finish(...)``)
-on one line. Whatever it writes is sent as is: text that does not parse is the env's no-op with
+and writes one action in the env's syntax on one line. What the syntax is, and how an
+observation reads as text, the env's family says (:func:`gui_gym.core.family.family_of`: its
+``action_prompt()`` and ``observation_text()``; on the phone, AndroidLab's ``do(action=...)`` /
+``finish(...)`` and the UI dump). Whatever it writes is sent as is: text that does not parse is the env's no-op with
 ``info["format_valid"] = False`` (ADMIRE's format penalty), never an exception here.
 
 A :class:`~agents.policies.base.Decision` keeps the prompt and response token ids, so
@@ -17,7 +19,7 @@ Example:
     >>> import tempfile, gymnasium as gym, gui_gym
     >>> from agents.policies.tiny_lm import tiny_lm
     >>> tmp = tempfile.TemporaryDirectory()
-    >>> policy = LMPolicy(tiny_lm(tmp.name), device="cpu", max_new_tokens=8)
+    >>> policy = LMPolicy(tiny_lm(tmp.name), family="GuiAndroid-v0", device="cpu", max_new_tokens=8)
     >>> env = gym.make("GuiAndroid-v0", task="SystemWifiTurnOn", ui_format="compressed")
     >>> obs, info = env.reset(seed=0)
     >>> (d,) = policy.decide([obs], [[]], rng=np.random.default_rng(0))
@@ -31,7 +33,6 @@ Example:
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -41,58 +42,15 @@ import torch.nn.functional as F
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel
 
 from agents.policies.base import Decision, TrainablePolicyMixin
-from gui_gym.android.actions import DIRECTIONS, DISTANCES, Action, format_action
-from gui_gym.android.screen import screen_text
+from gui_gym.core.family import EnvFamily, family_of
 
-__all__ = ["SCREENS", "SYSTEM_PROMPT", "LMPolicy", "action_examples", "system_prompt"]
+__all__ = ["SCREENS", "LMPolicy"]
 
-#: How the screen is shown: the env's UI text as given (MobileRL's compressed tree when the env
-#: is made with ``ui_format="compressed"``), or :func:`~gui_gym.android.screen.screen_text`.
-SCREENS = ("compressed", "text")
+#: How the observation is shown: in full as the env gives it (on the phone MobileRL's compressed
+#: tree when the env is made with ``ui_format="compressed"``), or as the family's compact text.
+SCREENS = ("full", "text")
 _SLOT = "\x00SCREEN\x00"  # where the screen goes in a rendered prompt; never in real text
 _CUT = "\n[screen cut]"
-
-
-def action_examples() -> list[str]:
-    """One action of each kind, written by the env's own formatter (so the prompt cannot drift
-    from what :func:`~gui_gym.android.actions.parse_action` accepts).
-
-    >>> action_examples()[:2]
-    ['do(action="Tap", element=[40,300,1040,420])', 'do(action="Long Press", element=[40,300,1040,420])']
-    """
-    box = (40, 300, 1040, 420)
-    examples = (
-        Action("tap", element=box),
-        Action("long_press", element=box),
-        Action("type", text="Sofia Lopez"),
-        Action("swipe", direction="up", dist="medium"),
-        Action("launch", app="Settings"),
-        Action("back"),
-        Action("home"),
-        Action("wait"),
-        Action("enter"),
-        Action("finish"),
-        Action("answer", text="the answer"),
-    )
-    return [format_action(a, "androidlab") for a in examples]
-
-
-def system_prompt() -> str:
-    """The fixed instructions: the action syntax, from :func:`action_examples` and the parser's
-    directions and distances."""
-    return "\n".join(
-        [
-            "You operate an Android phone to complete a task. Each turn you see the task, your previous",
-            "actions and the current screen. Reply with exactly one action on one line, one of:",
-            *action_examples(),
-            "element is the [x1,y1,x2,y2] bounds of a screen element; "
-            f"direction (of the finger) is one of {', '.join(DIRECTIONS)}; dist is one of {', '.join(DISTANCES)}.",
-            "finish() ends the task; finish(message=...) ends it with the answer when the task asks a question.",
-        ]
-    )
-
-
-SYSTEM_PROMPT = system_prompt()
 
 
 class LMPolicy(TrainablePolicyMixin):
@@ -102,6 +60,8 @@ class LMPolicy(TrainablePolicyMixin):
     Args:
         model: a local checkpoint directory (``save_pretrained`` output) or a loaded
             ``PreTrainedModel`` (then pass ``tokenizer``).
+        family: the env family (an :class:`~gui_gym.core.family.EnvFamily` or a registered env
+            id): its ``action_prompt()`` is the system text, its ``observation_text()`` the screen.
         tokenizer: a tokenizer or its directory; default: the one in ``model``'s directory.
         device: default ``"cuda"`` when available, else ``"cpu"``.
         max_new_tokens: the longest action, in tokens.
@@ -111,15 +71,15 @@ class LMPolicy(TrainablePolicyMixin):
             cut, as verl scores its rollouts.
         max_prompt_tokens: prompts are cut to this many tokens: the screen's tail goes first,
             then the oldest previous actions; the instruction and the ``Action:`` cue stay.
-        screen: ``"compressed"`` shows ``obs["ui"]`` as the env gives it (make the env with
-            ``ui_format="compressed"``: the XML dump is ~8x longer); ``"text"`` shows
-            :func:`~gui_gym.android.screen.screen_text`, shorter but without element
-            bounds, so the model cannot name a ``Tap`` target from it.
+        screen: ``"full"`` shows the observation as the env gives it (on the phone, make the
+            env with ``ui_format="compressed"``: the XML dump is ~8x longer); ``"text"`` shows
+            the family's compact text, shorter but (on the phone) without element bounds, so
+            the model cannot name a ``Tap`` target from it.
         dtype: e.g. ``"bfloat16"``; default: the checkpoint's.
         micro_batch: sequences per forward pass when scoring (bounds the ``[B, L, vocab]`` logits).
 
-    The prompt uses the tokenizer's chat template when it has one (a system turn with
-    :data:`SYSTEM_PROMPT`, a user turn), else plain text. The model is kept in eval mode
+    The prompt uses the tokenizer's chat template when it has one (a system turn with the
+    family's action prompt, a user turn), else plain text. The model is kept in eval mode
     (no dropout), so a decision's log-prob is a function of the weights alone.
     """
 
@@ -127,13 +87,14 @@ class LMPolicy(TrainablePolicyMixin):
         self,
         model: str | os.PathLike | PreTrainedModel,
         tokenizer: Any = None,
+        family: EnvFamily | str | None = None,
         device: str | torch.device | None = None,
         max_new_tokens: int = 48,
         history: int = 4,
         temperature: float = 1.0,
         top_p: float = 1.0,
         max_prompt_tokens: int = 1024,
-        screen: str = "compressed",
+        screen: str = "full",
         dtype: str | torch.dtype | None = None,
         micro_batch: int = 8,
     ) -> None:
@@ -149,6 +110,15 @@ class LMPolicy(TrainablePolicyMixin):
             raise ValueError(f"screen must be one of {SCREENS}, got {screen!r}")
         if micro_batch < 1:
             raise ValueError(f"micro_batch must be positive, got {micro_batch}")
+        if family is None:
+            raise ValueError(
+                "LMPolicy needs family=: the env's family or its id (e.g. family_of(env) or 'GuiAndroid-v0')"
+            )
+        self.env_id = family if isinstance(family, str) else None  # what config() can rebuild from
+        self.family = family_of(family) if isinstance(family, str) else family
+        if not isinstance(self.family, EnvFamily):
+            raise TypeError(f"family must be an EnvFamily or a registered env id, not {type(family).__name__}")
+        self.system_prompt = self.family.action_prompt()
         torch_dtype = getattr(torch, dtype) if isinstance(dtype, str) else dtype
         if torch_dtype is not None and not isinstance(torch_dtype, torch.dtype):
             raise ValueError(f"dtype must be a torch dtype or its name (e.g. 'bfloat16'), got {dtype!r}")
@@ -195,7 +165,6 @@ class LMPolicy(TrainablePolicyMixin):
         self.micro_batch = int(micro_batch)
         self._chat = bool(getattr(tokenizer, "chat_template", None))
         self._system_turn = True  # cleared when the chat template refuses a system turn
-        self._warned_xml = False
         self._cut_ids = self._ids(_CUT)
         self._stops: torch.Tensor | None = None
         self._stop_set: set[int] = set()
@@ -210,7 +179,7 @@ class LMPolicy(TrainablePolicyMixin):
                 f"max_prompt_tokens + max_new_tokens = {self.max_prompt_tokens + self.max_new_tokens} exceeds the "
                 f"model's context of {context} tokens"
             )
-        fixed = len(self.encode_prompt({"instruction": "", "ui": ""}))
+        fixed = len(self._frame("", [], 1)[0]) + len(self._frame("", [], 1)[1])
         if fixed > self.max_prompt_tokens:
             raise ValueError(
                 f"max_prompt_tokens={self.max_prompt_tokens} is below the {fixed} tokens of the fixed prompt "
@@ -225,7 +194,7 @@ class LMPolicy(TrainablePolicyMixin):
     def encode_prompt(self, observation: dict[str, Any], history: Sequence[Decision | str] = ()) -> list[int]:
         """The prompt token ids for ``observation`` after the actions in ``history`` (decisions
         or their labels), at most ``max_prompt_tokens`` long."""
-        instruction = str(observation.get("instruction", "")).strip()
+        instruction = self.family.instruction(observation).strip()
         # The tokens that can be shown lie in the first 64 characters per token (tokens are a few
         # characters long): do not tokenize the rest of a huge dump.
         text, limit = self._screen_of(observation), 64 * self.max_prompt_tokens
@@ -249,22 +218,8 @@ class LMPolicy(TrainablePolicyMixin):
             f"{self.max_prompt_tokens} with the system text; raise max_prompt_tokens"
         )
 
-    def _screen_of(self, obs: dict[str, Any]) -> str:
-        ui = obs.get("ui", obs.get("text"))
-        if not isinstance(ui, str):
-            raise ValueError(
-                "LMPolicy reads the screen as text (obs['ui']); make the env with obs_mode='text' or 'both'"
-            )
-        if self.screen == "text":
-            return screen_text(ui, max_chars=len(ui))
-        if not self._warned_xml and ui.lstrip().startswith("<"):
-            self._warned_xml = True
-            warnings.warn(
-                "LMPolicy(screen='compressed') got a uiautomator XML dump; make the env with "
-                "ui_format='compressed' for MobileRL's compressed UI (about 8x fewer tokens)",
-                stacklevel=3,
-            )
-        return ui.strip()
+    def _screen_of(self, obs: Any) -> str:
+        return self.family.observation_text(obs, full=self.screen == "full")
 
     def _frame(self, instruction: str, labels: Sequence[str], first: int) -> tuple[list[int], list[int]]:
         """Token ids before and after the screen."""
@@ -277,7 +232,7 @@ class LMPolicy(TrainablePolicyMixin):
         if self._chat:
             text = self._render_chat(body)
         else:
-            text = f"{SYSTEM_PROMPT}\n\n{body}"
+            text = f"{self.system_prompt}\n\n{body}"
         before, slot, after = text.rpartition(_SLOT)  # the last one: an instruction cannot fake it
         if not slot:
             raise ValueError("the tokenizer's chat template dropped the user message; LMPolicy cannot use it")
@@ -288,12 +243,12 @@ class LMPolicy(TrainablePolicyMixin):
         from jinja2 import TemplateError
 
         if self._system_turn:
-            messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": body}]
+            messages = [{"role": "system", "content": self.system_prompt}, {"role": "user", "content": body}]
             try:
                 return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
             except TemplateError:  # e.g. Gemma's template has no system role
                 self._system_turn = False
-        messages = [{"role": "user", "content": f"{SYSTEM_PROMPT}\n\n{body}"}]
+        messages = [{"role": "user", "content": f"{self.system_prompt}\n\n{body}"}]
         return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
 
     def _ids(self, text: str, special: bool = False) -> list[int]:
@@ -482,6 +437,7 @@ class LMPolicy(TrainablePolicyMixin):
         (then :meth:`load_state_dict`), or from a :meth:`save_pretrained` directory given as ``model``."""
         return {
             "model": self._source,
+            "family": self.env_id,
             "max_new_tokens": self.max_new_tokens,
             "history": self.history,
             "temperature": self.temperature,

@@ -5,7 +5,7 @@ Example:
     >>> import tempfile
     >>> from transformers import AutoTokenizer
     >>> tmp = tempfile.TemporaryDirectory()
-    >>> path = tiny_lm(tmp.name, vocab="actions")
+    >>> path = tiny_lm(tmp.name, vocab="actions", family="GuiAndroid-v0")
     >>> tok = AutoTokenizer.from_pretrained(path, local_files_only=True)
     >>> text = 'do(action="Swipe", direction="up", dist="medium")'
     >>> tok.decode(tok(text)["input_ids"]) == text, len(tok(text)["input_ids"]) < len(text)
@@ -21,23 +21,26 @@ import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-from agents.policies.lm import SYSTEM_PROMPT, action_examples
+from gui_gym.core.family import EnvFamily, family_of
 
 __all__ = ["EOS", "VOCABS", "tiny_lm", "tiny_tokenizer"]
 
 #: ``"bytes"``: the 256 bytes, no merges (an action is one token per character);
-#: ``"actions"``: byte-level BPE with merges learnt from the action syntax and the prompt, so an
-#: action takes a few tokens (an AndroidLab ``Swipe`` is 49 bytes, over the default 48 new tokens).
+#: ``"actions"``: byte-level BPE with merges learnt from a family's action prompt, so an action
+#: takes a few tokens (an AndroidLab ``Swipe`` is 49 bytes, over the default 48 new tokens).
 VOCABS = ("bytes", "actions")
 EOS = "<|endoftext|>"
 _ACTIONS_VOCAB = 512
 
 
-def tiny_tokenizer(vocab: str = "bytes") -> PreTrainedTokenizerFast:
+def tiny_tokenizer(vocab: str = "bytes", family: EnvFamily | str | None = None) -> PreTrainedTokenizerFast:
     """A byte-level tokenizer (no unknown tokens: any text round-trips) with one special token,
-    :data:`EOS`, that is also BOS; no pad token (:class:`~agents.policies.lm.LMPolicy` uses EOS)."""
+    :data:`EOS`, that is also BOS; no pad token (:class:`~agents.policies.lm.LMPolicy` uses EOS).
+    ``vocab="actions"`` learns its merges from ``family``'s action prompt."""
     if vocab not in VOCABS:
         raise ValueError(f"vocab must be one of {VOCABS}, got {vocab!r}")
+    if vocab == "actions" and family is None:
+        raise ValueError("vocab='actions' learns from a family's action prompt: pass family= (an env id or family)")
     # No regex split: merges may cross punctuation, so 'do(action="' can become one token.
     byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
     alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
@@ -50,20 +53,28 @@ def tiny_tokenizer(vocab: str = "bytes") -> PreTrainedTokenizerFast:
             vocab_size=_ACTIONS_VOCAB, initial_alphabet=alphabet, special_tokens=[EOS], show_progress=False
         )
         tok.pre_tokenizer = byte_level
-        tok.train_from_iterator(_corpus(), trainer)
+        tok.train_from_iterator(_corpus(family_of(family) if isinstance(family, str) else family), trainer)
     tok.pre_tokenizer = byte_level
     tok.decoder = decoders.ByteLevel()
     return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token=EOS, bos_token=EOS)
 
 
-def _corpus() -> list[str]:
-    """What a policy reads and writes: the system prompt, the prompt's cues and action lines
-    (each one alone, so merges do not span two actions)."""
-    lines = [SYSTEM_PROMPT, "Task: \nPrevious actions: none\nScreen:\n\nAction:"]
-    return lines + [line for line in action_examples() for _ in range(20)]
+def _corpus(family: EnvFamily) -> list[str]:
+    """What a policy reads and writes: the system prompt, the prompt's cues and the prompt's lines
+    (each one alone, so merges do not span two actions: the examples are lines of it)."""
+    prompt = family.action_prompt()
+    lines = [prompt, "Task: \nPrevious actions: none\nScreen:\n\nAction:"]
+    return lines + [line for line in prompt.splitlines() for _ in range(20)]
 
 
-def tiny_lm(path: str | os.PathLike, vocab: str = "bytes", layers: int = 1, hidden: int = 32, seed: int = 0) -> str:
+def tiny_lm(
+    path: str | os.PathLike,
+    vocab: str = "bytes",
+    layers: int = 1,
+    hidden: int = 32,
+    seed: int = 0,
+    family: EnvFamily | str | None = None,
+) -> str:
     """Write a random Llama-architecture causal LM and its :func:`tiny_tokenizer` to ``path``
     (``LMPolicy(path)`` loads it); return ``path`` as a string.
 
@@ -74,7 +85,7 @@ def tiny_lm(path: str | os.PathLike, vocab: str = "bytes", layers: int = 1, hidd
     heads = max(1, hidden // 16)
     if hidden % heads or (hidden // heads) % 2:
         raise ValueError(f"hidden={hidden} must split into {heads} heads of an even size (rotary embeddings)")
-    tokenizer = tiny_tokenizer(vocab)
+    tokenizer = tiny_tokenizer(vocab, family)
     eos = tokenizer.eos_token_id
     config = LlamaConfig(
         vocab_size=len(tokenizer),

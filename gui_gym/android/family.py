@@ -20,8 +20,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from gui_gym.android.actions import DIRECTIONS, DISTANCES, Action, format_action
-from gui_gym.android.candidates import KINDS, candidate_actions
+from gui_gym.android.candidates import APPS, KINDS, candidate_actions
 from gui_gym.android.screen import screen_text
 from gui_gym.core.family import Candidate, EditActions, select_tasks
 from gui_gym.core.task import TaskSpec
@@ -79,14 +81,54 @@ class AndroidFamily:
 
         return select_tasks(list_tasks(), selection, "GuiAndroid-v0")
 
-    def observation_text(self, obs: Any) -> str:
-        return screen_text(obs)
+    def instruction(self, obs: Any) -> str:
+        return _clean(obs)["instruction"]
+
+    def observation_text(self, obs: Any, full: bool = False) -> str:
+        """The compact screen text (:func:`~gui_gym.android.screen.screen_text`), or with ``full``
+        the UI dump as the env gives it (make the env with ``ui_format="compressed"`` for
+        MobileRL's compressed tree: the XML dump is about 8x longer)."""
+        if not full:
+            return screen_text(_clean(obs))
+        ui = obs.get("ui") if isinstance(obs, dict) else obs
+        if not isinstance(ui, str):
+            raise ValueError("this observation has no UI text; make the env with obs_mode='text' or 'both'")
+        return ui.strip()
 
     def action_prompt(self) -> str:
         return action_prompt()
 
     def admissible_actions(self, obs: Any, info: dict[str, Any] | None = None, limit: int = 96) -> list[Candidate]:
-        return candidate_actions(obs, max_candidates=limit)
+        """The actions a person could take on the visible screen (read from ``obs`` alone:
+        :func:`~gui_gym.android.candidates.candidate_actions`)."""
+        return candidate_actions(_clean(obs), max_candidates=limit)
+
+    def random_action(self, obs: Any, info: dict[str, Any], rng: np.random.Generator, finish_prob: float) -> str:
+        """What a person might do at random on the visible screen: tap a clickable element (most
+        often), long-press, type a word of the instruction, swipe, Back/Home/Enter, launch an app,
+        or (with ``finish_prob``) declare the task done — from ``info["ui_elements"]`` and the
+        instruction, never from hidden state."""
+        if rng.random() < finish_prob:
+            return format_action(Action("finish"))
+        elements = info.get("ui_elements", [])
+        clickable = [e for e in elements if e.is_clickable]
+        long_clickable = [e for e in elements if e.is_long_clickable]
+        u = rng.random()
+        if u < 0.6 and clickable:
+            e = clickable[int(rng.integers(len(clickable)))]
+            return format_action(Action("tap", element=tuple(e.bbox)))
+        if u < 0.65 and long_clickable:
+            e = long_clickable[int(rng.integers(len(long_clickable)))]
+            return format_action(Action("long_press", element=tuple(e.bbox)))
+        if u < 0.75:
+            words = self.instruction(obs).replace(".", " ").split() or ["hello"]
+            return format_action(Action("type", text=words[int(rng.integers(len(words)))]))
+        if u < 0.85:
+            d = ("up", "down", "left", "right")[int(rng.integers(4))]
+            return format_action(Action("swipe", direction=d, dist="medium"))
+        if u < 0.93:
+            return format_action(Action(("back", "home", "enter")[int(rng.integers(3))]))
+        return format_action(Action("launch", app=APPS[int(rng.integers(len(APPS)))]))
 
     def edit_actions(self) -> EditActions:
         swipe_up = format_action(Action("swipe", direction="up", dist="medium"))
@@ -100,6 +142,14 @@ class AndroidFamily:
                 ((swipe_up, "navigate", "Scroll down the list"), (swipe_down, "navigate", "Scroll up the list")),
             ),
         )
+
+
+def _clean(obs: Any) -> dict[str, str]:
+    """The observation's instruction and UI text (a pixels-only observation has no UI)."""
+    if not isinstance(obs, dict):
+        raise TypeError(f"an observation must be the env's dict with 'instruction' and 'ui', got {type(obs).__name__}")
+    ui = obs.get("ui", "")
+    return {"instruction": str(obs.get("instruction", "")), "ui": ui if isinstance(ui, str) else ""}
 
 
 #: The one instance ``GuiAndroidEnv.family`` names.

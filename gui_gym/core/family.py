@@ -5,7 +5,9 @@ WebShop …). Code outside the family never imports it: it asks :func:`family_of
 family's :class:`EnvFamily` and uses that —
 
 - :meth:`~EnvFamily.tasks`: the task specs of a selection (an id, ids, a tier, ``None``);
-- :meth:`~EnvFamily.observation_text`: an observation as compact text for encoders;
+- :meth:`~EnvFamily.instruction`: the task instruction an observation carries;
+- :meth:`~EnvFamily.observation_text`: an observation as compact text for encoders, or in full
+  for language models;
 - :meth:`~EnvFamily.action_prompt`: the instructions an LM policy needs to write actions;
 - :meth:`~EnvFamily.admissible_actions`: the actions that apply now, each a :class:`Candidate`
   with its action kind and a label, for candidate policies and SB3;
@@ -96,8 +98,14 @@ class EnvFamily(Protocol):
         Unknown ids raise ``ValueError`` naming close matches."""
         ...
 
-    def observation_text(self, obs: Any) -> str:
-        """The observation as compact text, without the instruction (what encoders read)."""
+    def instruction(self, obs: Any) -> str:
+        """The task instruction as the observation shows it to the agent."""
+        ...
+
+    def observation_text(self, obs: Any, full: bool = False) -> str:
+        """The observation as text, without the instruction: compact (items joined by ``" | "``,
+        what sentence encoders read, see :func:`text_items`), or with ``full`` as the env gives
+        it (what a language model reads)."""
         ...
 
     def action_prompt(self) -> str:
