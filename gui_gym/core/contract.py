@@ -33,6 +33,8 @@ from typing import Any, TypedDict
 import gymnasium as gym
 import numpy as np
 
+from gui_gym.core.task import DIFFICULTIES
+
 __all__ = [
     "ACTION_DESCRIPTION",
     "ACTION_KIND",
@@ -116,8 +118,6 @@ FINISH = "finish"
 #: Could not be parsed or applied; changed nothing.
 INVALID = "invalid"
 ACTION_KINDS = (INTERACT, INPUT, NAVIGATE, WAIT, ANSWER, FINISH, INVALID)
-
-DIFFICULTIES = ("easy", "medium", "hard")
 
 
 class StepInfo(TypedDict, total=False):

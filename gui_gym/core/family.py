@@ -35,8 +35,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import gymnasium as gym
 
-from gui_gym.core.contract import DIFFICULTIES
-from gui_gym.core.task import TaskSpec
+from gui_gym.core.task import DIFFICULTIES, TaskSpec
 
 __all__ = ["Candidate", "EditActions", "EnvFamily", "family_of", "select_tasks", "text_items"]
 
