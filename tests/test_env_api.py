@@ -22,7 +22,7 @@ from _util import (
 from gymnasium.utils.env_checker import check_env
 
 from gui_gym.android.env import GuiAndroidEnv, UIElement
-from gui_gym.android.tasks import TASKS
+from gui_gym.android.sim.tasks import TASKS
 
 SMALL = (108, 240)
 INFO_KEYS = {"task_id", "instruction", "format_valid", "action_description", "milestones", "progress", "ui_elements"}

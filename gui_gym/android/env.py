@@ -24,9 +24,9 @@ import numpy as np
 from gymnasium import spaces
 
 from gui_gym.android.actions import Action, ActionParseError, contract_kind, parse_action
-from gui_gym.android.device import Device
-from gui_gym.android.tasks import TASKS, TaskTemplate, oracle_steps
-from gui_gym.android.tasks.base import Oracle
+from gui_gym.android.sim.device import Device
+from gui_gym.android.sim.tasks import TASKS, TaskTemplate, oracle_steps
+from gui_gym.android.sim.tasks.base import Oracle
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, to_compressed, to_xml
 from gui_gym.core import contract as C
 from gui_gym.core.spaces import AnyText
@@ -296,7 +296,7 @@ class GuiAndroidEnv(gym.Env):
 
     def _screenshot(self) -> np.ndarray:
         if self._renderer is None:
-            from gui_gym.android.render import Renderer
+            from gui_gym.android.sim.render import Renderer
 
             self._renderer = Renderer(self.screen_size)
         return self._renderer.render(self.device.tree(), dark=bool(self.device.state.settings.get("dark_theme")))
