@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gui_gym.android.actions import Action
+from gui_gym.android.backends.base import Outcome
 from gui_gym.android.sim.apps import APPS, App
 from gui_gym.android.sim.widgets import (
     KEYBOARD_TOP,
@@ -69,18 +70,6 @@ DEFAULT_SETTINGS = {
     "location": True,
     "font_size": "Default",
 }
-
-
-@dataclass
-class Outcome:
-    """What one action did."""
-
-    valid: bool
-    description: str
-    reason: str = ""
-    done: bool = False
-    answer: str | None = None
-    status: str | None = None  # "complete" / "infeasible" when the agent declares it
 
 
 class Device:
