@@ -37,6 +37,7 @@ Example:
 from __future__ import annotations
 
 import datetime as dt
+import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -172,8 +173,18 @@ REQUIRED = (
 
 
 def missing_members(obj: object) -> list[str]:
-    """The :data:`REQUIRED` members ``obj`` lacks (empty for a backend)."""
-    return [m for m in REQUIRED if not hasattr(obj, m)]
+    """The :data:`REQUIRED` members ``obj`` lacks (empty for a backend).
+
+    Looked up statically, so a property is not run (a phone that is not reachable yet still
+    has a ``clock``).
+    """
+    missing = []
+    for m in REQUIRED:
+        try:
+            inspect.getattr_static(obj, m)
+        except AttributeError:
+            missing.append(m)
+    return missing
 
 
 def supports(backend: object, capability: str) -> bool:
