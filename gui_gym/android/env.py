@@ -100,7 +100,8 @@ class GuiAndroidEnv(gym.Env):
             screenshot) or ``"both"``.
         ui_format: ``"xml"`` (uiautomator dump) or ``"compressed"`` (MobileRL App. C).
         screen_size: ``(width, height)`` of the rendered screenshot; the device is 1080x2400.
-        max_steps: override the per-task step limit (default: 2 x oracle length + 5).
+        max_steps: override the per-task step limit (default: the backend's; the simulator gives
+            2 x oracle length + 5).
         render_mode: ``"rgb_array"`` or ``"ansi"`` (the compressed UI as text).
         backend: ``"sim"`` (the simulated phone), another name of
             :data:`~gui_gym.android.backends.BACKENDS`, or an object implementing
