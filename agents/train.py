@@ -175,7 +175,7 @@ def task_ids(spec: str | None) -> list[str]:
 
 
 def _difficulty(task_id: str) -> str:
-    from gui_gym.android.tasks import TASKS
+    from gui_gym.android.sim.tasks import TASKS
 
     task = TASKS.get(task_id)
     return getattr(task, "difficulty", "?")

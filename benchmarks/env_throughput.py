@@ -57,7 +57,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 import gui_gym  # registers GuiAndroid-v0
-from gui_gym.android.tasks import TASKS
+from gui_gym.android.sim.tasks import TASKS
 
 ORACLE = "__oracle__"
 DEFAULT_SIZE = (540, 1200)  # (w, h): GuiAndroidEnv's default screenshot size
@@ -351,7 +351,7 @@ def collect_trees(n: int, seed: int) -> list[tuple[Any, bool]]:
 
 
 def bench_renderer(size: tuple[int, int], trees: list[tuple[Any, bool]], max_calls: int, seconds: float) -> Result:
-    from gui_gym.android.render import Renderer
+    from gui_gym.android.sim.render import Renderer
 
     r = Renderer(size)
     for tree, dark in trees:  # warm-up: fonts and masks

@@ -39,7 +39,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
-from gui_gym.android.tasks import TASKS
+from gui_gym.android.sim.tasks import TASKS
 from wrappers import MilestoneBook, MilestoneReward, ShortestPathReward
 from wrappers.matching import SemanticMatcher
 

@@ -14,7 +14,7 @@ import numpy as np
 
 import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
 from gui_gym.android.actions import Action, format_action
-from gui_gym.android.tasks import TASKS
+from gui_gym.android.sim.tasks import TASKS
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, to_xml
 
 ENV_ID = "GuiAndroid-v0"

@@ -8,7 +8,7 @@ import pytest
 from _util import find_el, make, screen_key, state_key, tap
 
 from gui_gym.android.actions import MAX_TEXT, Action
-from gui_gym.android.widgets import MAX_FIELD_CHARS
+from gui_gym.android.sim.widgets import MAX_FIELD_CHARS
 
 LAUNCH = 'do(action="Launch", app="Contacts")'
 

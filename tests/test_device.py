@@ -19,11 +19,11 @@ from _util import (
 )
 
 from gui_gym.android.actions import parse_action
-from gui_gym.android.apps import APPS
-from gui_gym.android.apps.contacts import ContactDetail, ContactEditor, ContactList
-from gui_gym.android.device import Device
+from gui_gym.android.sim.apps import APPS
+from gui_gym.android.sim.apps.contacts import ContactDetail, ContactEditor, ContactList
+from gui_gym.android.sim.device import Device
+from gui_gym.android.sim.widgets import InputDialog, MenuDialog
 from gui_gym.android.ui import SCREEN_H, SCREEN_W
-from gui_gym.android.widgets import InputDialog, MenuDialog
 
 LAUNCH = 'do(action="Launch", app="Contacts")'
 

@@ -12,8 +12,8 @@ import gymnasium as gym
 import pytest
 
 import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
-from gui_gym.android.tasks import TASKS
-from gui_gym.android.tasks.base import Oracle
+from gui_gym.android.sim.tasks import TASKS
+from gui_gym.android.sim.tasks.base import Oracle
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers import EpisodeRecorder
 from wrappers.distill import (

@@ -22,7 +22,7 @@ from _util import (
 from gymnasium.utils.env_checker import check_env
 
 from gui_gym.android.env import GuiAndroidEnv, UIElement
-from gui_gym.android.tasks import TASKS
+from gui_gym.android.sim.tasks import TASKS
 
 SMALL = (108, 240)
 INFO_KEYS = {"task_id", "instruction", "format_valid", "action_description", "milestones", "progress", "ui_elements"}
@@ -334,13 +334,12 @@ def test_observe_returns_the_current_observation() -> None:
     np.testing.assert_array_equal(again["screen"], obs["screen"])
 
 
-def test_tier_without_tasks_is_refused(monkeypatch) -> None:
-    import gui_gym.android.env as env_module
+def test_tier_without_tasks_is_refused() -> None:
+    from gui_gym.android.backends.sim import SimBackend
 
     only_easy = {k: t for k, t in TASKS.items() if t.difficulty == "easy"}
-    monkeypatch.setattr(env_module, "TASKS", only_easy)
     with pytest.raises(ValueError):
-        GuiAndroidEnv(task="hard")
+        GuiAndroidEnv(task="hard", backend=SimBackend(tasks=only_easy))
     with pytest.raises(ValueError):
-        GuiAndroidEnv(task=["hard"])
-    GuiAndroidEnv(task="easy").reset(seed=0)
+        GuiAndroidEnv(task=["hard"], backend=SimBackend(tasks=only_easy))
+    GuiAndroidEnv(task="easy", backend=SimBackend(tasks=only_easy)).reset(seed=0)

@@ -9,7 +9,7 @@ import pytest
 from _util import make
 
 from gui_gym.android.actions import Action, format_action
-from gui_gym.android.tasks.base import Oracle
+from gui_gym.android.sim.tasks.base import Oracle
 from gui_gym.android.ui import Node
 
 SEEDS = (0, 1, 2)

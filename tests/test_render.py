@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from _util import TASK_IDS, find_el, make, oracle_episode, tap
 
-from gui_gym.android.device import Device
-from gui_gym.android.render import Renderer
+from gui_gym.android.sim.device import Device
+from gui_gym.android.sim.render import Renderer
 
 LAUNCH = 'do(action="Launch", app="Contacts")'
 

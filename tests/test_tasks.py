@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from _util import TASK_IDS, make, oracle_episode, random_action
 
-from gui_gym.android.apps import APPS
-from gui_gym.android.tasks import TASKS, list_tasks
+from gui_gym.android.sim.apps import APPS
+from gui_gym.android.sim.tasks import TASKS, list_tasks
 from gui_gym.core.task import DIFFICULTIES, TaskSpec
 
 TIERS = {"easy": (1, 5), "medium": (6, 10), "hard": (11, 10**6)}

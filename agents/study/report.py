@@ -139,7 +139,7 @@ def _tiers_of(data: StudyData) -> dict[str, str]:
         for r in run.eval_rows:
             tiers.setdefault(r["task"], r["difficulty"])
     try:
-        from gui_gym.android.tasks import TASKS
+        from gui_gym.android.sim.tasks import TASKS
     except Exception as e:  # the report must render without the simulator too
         log.debug("task suite unavailable (%s); tiers come from eval rows", e)
         return tiers

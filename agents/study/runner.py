@@ -123,7 +123,7 @@ def _milestone_stats(trainer: Any, s: Setting) -> dict[str, Any]:
     if book is not None:  # adaptive: the tasks the book has milestones for by the end
         covered = [bool(book.templates(t)) for t in trainer.train_tasks]
     else:
-        from gui_gym.android.tasks import TASKS
+        from gui_gym.android.sim.tasks import TASKS
 
         covered = [bool(getattr(TASKS.get(t), "milestones", ())) for t in trainer.train_tasks]
     hits: dict[str, Counter[str]] = defaultdict(Counter)

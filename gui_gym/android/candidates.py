@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from gui_gym.android.actions import Action, contract_kind, format_action
-from gui_gym.android.apps import APPS as _DEVICE_APPS
+from gui_gym.android.sim.apps import APPS as _DEVICE_APPS
 from gui_gym.core.family import Candidate
 
 __all__ = ["APPS", "KINDS", "Candidate", "ScreenElement", "candidate_actions", "instruction_strings", "parse_screen"]

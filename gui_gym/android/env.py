@@ -1,4 +1,7 @@
-"""``GuiAndroid-v0``: the simulated phone as a Gymnasium env.
+"""``GuiAndroid-v0``: an Android phone as a Gymnasium env (parse -> backend -> obs/info).
+
+The phone is a backend (:mod:`gui_gym.android.backends`): the simulator by default, or any
+object that implements :class:`~gui_gym.android.backends.base.AndroidBackend`.
 
 Example:
     >>> import gymnasium as gym, gui_gym
@@ -17,6 +20,8 @@ Example:
 from __future__ import annotations
 
 import difflib
+import pickle
+from collections.abc import Mapping
 from typing import Any, ClassVar, NamedTuple
 
 import gymnasium as gym
@@ -24,9 +29,8 @@ import numpy as np
 from gymnasium import spaces
 
 from gui_gym.android.actions import Action, ActionParseError, contract_kind, parse_action
-from gui_gym.android.device import Device
-from gui_gym.android.tasks import TASKS, TaskTemplate, oracle_steps
-from gui_gym.android.tasks.base import Oracle
+from gui_gym.android.backends import AndroidBackend, Episode, make_backend
+from gui_gym.android.backends.base import TaskInfo, require
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, to_compressed, to_xml
 from gui_gym.core import contract as C
 from gui_gym.core.spaces import AnyText
@@ -58,29 +62,36 @@ class UIElement(NamedTuple):
     package_name: str
 
 
-def resolve_tasks(task: str | list[str] | tuple[str, ...] | None) -> list[TaskTemplate]:
-    """Task ids, a difficulty tier (``easy``/``medium``/``hard``), or ``None`` for all."""
+def resolve_tasks(
+    task: str | list[str] | tuple[str, ...] | None, tasks: Mapping[str, TaskInfo] | None = None
+) -> list[Any]:
+    """Task ids, a difficulty tier (``easy``/``medium``/``hard``), or ``None`` for all.
+
+    ``tasks`` is the suite to pick from (a backend's :attr:`tasks`); default: the simulator's.
+    """
+    if tasks is None:
+        from gui_gym.android.sim.tasks import TASKS as tasks
     if task is None or task == "all":
-        return list(TASKS.values())
+        return list(tasks.values())
     if isinstance(task, str):
         task = [task]
     out = []
     for tid in task:
         if tid in ("easy", "medium", "hard"):
-            out.extend(t for t in TASKS.values() if t.difficulty == tid)
+            out.extend(t for t in tasks.values() if t.difficulty == tid)
             continue
-        if tid not in TASKS:
-            close = difflib.get_close_matches(tid, list(TASKS), n=3, cutoff=0.5)
+        if tid not in tasks:
+            close = difflib.get_close_matches(tid, list(tasks), n=3, cutoff=0.5)
             hint = f" Did you mean {', '.join(close)}?" if close else " See gui_gym.android.list_tasks()."
             raise ValueError(f"unknown task id {tid!r}.{hint}")
-        out.append(TASKS[tid])
+        out.append(tasks[tid])
     if not out:
         raise ValueError("no tasks selected")
     return out
 
 
 class GuiAndroidEnv(gym.Env):
-    """A simulated Android phone with AndroidWorld-style tasks.
+    """An Android phone with AndroidWorld-style tasks (the simulator unless told otherwise).
 
     Args:
         task: a task id, a list of ids, a tier (``"easy"``/``"medium"``/``"hard"``), or
@@ -89,8 +100,12 @@ class GuiAndroidEnv(gym.Env):
             screenshot) or ``"both"``.
         ui_format: ``"xml"`` (uiautomator dump) or ``"compressed"`` (MobileRL App. C).
         screen_size: ``(width, height)`` of the rendered screenshot; the device is 1080x2400.
-        max_steps: override the per-task step limit (default: 2 x oracle length + 5).
+        max_steps: override the per-task step limit (default: the backend's; the simulator gives
+            2 x oracle length + 5).
         render_mode: ``"rgb_array"`` or ``"ansi"`` (the compressed UI as text).
+        backend: ``"sim"`` (the simulated phone), another name of
+            :data:`~gui_gym.android.backends.BACKENDS`, or an object implementing
+            :class:`~gui_gym.android.backends.base.AndroidBackend`. Tasks come from the backend.
 
     Actions are text in any syntax of :mod:`gui_gym.android.actions`, a JSON dict, or an
     :class:`~gui_gym.android.actions.Action`. An action that cannot be parsed or applied
@@ -110,6 +125,7 @@ class GuiAndroidEnv(gym.Env):
         screen_size: tuple[int, int] = (540, 1200),
         max_steps: int | None = None,
         render_mode: str | None = None,
+        backend: str | AndroidBackend = "sim",
     ) -> None:
         if obs_mode not in OBS_MODES:
             raise ValueError(f"obs_mode must be one of {OBS_MODES}, got {obs_mode!r}")
@@ -122,7 +138,8 @@ class GuiAndroidEnv(gym.Env):
             raise ValueError(f"screen_size must lie between 16 and twice the device size, got {screen_size}")
         if max_steps is not None and max_steps < 1:
             raise ValueError("max_steps must be positive")
-        self.pool = resolve_tasks(task)
+        self.backend = make_backend(backend)
+        self.pool = resolve_tasks(task, self.backend.tasks)
         self.obs_mode = obs_mode
         self.ui_format = ui_format
         self.screen_size = (w, h)
@@ -135,10 +152,8 @@ class GuiAndroidEnv(gym.Env):
             obs["screen"] = spaces.Box(0, 255, (h, w, 3), np.uint8)
         self.observation_space = spaces.Dict(obs)
         self.action_space = AnyText(20_000)
-        self.device = Device()
-        self._renderer = None
-        self._task: TaskTemplate | None = None
-        self._params: dict[str, Any] = {}
+        self._episode: Episode | None = None
+        self._task: Any = None  # the backend's task (a TaskTemplate for the simulator)
         self._instruction = ""
         self._milestones: list[str] = []
         self._reached = 0
@@ -151,23 +166,18 @@ class GuiAndroidEnv(gym.Env):
         super().reset(seed=seed)
         options = options or {}
         if C.TASK in options:
-            pool = resolve_tasks(options[C.TASK])
+            pool = resolve_tasks(options[C.TASK], self.backend.tasks)
         else:
             pool = self.pool
         rng = self.np_random
         task = pool[int(rng.integers(len(pool)))] if len(pool) > 1 else pool[0]
-        params = task.sample(rng)
-        if options.get(C.PARAMS):
-            params = {**params, **options[C.PARAMS]}
-        self.device.reset(now=task.clock(rng))
-        task.setup(self.device, params, rng)
-        self.device.invalidate()
-        self._task, self._params = task, params
-        self._instruction = task.instruction(params)
-        self._milestones = task.milestone_texts(params)
+        episode = self.backend.start(task.id, rng, options.get(C.PARAMS) or None)
+        self._task, self._episode = task, episode
+        self._instruction = episode.instruction
+        self._milestones = list(episode.milestones)
         self._reached = 0
         self._steps = 0
-        self._limit = self.max_steps or 2 * oracle_steps(task) + 5
+        self._limit = self.max_steps or episode.step_limit
         self._done = False
         self._advance_milestones()
         reached = self._milestones[: self._reached]  # a start state may already satisfy some
@@ -176,7 +186,7 @@ class GuiAndroidEnv(gym.Env):
         # What milestone-based shaping needs once per episode: the annotated milestones of this
         # instance, and the values behind their <Slot> placeholders (to abstract and refill them).
         info[C.TASK_MILESTONES] = list(self._milestones)
-        info[C.PLACEHOLDERS] = task.placeholder_values(params)
+        info[C.PLACEHOLDERS] = dict(episode.placeholders)
         return self._obs(), info
 
     def step(self, action: str | dict | Action) -> tuple[dict, float, bool, bool, dict]:
@@ -189,7 +199,7 @@ class GuiAndroidEnv(gym.Env):
             out = None
             valid, description, reason, kind = False, f"Invalid action: {e}", str(e), C.INVALID
         else:
-            out = self.device.act(parsed)
+            out = self.backend.act(parsed)
             valid, description, reason = out.valid, out.description, out.reason
             kind = contract_kind(parsed) if valid else C.INVALID
         before = self._reached
@@ -206,10 +216,10 @@ class GuiAndroidEnv(gym.Env):
             self._done = True
             answer = out.answer if out is not None else None
             status = out.status if (out is not None and terminated) else None
-            success = bool(self._task.check(self.device, self._params, answer, status))
+            success = bool(self.backend.check(answer, status))
             if self._task.kind == "infeasible":
                 # Declaring "infeasible" counts only after looking: the task's app was opened.
-                opened = self._task.app in self.device.state.launched
+                opened = self.backend.app_opened(self._task.app)
                 success = success and status == "infeasible" and opened
             elif status == "infeasible":
                 success = False
@@ -221,26 +231,32 @@ class GuiAndroidEnv(gym.Env):
         if self.render_mode == "rgb_array":
             return self._screenshot()
         if self.render_mode == "ansi":
-            return f"[{self._instruction}]\n" + to_compressed(self.device.tree())
+            return f"[{self._instruction}]\n" + to_compressed(self.backend.tree())
         return None
 
     def close(self) -> None:
-        self._renderer = None
+        self.backend.close()
 
     # -- extras --------------------------------------------------------------------------
     def oracle_action(self) -> str:
-        """The expert's next action (text), computed from the current screen."""
+        """The expert's next action (text), computed from the current screen.
+
+        A capability of the backend (the simulator has it; a real phone does not).
+        """
+        require(self.backend, "oracle", "oracle_action()")
         if self._task is None:
             raise gym.error.ResetNeeded("call reset() before oracle_action()")
-        return self._task.oracle(Oracle(self.device, self._params))
+        return self.backend.oracle_action()  # type: ignore[attr-defined]
 
     def snapshot(self) -> bytes:
-        """The full env state (device, task instance, counters) as bytes."""
-        import pickle
+        """The full env state (backend, task instance, counters) as bytes.
 
+        Needs a backend that supports snapshots (the simulator does).
+        """
+        require(self.backend, "snapshot", "snapshot()")
         env_state = (
-            self._task.id if self._task else None,
-            self._params,
+            self._task.id if self._task is not None else None,
+            self._episode,
             self._instruction,
             self._milestones,
             self._reached,
@@ -248,30 +264,40 @@ class GuiAndroidEnv(gym.Env):
             self._limit,
             self._done,
         )
-        return pickle.dumps((self.device.snapshot(), env_state), protocol=pickle.HIGHEST_PROTOCOL)
+        backend_state = self.backend.snapshot()  # type: ignore[attr-defined]
+        return pickle.dumps((backend_state, env_state), protocol=pickle.HIGHEST_PROTOCOL)
 
     def restore(self, snap: bytes) -> None:
         """Return to a :meth:`snapshot`; the next observation is :meth:`observe`."""
-        import pickle
-
-        dev, env_state = pickle.loads(snap)
-        self.device.restore(dev)
-        tid, self._params, self._instruction, self._milestones, self._reached, self._steps, self._limit, self._done = (
+        require(self.backend, "snapshot", "restore()")
+        backend_state, env_state = pickle.loads(snap)
+        self.backend.restore(backend_state)  # type: ignore[attr-defined]
+        tid, self._episode, self._instruction, self._milestones, self._reached, self._steps, self._limit, self._done = (
             env_state
         )
-        self._task = TASKS[tid] if tid else None
+        self._task = self.backend.tasks[tid] if tid is not None else None
 
     def observe(self) -> dict[str, Any]:
         """The current observation without stepping."""
         return self._obs()
 
     @property
-    def task(self) -> TaskTemplate | None:
+    def device(self) -> Any:
+        """The simulated device of the backend (for code that inspects the simulator)."""
+        try:
+            return self.backend.device  # type: ignore[attr-defined]
+        except AttributeError:
+            name = getattr(self.backend, "name", type(self.backend).__name__)
+            raise AttributeError(f"the {name!r} backend has no simulated device") from None
+
+    @property
+    def task(self) -> Any:
+        """The backend's current task (a ``TaskTemplate`` for the simulator), ``None`` before reset."""
         return self._task
 
     @property
     def params(self) -> dict[str, Any]:
-        return dict(self._params)
+        return dict(self._episode.params) if self._episode is not None else {}
 
     @property
     def instruction(self) -> str:
@@ -279,27 +305,22 @@ class GuiAndroidEnv(gym.Env):
 
     # -- internals -----------------------------------------------------------------------
     def _advance_milestones(self) -> None:
-        task = self._task
-        assert task is not None
-        ms = task.milestones
-        while self._reached < len(ms) and ms[self._reached].reached(self.device, self._params):
+        assert self._task is not None
+        n, reached = len(self._milestones), self.backend.milestone_reached
+        while self._reached < n and reached(self._reached):
             self._reached += 1
 
     def _obs(self) -> dict[str, Any]:
         obs: dict[str, Any] = {"instruction": self._instruction}
         if self.obs_mode != "pixels":
-            tree = self.device.tree()
+            tree = self.backend.tree()
             obs["ui"] = to_xml(tree) if self.ui_format == "xml" else to_compressed(tree)
         if self.obs_mode != "text":
             obs["screen"] = self._screenshot()
         return obs
 
     def _screenshot(self) -> np.ndarray:
-        if self._renderer is None:
-            from gui_gym.android.render import Renderer
-
-            self._renderer = Renderer(self.screen_size)
-        return self._renderer.render(self.device.tree(), dark=bool(self.device.state.settings.get("dark_theme")))
+        return self.backend.screenshot(self.screen_size)
 
     def _info(self, valid: bool, description: str, new_milestones: list[str]) -> dict[str, Any]:
         task = self._task
@@ -312,7 +333,7 @@ class GuiAndroidEnv(gym.Env):
             C.ACTION_DESCRIPTION: description,
             C.MILESTONES: new_milestones,
             C.PROGRESS: self._reached / n if n else 0.0,
-            "ui_elements": [_element(i, node) for i, node in enumerate(self.device.elements())],
+            "ui_elements": [_element(i, node) for i, node in enumerate(self.backend.elements())],
         }
 
 

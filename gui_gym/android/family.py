@@ -77,7 +77,7 @@ class AndroidFamily:
     candidate_kinds: tuple[str, ...] = KINDS
 
     def tasks(self, selection: str | Sequence[str] | None = None) -> list[TaskSpec]:
-        from gui_gym.android.tasks import list_tasks
+        from gui_gym.android.sim.tasks import list_tasks
 
         return select_tasks(list_tasks(), selection, "GuiAndroid-v0")
 

@@ -67,9 +67,9 @@ from typing import Any
 import numpy as np
 
 from gui_gym.android.actions import Action, format_action, parse_action
-from gui_gym.android.apps import APPS
 from gui_gym.android.env import GuiAndroidEnv, UIElement
-from gui_gym.android.tasks import TASKS, TaskTemplate
+from gui_gym.android.sim.apps import APPS
+from gui_gym.android.sim.tasks import TASKS, TaskTemplate
 
 DATA_PATH = Path(__file__).parent / "data" / "matching_pairs.jsonl"
 REQUIRED_KEYS = ("milestone", "action", "label")

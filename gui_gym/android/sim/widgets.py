@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
+    from gui_gym.android.sim.device import Device
 
 # Geometry of the 1080x2400 device (pixels).
 STATUS_H = 84

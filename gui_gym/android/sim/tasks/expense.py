@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gui_gym.android.apps.expense import (
+from gui_gym.android.sim.apps.expense import (
     CATEGORIES,
     Expense,
     ExpenseData,
@@ -18,13 +18,13 @@ from gui_gym.android.apps.expense import (
     format_amount,
     parse_amount,
 )
-from gui_gym.android.tasks.base import Milestone, Oracle, Params, TaskTemplate
-from gui_gym.android.tasks.contacts import in_app, screens
-from gui_gym.android.tasks.data import EXPENSE_NAMES, pick
-from gui_gym.android.widgets import AlertDialog, MenuDialog
+from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate
+from gui_gym.android.sim.tasks.contacts import in_app, screens
+from gui_gym.android.sim.tasks.data import EXPENSE_NAMES, pick
+from gui_gym.android.sim.widgets import AlertDialog, MenuDialog
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
+    from gui_gym.android.sim.device import Device
 
 # Plausible categories and price range (dollars) of each expense name.
 KINDS: dict[str, tuple[tuple[str, ...], int, int]] = {

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gui_gym.android.apps.tasks import PRIORITIES, Task, TaskEditor, TaskList, TasksData, due_label
-from gui_gym.android.tasks.base import Milestone, Oracle, Params, TaskTemplate, normalize_answer
-from gui_gym.android.tasks.data import TASK_TITLES, pick
+from gui_gym.android.sim.apps.tasks import PRIORITIES, Task, TaskEditor, TaskList, TasksData, due_label
+from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate, normalize_answer
+from gui_gym.android.sim.tasks.data import TASK_TITLES, pick
+from gui_gym.android.sim.widgets import ROW_H, AlertDialog, DatePickerDialog, MenuDialog
 from gui_gym.android.ui import Node
-from gui_gym.android.widgets import ROW_H, AlertDialog, DatePickerDialog, MenuDialog
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
+    from gui_gym.android.sim.device import Device
 
 TITLES = (
     *TASK_TITLES,

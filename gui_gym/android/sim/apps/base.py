@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
-    from gui_gym.android.widgets import Screen
+    from gui_gym.android.sim.device import Device
+    from gui_gym.android.sim.widgets import Screen
 
 
 class App:

@@ -14,9 +14,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gui_gym.android.apps.base import App
-from gui_gym.android.ui import SCREEN_W, Node
-from gui_gym.android.widgets import (
+from gui_gym.android.sim.apps.base import App
+from gui_gym.android.sim.widgets import (
     FIELD_H,
     PAD,
     UI,
@@ -27,9 +26,10 @@ from gui_gym.android.widgets import (
     Screen,
     TimePickerDialog,
 )
+from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
+    from gui_gym.android.sim.device import Device
 
 PKG = "com.simplemobiletools.calendar.pro"
 LABEL = "Simple Calendar Pro"

@@ -41,7 +41,7 @@ class Renderer:
     """Draws a :class:`~gui_gym.android.ui.Node` tree into an ``(h, w, 3)`` uint8 array.
 
     Example:
-        >>> from gui_gym.android.device import Device
+        >>> from gui_gym.android.sim.device import Device
         >>> Renderer((270, 600)).render(Device().tree()).shape
         (600, 270, 3)
     """

@@ -24,12 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gui_gym.android.apps.base import App
+from gui_gym.android.sim.apps.base import App
+from gui_gym.android.sim.widgets import UI, Inapplicable, MenuDialog, Screen
 from gui_gym.android.ui import Node
-from gui_gym.android.widgets import UI, Inapplicable, MenuDialog, Screen
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
+    from gui_gym.android.sim.device import Device
 
 PKG = "com.android.settings"
 FONT_SIZES = ("Small", "Default", "Large", "Largest")

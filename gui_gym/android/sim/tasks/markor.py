@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gui_gym.android.apps.markor import (
+from gui_gym.android.sim.apps.markor import (
     NEW_TITLE,
     DocumentScreen,
     Entry,
@@ -17,12 +17,12 @@ from gui_gym.android.apps.markor import (
     join,
     sort_key,
 )
-from gui_gym.android.tasks.base import Milestone, Oracle, Params, TaskTemplate
-from gui_gym.android.tasks.data import SENTENCES, WORDS, pick
-from gui_gym.android.widgets import ROW_H, AlertDialog, MenuDialog
+from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate
+from gui_gym.android.sim.tasks.data import SENTENCES, WORDS, pick
+from gui_gym.android.sim.widgets import ROW_H, AlertDialog, MenuDialog
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
+    from gui_gym.android.sim.device import Device
 
 FOLDERS = ("Work", "Personal", "Recipes", "Travel", "Archive", "Projects", "Journal", "School", "Drafts", "Ideas")
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gui_gym.android.actions import Action
-from gui_gym.android.apps import APPS, App
-from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, flatten
-from gui_gym.android.widgets import (
+from gui_gym.android.backends.base import Outcome
+from gui_gym.android.sim.apps import APPS, App
+from gui_gym.android.sim.widgets import (
     KEYBOARD_TOP,
     MAX_FIELD_CHARS,
     NAV_TOP,
@@ -31,6 +31,7 @@ from gui_gym.android.widgets import (
     Inapplicable,
     Screen,
 )
+from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, flatten
 
 _SWIPE_FRACTION = {"short": 0.25, "medium": 0.5, "long": 0.75}
 _FINGER_TO_CONTENT = {"up": "down", "down": "up", "left": "right", "right": "left"}
@@ -71,20 +72,8 @@ DEFAULT_SETTINGS = {
 }
 
 
-@dataclass
-class Outcome:
-    """What one action did."""
-
-    valid: bool
-    description: str
-    reason: str = ""
-    done: bool = False
-    answer: str | None = None
-    status: str | None = None  # "complete" / "infeasible" when the agent declares it
-
-
 class Device:
-    """A 1080x2400 Android phone with the apps of :data:`~gui_gym.android.apps.APPS`.
+    """A 1080x2400 Android phone with the apps of :data:`~gui_gym.android.sim.apps.APPS`.
 
     Example:
         >>> from gui_gym.android.actions import parse_action

@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gui_gym.android.apps.base import App
-from gui_gym.android.widgets import FIELD_H, UI, AlertDialog, Dialog, InputDialog, MenuDialog, Screen
+from gui_gym.android.sim.apps.base import App
+from gui_gym.android.sim.widgets import FIELD_H, UI, AlertDialog, Dialog, InputDialog, MenuDialog, Screen
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
+    from gui_gym.android.sim.device import Device
 
 PKG = "net.gsantner.markor"
 DEFAULT_EXT = ".md"

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gui_gym.android.apps.settings import (
+from gui_gym.android.sim.apps.settings import (
     MAIN_TITLES,
     ConnectedDevicesPage,
     DisplayPage,
@@ -21,10 +21,10 @@ from gui_gym.android.apps.settings import (
     SettingsHome,
     SimsPage,
 )
-from gui_gym.android.tasks.base import Milestone, Oracle, Params, TaskTemplate
+from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
+    from gui_gym.android.sim.device import Device
 
 # setting key -> (page, switch label)
 SWITCHES: dict[str, tuple[type[Page], str]] = {

@@ -24,12 +24,12 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gui_gym.android.apps.base import App
+from gui_gym.android.sim.apps.base import App
+from gui_gym.android.sim.widgets import PAD, UI, InputDialog, MenuDialog, Screen, TimePickerDialog
 from gui_gym.android.ui import SCREEN_W, Node
-from gui_gym.android.widgets import PAD, UI, InputDialog, MenuDialog, Screen, TimePickerDialog
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
+    from gui_gym.android.sim.device import Device
 
 PKG = "com.google.android.deskclock"
 TABS = ("Alarm", "Clock", "Timer", "Stopwatch")

@@ -1,11 +1,21 @@
-"""The task suite: every :class:`~gui_gym.android.tasks.base.TaskTemplate`, by id."""
+"""The task suite: every :class:`~gui_gym.android.sim.tasks.base.TaskTemplate`, by id."""
 
 from __future__ import annotations
 
 import functools
 
-from gui_gym.android.tasks import calendar, clock, contacts, expense, markor, messages, multi_app, settings, tasks_app
-from gui_gym.android.tasks.base import Milestone, Oracle, TaskTemplate
+from gui_gym.android.sim.tasks import (
+    calendar,
+    clock,
+    contacts,
+    expense,
+    markor,
+    messages,
+    multi_app,
+    settings,
+    tasks_app,
+)
+from gui_gym.android.sim.tasks.base import Milestone, Oracle, TaskTemplate
 from gui_gym.core.task import TaskSpec
 
 _MODULES = (contacts, messages, calendar, clock, markor, expense, tasks_app, settings, multi_app)
@@ -34,7 +44,7 @@ def oracle_steps(task: TaskTemplate, seeds: tuple[int, ...] = (0, 1, 2)) -> int:
     import numpy as np
 
     from gui_gym.android.actions import parse_action
-    from gui_gym.android.device import Device
+    from gui_gym.android.sim.device import Device
 
     longest = 0
     dev = Device()

@@ -16,13 +16,13 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gui_gym.android.apps.base import App
-from gui_gym.android.apps.contacts import Contact, ContactsData
+from gui_gym.android.sim.apps.base import App
+from gui_gym.android.sim.apps.contacts import Contact, ContactsData
+from gui_gym.android.sim.widgets import PAD, UI, AlertDialog, Inapplicable, MenuDialog, Screen
 from gui_gym.android.ui import SCREEN_W, Node
-from gui_gym.android.widgets import PAD, UI, AlertDialog, Inapplicable, MenuDialog, Screen
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
+    from gui_gym.android.sim.device import Device
 
 PKG = "com.simplemobiletools.smsmessenger"
 BUBBLE_H = 190  # one message in a thread

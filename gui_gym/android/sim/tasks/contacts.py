@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gui_gym.android.apps.contacts import Contact, ContactDetail, ContactEditor, ContactList, ContactsData
-from gui_gym.android.tasks.base import Milestone, Oracle, Params, TaskTemplate
-from gui_gym.android.tasks.data import people, phone_number
-from gui_gym.android.widgets import AlertDialog, MenuDialog
+from gui_gym.android.sim.apps.contacts import Contact, ContactDetail, ContactEditor, ContactList, ContactsData
+from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate
+from gui_gym.android.sim.tasks.data import people, phone_number
+from gui_gym.android.sim.widgets import AlertDialog, MenuDialog
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
+    from gui_gym.android.sim.device import Device
 
 
 def db(dev: Device) -> ContactsData:

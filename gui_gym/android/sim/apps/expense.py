@@ -15,12 +15,12 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gui_gym.android.apps.base import App
+from gui_gym.android.sim.apps.base import App
+from gui_gym.android.sim.widgets import UI, AlertDialog, DatePickerDialog, Inapplicable, MenuDialog, Screen
 from gui_gym.android.ui import Node
-from gui_gym.android.widgets import UI, AlertDialog, DatePickerDialog, Inapplicable, MenuDialog, Screen
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
+    from gui_gym.android.sim.device import Device
 
 PKG = "com.arduia.expense"
 CATEGORIES = ("Food", "Transport", "Entertainment", "Health", "Bills", "Shopping", "Other")

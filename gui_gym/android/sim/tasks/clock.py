@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gui_gym.android.apps.clock import ALARM_H, DAYS, Alarm, ClockData, ClockMain, entry_parts
-from gui_gym.android.tasks.base import Milestone, Oracle, Params, TaskTemplate, answer_matches
+from gui_gym.android.sim.apps.clock import ALARM_H, DAYS, Alarm, ClockData, ClockMain, entry_parts
+from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate, answer_matches
+from gui_gym.android.sim.widgets import InputDialog, MenuDialog, TimePickerDialog
 from gui_gym.android.ui import Node
-from gui_gym.android.widgets import InputDialog, MenuDialog, TimePickerDialog
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
+    from gui_gym.android.sim.device import Device
 
 ALARM_LABELS = (
     "Wake up",

@@ -26,8 +26,8 @@ from gui_gym.android.ui import Node
 from gui_gym.core.task import TaskSpec
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
-    from gui_gym.android.widgets import Dialog, Screen
+    from gui_gym.android.sim.device import Device
+    from gui_gym.android.sim.widgets import Dialog, Screen
 
 Params = dict[str, Any]
 

@@ -7,17 +7,17 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gui_gym.android.apps.messages import Message
-from gui_gym.android.tasks import contacts as ct
-from gui_gym.android.tasks import markor as mk
-from gui_gym.android.tasks import messages as sms
-from gui_gym.android.tasks.base import Milestone, Oracle, Params, TaskTemplate
-from gui_gym.android.tasks.contacts import contact_open, digits, in_app, open_contact
-from gui_gym.android.tasks.contacts import db as contacts_db
-from gui_gym.android.tasks.data import people, pick
+from gui_gym.android.sim.apps.messages import Message
+from gui_gym.android.sim.tasks import contacts as ct
+from gui_gym.android.sim.tasks import markor as mk
+from gui_gym.android.sim.tasks import messages as sms
+from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate
+from gui_gym.android.sim.tasks.contacts import contact_open, digits, in_app, open_contact
+from gui_gym.android.sim.tasks.contacts import db as contacts_db
+from gui_gym.android.sim.tasks.data import people, pick
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
+    from gui_gym.android.sim.device import Device
 
 
 def sent_containing(dev: Device, number: str, needle_digits: str) -> bool:

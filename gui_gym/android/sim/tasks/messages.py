@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gui_gym.android.apps.contacts import Contact
-from gui_gym.android.apps.messages import (
+from gui_gym.android.sim.apps.contacts import Contact
+from gui_gym.android.sim.apps.messages import (
     ConversationList,
     Message,
     MessagesData,
@@ -19,13 +19,13 @@ from gui_gym.android.apps.messages import (
     display_name,
     number_key,
 )
-from gui_gym.android.tasks.base import Milestone, Oracle, Params, TaskTemplate
-from gui_gym.android.tasks.contacts import in_app, populate, screens
-from gui_gym.android.tasks.data import people, phone_number, pick
-from gui_gym.android.widgets import AlertDialog, MenuDialog
+from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate
+from gui_gym.android.sim.tasks.contacts import in_app, populate, screens
+from gui_gym.android.sim.tasks.data import people, phone_number, pick
+from gui_gym.android.sim.widgets import AlertDialog, MenuDialog
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
+    from gui_gym.android.sim.device import Device
 
 CHAT = (
     "Are we still on for lunch tomorrow?",

@@ -14,12 +14,12 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gui_gym.android.apps.base import App
+from gui_gym.android.sim.apps.base import App
+from gui_gym.android.sim.widgets import PAD, ROW_H, UI, AlertDialog, DatePickerDialog, MenuDialog, Screen
 from gui_gym.android.ui import SCREEN_W, Node
-from gui_gym.android.widgets import PAD, ROW_H, UI, AlertDialog, DatePickerDialog, MenuDialog, Screen
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
+    from gui_gym.android.sim.device import Device
 
 PKG = "org.tasks"
 PRIORITIES = ("None", "Low", "Medium", "High")  # index = priority level

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gui_gym.android.apps.base import App
-from gui_gym.android.widgets import UI, AlertDialog, MenuDialog, Screen
+from gui_gym.android.sim.apps.base import App
+from gui_gym.android.sim.widgets import UI, AlertDialog, MenuDialog, Screen
 
 if TYPE_CHECKING:
-    from gui_gym.android.device import Device
+    from gui_gym.android.sim.device import Device
 
 PKG = "com.google.android.contacts"
 
