@@ -60,8 +60,9 @@ from agents.algos.variants import Algorithm, algorithm
 from agents.collect import Episode, Instance, collect, make_vector_env
 from agents.envs import RewardState, make_env, parse_reward
 from agents.policies.base import Decision, TrainablePolicy
+from gui_gym.core.io import atomic_write
 from wrappers.spa import adjust_group
-from wrappers.state import atomic_write, read_torch_checkpoint
+from wrappers.state import read_torch_checkpoint
 
 log = logging.getLogger(__name__)
 

@@ -43,6 +43,7 @@ import numpy as np
 import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
 from agents.policies import NoisyOraclePolicy, OraclePolicy, RandomPolicy
 from agents.rollout import rollout
+from gui_gym.core.io import atomic_write_json
 from gui_gym.core.trajectory import Trajectory, read_jsonl, write_jsonl
 from wrappers.progress import (
     ProgressExample,
@@ -52,7 +53,6 @@ from wrappers.progress import (
     outcome_examples,
     synthesize,
 )
-from wrappers.state import atomic_write_json
 
 __all__ = ["REWARD_MODELS", "ROLLOUT_SEED", "collect", "held_out", "prepare_reward_models"]
 

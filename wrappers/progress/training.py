@@ -48,9 +48,9 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
+from gui_gym.core.io import atomic_write
 from wrappers.progress.data import ProgressExample
 from wrappers.progress.model import ProgressModel, atomic_save, read_checkpoint
-from wrappers.state import atomic_write
 
 __all__ = ["TrainConfig", "TrainResult", "balanced_indices", "evaluate", "key_steps", "split_by_task", "train"]
 
