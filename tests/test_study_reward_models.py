@@ -15,11 +15,11 @@ import pytest
 from _util import make
 
 import agents.study.reward_models as rm
-from agents.envs import make_env
 from gui_gym.android.screen import screen_text
 from gui_gym.core.trajectory import read_jsonl
 from wrappers import OutcomeModelReward
 from wrappers.progress import ProgressModel
+from wrappers.spec import make_env
 
 TASKS = ["SystemWifiTurnOn", "ClockStopWatchRunning"]
 SIZES = {"episodes": 24, "epochs": 2, "patience": 2, "seed": 0, "max_steps": 12}

@@ -1,6 +1,6 @@
 """What the reward-shaping study compares, and at what budget.
 
-Each :class:`Setting` is a reward spec (:mod:`agents.envs`) trained with the same policy,
+Each :class:`Setting` is a reward spec (:mod:`wrappers.spec`) trained with the same policy,
 algorithm and task split. ``{models}`` in a spec is the study's reward-model directory: the
 progress models and the outcome reward model are trained once per study
 (:mod:`agents.study.reward_models`) on rollouts of the training tasks only.

@@ -88,7 +88,7 @@ class OutcomeModelReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
     :func:`~gui_gym.android.screen.screen_text`): ``1.0 if p ≥ threshold else 0.0`` with
     ``binary``, ``p`` itself otherwise. Any reward the env gives is replaced.
 
-    It must wrap the env directly (shaping wrappers go above it, :func:`agents.envs.make_env` puts
+    It must wrap the env directly (shaping wrappers go above it, :func:`wrappers.spec.make_env` puts
     it innermost): every step it sets ``info["reward_components"] = {"outcome": reward}``, so the
     :class:`~wrappers.protocol.RewardShaping` wrappers stacked on it take the ORM's verdict as
     their outcome term. At the last step it also reports ``info["orm_score"]`` (``p``) and
