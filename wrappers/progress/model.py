@@ -72,7 +72,7 @@ FORMAT_VERSION = 2
 CACHE_LIMIT = 200_000
 #: Texts per encoder call when filling the embedding cache.
 ENCODE_BATCH = 64
-TRAIN_HINT = "train one with `gui-gym progrm train` (or wrappers.progress.training.train)"
+TRAIN_HINT = "train one with `gui-gym progrm train` (or wrappers.progress.train_progress_model)"
 
 # Frozen encoders, per (directory, device), shared by the models of this process. A fine-tuned
 # encoder is never shared: each fine-tuning model loads its own copy.

@@ -8,11 +8,11 @@ a trajectory's *final* state ``[g, a_1, …, a_T, o_{T+1}]`` and trained with th
 on the label 1 (success) or 0 (failure):
 
 - :func:`outcome_examples`: one :class:`~wrappers.progress.data.ProgressExample` per trajectory,
-  for :func:`wrappers.progress.training.train`;
+  for :func:`wrappers.progress.training.train_progress_model`;
 - :class:`OutcomeModelReward`: the ORM's verdict on the final state in place of the env's success
   check, so an agent can be trained on a learned outcome (the "w/ ORM" actor of Table 1).
 
-Training balance: :func:`~wrappers.progress.training.train` (``balance_failed=True``, App. C)
+Training balance: :func:`~wrappers.progress.training.train_progress_model` (``balance_failed=True``, App. C)
 keeps every success example and samples as many failure examples when failures are more, drawn
 anew each epoch. With one example per trajectory this is a 1:1 balance of *trajectories*: an
 epoch has ``2 × #successes`` examples (all of them when successes are the majority), so the ORM's
