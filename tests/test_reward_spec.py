@@ -210,3 +210,12 @@ def test_the_sb3_builder_and_the_trainer_build_the_same_chain(tiny_encoder: str,
         finally:
             trainer.rollouts.close()
             trainer.eval_rollouts.close()
+
+
+def test_the_study_settings_are_specs_of_the_registry() -> None:
+    from agents.study.settings import SETTINGS, Setting
+
+    for s in SETTINGS:
+        assert all(name in TERMS for name, _ in parse_reward(s.spec("/models")))
+    with pytest.raises(ValueError, match="unknown reward term 'bogus'"):
+        Setting("bogus", "milestone+bogus", "main", "Bogus")
