@@ -14,7 +14,7 @@ Failures never hang a run: an actor that dies, or whose episode runs past
 most ``max_retries`` times, then reported in the errors like an env failure (which
 :class:`~agents.collect.Slot` already catches inside the actor).
 
-Shared reward state (a :class:`~agents.envs.RewardState`: milestone book, SPA's shortest
+Shared reward state (a :class:`~wrappers.spec.RewardState`: milestone book, SPA's shortest
 lengths) is copied into each actor with ``make_env`` and evolves there; it is not merged back.
 
 Example (a local cluster is started when none is running):
@@ -112,7 +112,7 @@ class RayRollouts:
     """Rollouts over Ray actors, one env each (see the module docstring).
 
     Args:
-        make_env: builds one env (picklable: a ``functools.partial`` of :func:`agents.envs.make_env`).
+        make_env: builds one env (picklable: a ``functools.partial`` of :func:`wrappers.spec.make_env`).
         policy_factory: builds the policy in each actor (picklable); weights come from ``collect``.
         workers: number of actors.
         address: a running cluster (``"ray://host:10001"``, ``"auto"``); ``None``: the cluster

@@ -98,9 +98,9 @@ def cmd_label(args: argparse.Namespace) -> int:
 
 
 def _train_config(args: argparse.Namespace) -> Any:
-    from wrappers.progress import TrainConfig
+    from wrappers.progress import ProgressTrainConfig
 
-    return TrainConfig(
+    return ProgressTrainConfig(
         encoder=args.encoder,
         hidden=args.hidden,
         finetune=args.finetune,
@@ -115,7 +115,7 @@ def _train_config(args: argparse.Namespace) -> Any:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from wrappers.progress import split_by_task, train
+    from wrappers.progress import split_by_task, train_progress_model
 
     config = _train_config(args)
     data = labelled_examples(_read(args.input), args.input)
@@ -133,7 +133,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         f"({len(split['train_tasks'])} / {len(split['val_tasks'])} tasks); split in {out / 'split.json'}"
     )
     try:
-        result = train(train_set, out, config, val_examples=val_set, resume=not args.no_resume, progress=not args.quiet)
+        result = train_progress_model(
+            train_set, out, config, val_examples=val_set, resume=not args.no_resume, progress=not args.quiet
+        )
     except ValueError as e:
         raise ValueError(f"{e} [on the command line: --no-resume, or another --out]") from None
     print(f"{result.stopped_reason} after {result.epochs_run} epochs; best validation BCE {result.best_val_loss:.4f}")

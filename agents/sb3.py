@@ -59,13 +59,12 @@ import numpy as np
 from gymnasium import spaces
 
 from gui_gym.core.family import Candidate, family_of, text_items
+from wrappers.spec import RewardState, make_env, parse_reward
 
-__all__ = ["ALGOS", "REWARDS", "CandidateSlots", "evaluate_sb3", "make_sb3_env", "train_sb3"]
+__all__ = ["ALGOS", "CandidateSlots", "evaluate_sb3", "make_sb3_env", "train_sb3"]
 
 #: What :func:`train_sb3` trains.
 ALGOS = ("maskable_ppo", "ppo")
-#: The reward wrappers :func:`make_sb3_env` puts inside (``"outcome"``: the env's own reward).
-REWARDS = ("outcome", "milestone", "spa", "progress")
 #: The action an empty or out-of-range slot sends: it does not parse, so the env spends a step on it.
 NOOP_ACTION = "noop(empty candidate slot)"
 INSTALL_HINT = (
@@ -244,52 +243,41 @@ def make_sb3_env(
     encoder: str | os.PathLike[str] | Encoder | None = None,
     seed: int = 0,
     monitor: bool = True,
-    reward_kwargs: dict[str, Any] | None = None,
+    env_id: str = "GuiAndroid-v0",
+    state: RewardState | None = None,
+    spa_alpha: float = 1.0,
     **env_kwargs: Any,
 ) -> gym.Env:
-    """``GuiAndroid-v0`` → reward wrapper → :class:`CandidateSlots` → SB3's ``Monitor``.
+    """``env_id`` → the reward wrappers of a spec → :class:`CandidateSlots` → SB3's ``Monitor``.
+
+    The reward wrappers come from :func:`wrappers.spec.make_env`, the builder ``gui-gym train``
+    uses, so one spec gives the same wrapper chain under both trainers.
 
     Args:
-        task: what ``gym.make("GuiAndroid-v0", task=...)`` takes: an id, a list, a tier, ``None``.
-        reward: one of :data:`REWARDS` — ``"outcome"`` (the env's 0/1), ``"milestone"``
-            (ADMIRE, :class:`~wrappers.MilestoneReward`), ``"spa"`` (MobileRL,
+        task: what ``gym.make(env_id, task=...)`` takes: an id, a list, a tier, ``None``.
+        reward: a reward spec (:mod:`wrappers.spec`): ``"outcome"`` (the env's 0/1),
+            ``"milestone"`` (ADMIRE, :class:`~wrappers.MilestoneReward`), ``"spa"`` (MobileRL,
             :class:`~wrappers.ShortestPathReward`), ``"progress"`` (ProgRM,
-            :class:`~wrappers.ProgressReward`; the env's own progress unless
-            ``reward_kwargs={"model": checkpoint}``).
+            :class:`~wrappers.ProgressReward`, the env's own progress; ``"progress=CKPT"`` a
+            trained progress model), or several joined with ``+``.
         slots: the candidate slots (``Discrete(slots)``).
         encoder: the sentence encoder (see :class:`CandidateSlots`); the milestone matcher uses
             the same one.
         seed: seeds the first reset and the action space.
         monitor: wrap in ``stable_baselines3.common.monitor.Monitor`` (episode returns and
             lengths for SB3's logs). Pass ``False`` under ``make_vec_env``, which adds its own.
-        reward_kwargs: extra arguments of the reward wrapper.
+        env_id: the registered env id (any env keeping the env contract with text observations).
+        state: the reward state to share between envs (milestone book, SPA's T_min, loaded
+            models); ``None``: this env's own.
+        spa_alpha: SPA's α (MobileRL Eq. 2).
         **env_kwargs: passed to ``gym.make`` (``max_steps``, ``ui_format`` …).
 
     With several envs: ``make_vec_env(lambda: make_sb3_env(..., monitor=False), n_envs=4)``.
     """
-    import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
-
-    if reward not in REWARDS:
-        raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+    parse_reward(reward)  # a bad spec fails before the encoder loads
     enc = _encoder(encoder)  # one encoder (and embedding cache) for the matcher and the features
-    env = gym.make("GuiAndroid-v0", task=task, **env_kwargs)
-    kw = dict(reward_kwargs or {})
-    if reward == "milestone":
-        from wrappers import MilestoneReward
-
-        kw.setdefault("matcher", enc if hasattr(enc, "score") else None)
-        env = MilestoneReward(env, **kw)
-    elif reward == "spa":
-        from wrappers import ShortestPathReward
-
-        env = ShortestPathReward(env, **kw)
-    elif reward == "progress":
-        from wrappers import ProgressReward
-
-        kw.setdefault("model", "env")
-        env = ProgressReward(env, **kw)
-    elif kw:
-        raise ValueError(f"reward='outcome' takes no reward_kwargs, got {sorted(kw)}")
+    matcher = enc if hasattr(enc, "score") else None
+    env = make_env(env_id, task, reward, state=state, spa_alpha=spa_alpha, matcher=matcher, **env_kwargs)
     env = CandidateSlots(env, slots=slots, encoder=enc)
     if monitor:
         try:

@@ -58,10 +58,11 @@ from agents.algos.advantages import (
 from agents.algos.losses import policy_loss
 from agents.algos.variants import Algorithm, algorithm
 from agents.collect import Episode, Instance, collect, make_vector_env
-from agents.envs import RewardState, make_env, parse_reward
 from agents.policies.base import Decision, TrainablePolicy
+from gui_gym.core.io import atomic_write
 from wrappers.spa import adjust_group
-from wrappers.state import atomic_write, read_torch_checkpoint
+from wrappers.spec import RewardState, make_env, parse_reward
+from wrappers.state import read_torch_checkpoint
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +89,7 @@ class TrainConfig:
     env_id: str = "GuiAndroid-v0"
     tasks: str = "easy"  # a tier, a task id, or comma-separated ids
     eval_tasks: str | None = None  # default: the training tasks, on held-out seeds
-    reward: str = "outcome"  # see agents.envs
+    reward: str = "outcome"  # see wrappers.spec
     max_steps: int | None = 20  # ADMIRE caps trajectories at 20 steps
     ui_format: str | None = None  # None: "compressed" (MobileRL App. C) for --policy lm, else "xml"
     # algorithm

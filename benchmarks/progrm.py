@@ -46,12 +46,12 @@ from gui_gym.core.trajectory import Trajectory, read_jsonl, write_jsonl
 from wrappers.progress import (
     ActionMatch,
     ProgressLabeller,
-    TrainConfig,
+    ProgressTrainConfig,
     evaluate,
     examples,
     label_trajectories,
     split_by_task,
-    train,
+    train_progress_model,
 )
 
 
@@ -150,10 +150,10 @@ def main() -> None:
         for i, t in enumerate(sample):
             data.extend(examples(t, by_id[id(t)].labels, by_id[id(t)].key_steps, env_by_id[id(t)].labels, index=i))
         train_set, test_set = split_by_task(data, 0.25, args.seed)
-        config = TrainConfig(epochs=args.epochs, seed=args.seed)
+        config = ProgressTrainConfig(epochs=args.epochs, seed=args.seed)
         with tempfile.TemporaryDirectory() as out:
             t0 = time.perf_counter()
-            result = train(train_set, out, config, val_examples=test_set, progress=False)
+            result = train_progress_model(train_set, out, config, val_examples=test_set, progress=False)
             train_s = time.perf_counter() - t0
         baseline = float(np.mean([e.label for e in train_set]))
         m = evaluate(result.model, test_set, baseline_label=baseline)

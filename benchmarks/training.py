@@ -25,9 +25,9 @@ import numpy as np
 import torch
 
 from agents.collect import Instance
-from agents.envs import make_env
 from agents.policies.candidate import CandidatePolicy
 from agents.train import TRAIN_SEED_BASE, LocalRollouts, TrainConfig, Trainer, build_policy, task_ids
+from wrappers.spec import make_env
 
 
 def instances(n_groups: int, group: int, seed: int) -> list[Instance]:

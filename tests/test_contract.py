@@ -15,11 +15,11 @@ import pytest
 import textrooms
 
 import gui_gym
-from agents.envs import REWARD_TERMS, RewardState, make_env
 from gui_gym.core import contract as C
 from gui_gym.core.contract import ContractError, check_contract
 from gui_gym.core.family import EnvFamily, family_of
 from wrappers.progress.model import ProgressModel
+from wrappers.spec import TERMS, RewardState, make_env
 
 
 def _ours(spec: gym.envs.registration.EnvSpec) -> bool:
@@ -76,14 +76,22 @@ def progress_checkpoint(tmp_path_factory: pytest.TempPathFactory, tiny_encoder: 
     return str(path)
 
 
-def _spec(term: str, checkpoint: str) -> str:
-    return f"{term}={checkpoint}" if term == "orm" else term
+#: Every term of the registry (with a checkpoint where it needs or takes one), and a composition.
+SPECS = sorted(
+    {name if term.arg != "required" else f"{name}=CKPT" for name, term in TERMS.items()}
+    | {f"{name}=CKPT" for name, term in TERMS.items() if term.arg == "optional"}
+    | {"milestone+spa"}
+)
+
+
+def test_specs_cover_the_registry() -> None:
+    assert {s.partition("=")[0] for s in SPECS} >= set(TERMS)
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
-@pytest.mark.parametrize("term", [*REWARD_TERMS, "progress=CKPT", "milestone+spa"])
+@pytest.mark.parametrize("term", SPECS)
 def test_every_reward_term_composes(env_id: str, term: str, progress_checkpoint: str) -> None:
-    spec = _spec(term, progress_checkpoint).replace("CKPT", progress_checkpoint)
+    spec = term.replace("CKPT", progress_checkpoint)
     state = RewardState()
     kwargs = KWARGS.get(env_id, {})
     env = make_env(env_id, tasks=kwargs.get("task"), reward=spec, state=state,

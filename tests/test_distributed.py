@@ -20,10 +20,10 @@ import torch
 from torch import nn
 
 from agents.collect import Episode, Instance
-from agents.envs import make_env
 from agents.policies.base import Decision
 from agents.train import LocalRollouts
 from gui_gym.android.candidates import candidate_actions
+from wrappers.spec import make_env
 
 ray = pytest.importorskip("ray")
 

@@ -209,15 +209,15 @@ def test_check_env_passes():
 
 
 def test_a_trained_orm_checkpoint_loads_by_path(tiny_encoder: str, tmp_path: Path):
-    from wrappers.progress import ProgressModel, TrainConfig, train
+    from wrappers.progress import ProgressModel, ProgressTrainConfig, train_progress_model
 
     env = make(WIFI)
     trajectories = [r.trajectory for r in rollout(env, OraclePolicy(env), 4, seed=0, progress=False)]
     trajectories += [r.trajectory for r in rollout(env, RandomPolicy(seed=0), 4, seed=10, progress=False)]
     exs = outcome_examples(trajectories)
     assert {e.label for e in exs} == {0.0, 1.0}
-    config = TrainConfig(encoder=tiny_encoder, hidden=8, epochs=1, batch_size=4)
-    train(exs[::2], tmp_path, config, val_examples=exs[1::2], progress=False)
+    config = ProgressTrainConfig(encoder=tiny_encoder, hidden=8, epochs=1, batch_size=4)
+    train_progress_model(exs[::2], tmp_path, config, val_examples=exs[1::2], progress=False)
     checkpoint = tmp_path / "best.pt"
 
     wrapped = OutcomeModelReward(make(WIFI), model=str(checkpoint), threshold=0.5)

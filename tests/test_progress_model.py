@@ -15,12 +15,12 @@ import wrappers.progress.training as train_mod
 from wrappers.progress.data import ProgressExample
 from wrappers.progress.model import ProgressModel, read_checkpoint
 from wrappers.progress.training import (
-    TrainConfig,
+    ProgressTrainConfig,
     balanced_indices,
     evaluate,
     key_steps,
     split_by_task,
-    train,
+    train_progress_model,
 )
 
 
@@ -159,8 +159,8 @@ def test_finetuning_moves_the_encoder(tiny_encoder: str, tmp_path: Path) -> None
     assert any(not torch.equal(before[k], after[k]) for k in before)
     assert same_state(frozen.encoder.state_dict(), before)
 
-    config = TrainConfig(encoder=tiny_encoder, hidden=8, finetune=True, epochs=1, batch_size=64)
-    result = train(wizard(4), tmp_path, config, progress=False)
+    config = ProgressTrainConfig(encoder=tiny_encoder, hidden=8, finetune=True, epochs=1, batch_size=64)
+    result = train_progress_model(wizard(4), tmp_path, config, progress=False)
     ckpt = read_checkpoint(tmp_path / "best.pt")
     assert ckpt["encoder"] is not None and ckpt["config"]["finetune"] is True
     loaded = ProgressModel.load(tmp_path / "best.pt")
@@ -173,8 +173,8 @@ def test_finetuning_moves_the_encoder(tiny_encoder: str, tmp_path: Path) -> None
 def test_training_beats_a_constant_predictor(minilm: ProgressModel, tmp_path: Path) -> None:
     exs = wizard(10)
     train_set, val_set = split_by_task(exs, 0.2, seed=0)
-    config = TrainConfig(hidden=64, epochs=25, patience=4, batch_size=32, lr=3e-3)
-    result = train(train_set, tmp_path, config, val_examples=val_set, progress=False)
+    config = ProgressTrainConfig(hidden=64, epochs=25, patience=4, batch_size=32, lr=3e-3)
+    result = train_progress_model(train_set, tmp_path, config, val_examples=val_set, progress=False)
     mean = float(np.mean([e.label for e in train_set]))
     val_labels = torch.tensor([e.label for e in val_set])
     constant = float(train_mod.bce(torch.full_like(val_labels, math.log(mean / (1 - mean))), val_labels))
@@ -188,16 +188,16 @@ def test_training_beats_a_constant_predictor(minilm: ProgressModel, tmp_path: Pa
     assert ProgressModel.load(tmp_path / "best.pt").config["encoder"] is None
 
 
-def tiny_config(encoder: str, **kw: object) -> TrainConfig:
-    return TrainConfig(**{"encoder": encoder, "hidden": 16, "batch_size": 16, "patience": 10, **kw})
+def tiny_config(encoder: str, **kw: object) -> ProgressTrainConfig:
+    return ProgressTrainConfig(**{"encoder": encoder, "hidden": 16, "batch_size": 16, "patience": 10, **kw})
 
 
 def test_resume_reproduces_an_uninterrupted_run(tiny_encoder: str, tmp_path: Path) -> None:
     exs = wizard(6)
-    whole = train(exs, tmp_path / "a", tiny_config(tiny_encoder, epochs=4), progress=False)
-    first = train(exs, tmp_path / "b", tiny_config(tiny_encoder, epochs=2), progress=False)
+    whole = train_progress_model(exs, tmp_path / "a", tiny_config(tiny_encoder, epochs=4), progress=False)
+    first = train_progress_model(exs, tmp_path / "b", tiny_config(tiny_encoder, epochs=2), progress=False)
     assert first.epochs_run == 2 and first.stopped_reason == "max epochs"
-    resumed = train(exs, tmp_path / "b", tiny_config(tiny_encoder, epochs=4), progress=False)
+    resumed = train_progress_model(exs, tmp_path / "b", tiny_config(tiny_encoder, epochs=4), progress=False)
     assert resumed.epochs_run == 4
     assert same_state(head_state(tmp_path / "a" / "last.pt"), head_state(tmp_path / "b" / "last.pt"))
     assert same_state(head_state(tmp_path / "a" / "best.pt"), head_state(tmp_path / "b" / "best.pt"))
@@ -206,16 +206,18 @@ def test_resume_reproduces_an_uninterrupted_run(tiny_encoder: str, tmp_path: Pat
     state = read_checkpoint(tmp_path / "b" / "last.pt")["extra"]["train"]
     assert state["epoch"] == 4 and state["best_val"] == resumed.best_val_loss
     # a finished run resumed with the same settings trains no further
-    again = train(exs, tmp_path / "b", tiny_config(tiny_encoder, epochs=4), progress=False)
+    again = train_progress_model(exs, tmp_path / "b", tiny_config(tiny_encoder, epochs=4), progress=False)
     assert again.epochs_run == 4 and same_state(again.model.head.state_dict(), head_state(tmp_path / "b" / "best.pt"))
 
 
 def test_resume_refuses_another_model(tiny_encoder: str, tmp_path: Path) -> None:
     exs = wizard(3)
-    train(exs, tmp_path, tiny_config(tiny_encoder, epochs=1), progress=False)
+    train_progress_model(exs, tmp_path, tiny_config(tiny_encoder, epochs=1), progress=False)
     with pytest.raises(ValueError, match=r"hidden=16.*new out_dir.*resume=False"):
-        train(exs, tmp_path, tiny_config(tiny_encoder, epochs=2, hidden=32), progress=False)
-    restarted = train(exs, tmp_path, tiny_config(tiny_encoder, epochs=1, hidden=32), resume=False, progress=False)
+        train_progress_model(exs, tmp_path, tiny_config(tiny_encoder, epochs=2, hidden=32), progress=False)
+    restarted = train_progress_model(
+        exs, tmp_path, tiny_config(tiny_encoder, epochs=1, hidden=32), resume=False, progress=False
+    )
     assert restarted.epochs_run == 1 and ProgressModel.load(tmp_path / "last.pt").hidden == 32
 
 
@@ -224,7 +226,9 @@ def test_nan_loss_keeps_the_last_good_checkpoint(
 ) -> None:
     exs = wizard(4)
     config = tiny_config(tiny_encoder, epochs=3, batch_size=512)  # one batch per epoch
-    reference = train(exs, tmp_path / "ref", tiny_config(tiny_encoder, epochs=1, batch_size=512), progress=False)
+    reference = train_progress_model(
+        exs, tmp_path / "ref", tiny_config(tiny_encoder, epochs=1, batch_size=512), progress=False
+    )
     real, calls = train_mod.bce, []
 
     def nan_in_epoch_2(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -236,7 +240,7 @@ def test_nan_loss_keeps_the_last_good_checkpoint(
 
     monkeypatch.setattr(train_mod, "bce", nan_in_epoch_2)
     with caplog.at_level(logging.WARNING, logger="wrappers.progress.training"):
-        result = train(exs, tmp_path / "run", config, progress=False)
+        result = train_progress_model(exs, tmp_path / "run", config, progress=False)
     last = tmp_path / "run" / "last.pt"
     assert result.stopped_reason == "nan loss" and result.epochs_run == 1 and len(result.history) == 1
     assert f"loss became nan at epoch 2 batch 1; keeping the last good checkpoint {last}" in caplog.text
@@ -248,11 +252,11 @@ def test_nan_loss_keeps_the_last_good_checkpoint(
 
 def test_training_needs_examples_and_validation(tiny_encoder: str, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no training examples"):
-        train([], tmp_path, tiny_config(tiny_encoder), progress=False)
+        train_progress_model([], tmp_path, tiny_config(tiny_encoder), progress=False)
     with pytest.raises(ValueError, match="no validation examples"):
-        train(wizard(3), tmp_path, tiny_config(tiny_encoder, val_fraction=0.0), progress=False)
+        train_progress_model(wizard(3), tmp_path, tiny_config(tiny_encoder, val_fraction=0.0), progress=False)
     with pytest.raises(ValueError, match="no validation examples"):
-        train(wizard(3), tmp_path, tiny_config(tiny_encoder), val_examples=[], progress=False)
+        train_progress_model(wizard(3), tmp_path, tiny_config(tiny_encoder), val_examples=[], progress=False)
 
 
 def test_split_by_task_keeps_tasks_apart(caplog: pytest.LogCaptureFixture) -> None:
@@ -350,8 +354,12 @@ def test_evaluate_by_hand() -> None:
 def test_package_exports() -> None:
     import wrappers.progress as progrm
 
-    assert progrm.train is train and progrm.ProgressModel is ProgressModel and progrm.evaluate is evaluate
-    assert (progrm.TrainConfig().betas, progrm.TrainResult.__name__, progrm.split_by_task) == (
+    assert (
+        progrm.train_progress_model is train_progress_model
+        and progrm.ProgressModel is ProgressModel
+        and progrm.evaluate is evaluate
+    )
+    assert (progrm.ProgressTrainConfig().betas, progrm.TrainResult.__name__, progrm.split_by_task) == (
         (0.9, 0.95),
         "TrainResult",
         split_by_task,

@@ -333,7 +333,7 @@ def test_a_short_run_beats_a_constant_predictor_on_held_out_tasks(tmp_path: Path
     random rollouts of every action task; a quarter of the tasks is held out from training *and*
     from early stopping, and on them the model's label and key-step MAE are well below those of
     the mean training label."""
-    from wrappers.progress import TrainConfig, evaluate, examples, split_by_task, train
+    from wrappers.progress import ProgressTrainConfig, evaluate, examples, split_by_task, train_progress_model
 
     specs = [s for s in list_tasks() if s.kind == "action"]
     assert len(specs) >= 40
@@ -359,8 +359,8 @@ def test_a_short_run_beats_a_constant_predictor_on_held_out_tasks(tmp_path: Path
     assert seen_tasks.isdisjoint(held_tasks) and len(held_tasks) >= 10
     assert {e.success for e in held_out if e.final} == {True, False}
 
-    config = TrainConfig(hidden=128, lr=1e-3, batch_size=64, epochs=10, patience=3, val_fraction=0.2, seed=0)
-    result = train(seen, tmp_path, config, progress=False)  # validation: a task split of `seen`
+    config = ProgressTrainConfig(hidden=128, lr=1e-3, batch_size=64, epochs=10, patience=3, val_fraction=0.2, seed=0)
+    result = train_progress_model(seen, tmp_path, config, progress=False)  # validation: a task split of `seen`
     assert result.stopped_reason in ("max epochs", "early stopping") and result.model.encoder_path is None
 
     constant = float(np.mean([e.label for e in seen]))

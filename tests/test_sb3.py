@@ -124,7 +124,7 @@ def test_plain_ppo_learns_without_masks(tiny_encoder: str) -> None:
 def test_helpful_errors(tiny_encoder: str, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ValueError, match="obs_mode='text'"):
         CandidateSlots(gym.make("GuiAndroid-v0", task=TASK, obs_mode="pixels"), encoder=tiny_encoder)
-    with pytest.raises(ValueError, match="reward must be one of"):
+    with pytest.raises(ValueError, match="unknown reward term"):
         make_sb3_env(task=TASK, reward="dense", encoder=tiny_encoder)
     with pytest.raises(ValueError, match="algo must be one of"):
         train_sb3("dqn", object())

@@ -14,10 +14,10 @@ import pytest
 
 import gui_gym  # noqa: F401
 from agents.cli import main
-from agents.envs import admire_config, make_env, parse_reward, wrapper_chain
 from agents.study.runner import read_status, run_dir, run_study
 from agents.study.settings import MODES, SETTINGS, StudyConfig, setting
 from wrappers import MilestoneReward
+from wrappers.spec import admire_config, make_env, parse_reward, wrapper_chain
 
 
 def tiny(tmp_encoder: str, **changes) -> StudyConfig:
@@ -48,7 +48,7 @@ def test_milestone_options_are_admire_ablation_switches():
     cfg = admire_config("no-decay,no-base-failure,base-success")
     assert (cfg.decay, cfg.base_on_failure, cfg.base_on_success) == (False, False, True)
     assert admire_config(None) == admire_config("")
-    env = make_env(tasks="SystemWifiTurnOn", reward="milestone-adaptive=no-base-failure")
+    env = make_env("GuiAndroid-v0", tasks="SystemWifiTurnOn", reward="milestone-adaptive=no-base-failure")
     (wrapper,) = wrapper_chain(env)
     assert wrapper.book is not None and wrapper.config.base_on_failure is False
     for bad, words in [("milestone=decay", "unknown milestone option"), ("spa=x", "takes no argument"),

@@ -15,11 +15,11 @@ import pytest
 from _util import make
 
 import agents.study.reward_models as rm
-from agents.envs import make_env
 from gui_gym.android.screen import screen_text
 from gui_gym.core.trajectory import read_jsonl
 from wrappers import OutcomeModelReward
 from wrappers.progress import ProgressModel
+from wrappers.spec import make_env
 
 TASKS = ["SystemWifiTurnOn", "ClockStopWatchRunning"]
 SIZES = {"episodes": 24, "epochs": 2, "patience": 2, "seed": 0, "max_steps": 12}
@@ -81,8 +81,8 @@ def test_a_second_call_redoes_nothing(prepared, monkeypatch: pytest.MonkeyPatch)
     def fail(*args, **kwargs):
         raise AssertionError("a finished stage ran again")
 
-    monkeypatch.setattr("wrappers.progress.training.train", fail)
-    monkeypatch.setattr("wrappers.progress.train", fail, raising=False)  # the lazily cached name
+    monkeypatch.setattr("wrappers.progress.training.train_progress_model", fail)
+    monkeypatch.setattr("wrappers.progress.train_progress_model", fail, raising=False)  # the lazily cached name
     monkeypatch.setattr(rm, "collect", fail)
     monkeypatch.setattr(rm, "label_trajectories", fail)
     assert rm.prepare_reward_models(models, TASKS, **kwargs) == results
@@ -99,7 +99,7 @@ def test_an_interrupted_run_resumes_without_retraining(prepared, tmp_path: Path)
     (copy / "orm" / "eval.json").unlink()
     metrics = (copy / "orm" / "metrics.jsonl").read_text()
     again = rm.prepare_reward_models(copy, TASKS, needed=["orm"], **kwargs)["orm"]
-    assert (copy / "orm" / "metrics.jsonl").read_text() == metrics  # train() resumed from last.pt: no epoch ran
+    assert (copy / "orm" / "metrics.jsonl").read_text() == metrics  # resumed from last.pt: no epoch ran
     assert again["checkpoint"] == str(copy / "orm" / "best.pt")
     assert again["key_step_mae"] == pytest.approx(results["orm"]["key_step_mae"])
     assert (copy / "orm" / "done.json").is_file()

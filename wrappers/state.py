@@ -6,11 +6,11 @@ shared between processes (``AsyncVectorEnv`` workers, Ray actors): every change 
 exclusive file lock on ``<path>.lock``, first reloading what other processes wrote, then writing
 the whole document back atomically; reads reload when the file changed on disk.
 
-A write never loses the previous copy: the new document goes to a temporary file that is
-flushed and fsynced, the current file is hard-linked to ``<path>.bak``, and only then the
-temporary file replaces ``<path>`` (an atomic rename). A crash at any point leaves a complete
-``<path>``. A file that does not parse raises :class:`StateFileError`, naming the backup; it is
-never overwritten by an empty document.
+A write never loses the previous copy (:func:`gui_gym.core.io.atomic_write_json`): the new
+document goes to a temporary file that is flushed and fsynced, the current file is hard-linked
+to ``<path>.bak``, and only then the temporary file replaces ``<path>`` (an atomic rename). A
+crash at any point leaves a complete ``<path>``. A file that does not parse raises
+:class:`StateFileError`, naming the backup; it is never overwritten by an empty document.
 """
 
 from __future__ import annotations
@@ -20,11 +20,12 @@ import fcntl
 import json
 import logging
 import os
-import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
+
+from gui_gym.core.io import atomic_write_json
 
 log = logging.getLogger(__name__)
 
@@ -33,33 +34,6 @@ S = TypeVar("S", bound="SharedState")
 
 class StateFileError(ValueError):
     """A state file is missing, corrupt, or holds another kind of state."""
-
-
-def atomic_write(
-    path: str | os.PathLike, write: Callable[[IO[Any]], None], binary: bool = False, backup: bool = False
-) -> None:
-    """Call ``write(f)`` on a temporary file beside ``path``, fsync it, then rename it over ``path``.
-
-    A crash leaves either the old file or the new one, never half of one. With ``backup`` the
-    previous file is kept as ``<path>.bak``.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        if backup and path.exists():
-            bak_tmp = f"{tmp}.bak"
-            os.link(path, bak_tmp)
-            os.replace(bak_tmp, f"{path}.bak")
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def read_torch_checkpoint(
@@ -91,11 +65,6 @@ def read_torch_checkpoint(
     if missing := [k for k in required if not isinstance(ckpt.get(k), dict)]:
         raise ValueError(f"{path} is missing {', '.join(missing)}")
     return ckpt
-
-
-def atomic_write_json(path: str | os.PathLike, data: Any) -> None:
-    """Write ``data`` as JSON to ``path`` atomically, keeping the previous file as ``<path>.bak``."""
-    atomic_write(path, lambda f: json.dump(data, f, ensure_ascii=False, indent=1), backup=True)
 
 
 @contextlib.contextmanager

@@ -31,8 +31,9 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from agents.algos.advantages import _finite
-from wrappers.state import StateFileError, atomic_write_json
+from agents.algos.advantages import finite
+from gui_gym.core.io import atomic_write_json
+from wrappers.state import StateFileError
 
 T = TypeVar("T")
 
@@ -95,7 +96,7 @@ class ReplayBuffer(Generic[T]):
 
     def add(self, items: Sequence[T], advantages: Sequence[float], iteration: int) -> int:
         """Offer round ``iteration``'s rollouts; returns how many entered (and survived eviction)."""
-        adv = _finite(advantages, "advantages", allow_empty=True)
+        adv = finite(advantages, "advantages", allow_empty=True)
         if len(items) != adv.size:
             raise ValueError(f"{len(items)} items but {adv.size} advantages")
         newest = max((e.iteration for e in self._entries), default=iteration)
@@ -235,7 +236,7 @@ class FailureCurriculum:
         """Record one epoch's rewards per sampled task; returns the tasks removed by this epoch."""
         newly = []
         for task, rewards in epoch_rewards.items():
-            r = _finite(rewards, f"rewards of task {task!r}")
+            r = finite(rewards, f"rewards of task {task!r}")
             if task in self._removed:
                 continue  # removal is permanent
             f = self._failures.get(task, 0) + 1 if bool(np.all(np.abs(r) < self.tol)) else 0
@@ -328,7 +329,7 @@ def prune_negatives(
     """
     if not (math.isfinite(ratio) and ratio >= 0):
         raise ValueError(f"ratio (negatives per positive) must be a finite number >= 0, got {ratio}")
-    adv = _finite(advantages, "advantages", allow_empty=True)
+    adv = finite(advantages, "advantages", allow_empty=True)
     rng = np.random.default_rng() if rng is None else rng
     negatives = np.flatnonzero(adv < 0)
     budget = math.floor(ratio * int((adv > 0).sum()) + _ROUNDING)

@@ -8,6 +8,7 @@
 - :func:`reinforce_pp_advantages`: REINFORCE++ (ProgRM, paper 001 §2.4): KL-penalised per-token
   rewards, discounted returns within each sequence, then one whitening across the whole batch.
 - :func:`dynamic_sampling_mask`: DAPO's dynamic sampling: keep only groups whose rewards differ.
+- :func:`finite`: the input check they share (a 1-D float array, every value finite).
 
 Standard deviations are the unbiased ones (``ddof=1``), as ``torch.std`` and verl compute them.
 A group with a single reward, or whose rewards are all equal, carries no relative signal: its
@@ -26,7 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 
 
-def _finite(values: Sequence[float] | np.ndarray, what: str, allow_empty: bool = False) -> np.ndarray:
+def finite(values: Sequence[float] | np.ndarray, what: str, allow_empty: bool = False) -> np.ndarray:
     """``values`` as a 1-D float64 array; ``ValueError`` naming ``what`` if it is empty or not finite."""
     arr = np.asarray(values, dtype=np.float64)
     if arr.ndim != 1:
@@ -64,7 +65,7 @@ def group_advantages(rewards: Sequence[float], eps: float = 1e-6) -> np.ndarray:
     [0.0, 0.0, 0.0]
     """
     _check_eps(eps)
-    return _standardise(_finite(rewards, "rewards"), eps)
+    return _standardise(finite(rewards, "rewards"), eps)
 
 
 def step_group_advantages(step_rewards: Sequence[Sequence[float]], eps: float = 1e-6) -> list[np.ndarray]:
@@ -82,7 +83,7 @@ def step_group_advantages(step_rewards: Sequence[Sequence[float]], eps: float = 
     _check_eps(eps)
     if len(step_rewards) == 0:
         raise ValueError("step_rewards is empty: a group needs at least one trajectory")
-    trajs = [_finite(r, f"step_rewards[{i}]") for i, r in enumerate(step_rewards)]
+    trajs = [finite(r, f"step_rewards[{i}]") for i, r in enumerate(step_rewards)]
     flat = _standardise(np.concatenate(trajs), eps)
     return np.split(flat, np.cumsum([len(t) for t in trajs])[:-1])
 
@@ -95,7 +96,7 @@ def rloo_advantages(rewards: Sequence[float]) -> np.ndarray:
     >>> rloo_advantages([1.0, 0.0, 0.0, 1.0]).round(4).tolist()  # 1 − 1/3, 0 − 2/3
     [0.6667, -0.6667, -0.6667, 0.6667]
     """
-    r = _finite(rewards, "rewards")
+    r = finite(rewards, "rewards")
     g = r.size
     if g == 1:
         return np.zeros_like(r)
@@ -110,7 +111,7 @@ def discounted_returns(rewards: Sequence[float], gamma: float) -> np.ndarray:
     """
     if not 0.0 <= gamma <= 1.0:
         raise ValueError(f"gamma must be in [0, 1], got {gamma}")
-    r = _finite(rewards, "rewards", allow_empty=True)
+    r = finite(rewards, "rewards", allow_empty=True)
     out = np.empty_like(r)
     acc = 0.0
     for t in range(r.size - 1, -1, -1):
@@ -132,7 +133,7 @@ def whiten(arrays: Sequence[np.ndarray], eps: float = 1e-8) -> list[np.ndarray]:
     _check_eps(eps)
     if len(arrays) == 0:
         raise ValueError("whiten needs at least one array")
-    parts = [_finite(np.ravel(a), f"arrays[{i}]", allow_empty=True) for i, a in enumerate(arrays)]
+    parts = [finite(np.ravel(a), f"arrays[{i}]", allow_empty=True) for i, a in enumerate(arrays)]
     flat = np.concatenate(parts)
     if flat.size == 0:
         raise ValueError("whiten got only empty arrays: there is nothing to normalise")
@@ -168,9 +169,9 @@ def reinforce_pp_advantages(
         raise ValueError(f"{len(rewards)} reward sequences but {len(kl)} kl sequences")
     returns = []
     for i, r in enumerate(rewards):
-        r = _finite(r, f"rewards[{i}]", allow_empty=True)
+        r = finite(r, f"rewards[{i}]", allow_empty=True)
         if kl is not None:
-            k = _finite(kl[i], f"kl[{i}]", allow_empty=True)
+            k = finite(kl[i], f"kl[{i}]", allow_empty=True)
             if k.shape != r.shape:
                 raise ValueError(f"rewards[{i}] has {r.size} tokens but kl[{i}] has {k.size}")
             r = r - kl_coef * k
@@ -189,4 +190,4 @@ def dynamic_sampling_mask(groups: Sequence[Sequence[float]], tol: float = 1e-8) 
     """
     if not (np.isfinite(tol) and tol >= 0):
         raise ValueError(f"tol must be a finite number >= 0, got {tol}")
-    return [bool(np.ptp(_finite(g, f"groups[{i}]")) > tol) for i, g in enumerate(groups)]
+    return [bool(np.ptp(finite(g, f"groups[{i}]")) > tol) for i, g in enumerate(groups)]

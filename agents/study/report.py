@@ -33,6 +33,7 @@ from agents.study.stats import (
     significance,
     summary_table,
 )
+from gui_gym.core.io import atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -815,7 +816,5 @@ def write_report(out: str | os.PathLike[str], reading: str | None = None) -> Pat
     )
     text = "\n\n".join("\n".join(s) for s in sections) + "\n"
     path = data.out / REPORT_NAME
-    tmp = path.with_suffix(".md.tmp")  # a reader never sees half a report
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write(path, lambda f: f.write(text))  # a reader never sees half a report
     return path

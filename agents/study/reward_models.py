@@ -21,7 +21,7 @@ Stages, each skipped when its output is complete, so an interrupted call picks u
    instruction/trajectory failures up to a success:failure ratio of ≈1.22); then env-milestone
    and LCS labels.
 3. **Train** each model into ``<name>/`` (``best.pt``, ``last.pt``, ``metrics.jsonl``;
-   :func:`wrappers.progress.training.train` resumes from ``last.pt``), **evaluate** it on its
+   :func:`wrappers.progress.training.train_progress_model` resumes from ``last.pt``), **evaluate** it on its
    validation examples (``<name>/eval.json``: ProgRM Tables 2-3's quantities) and mark it done
    (``<name>/done.json``, written atomically last).
 
@@ -43,6 +43,7 @@ import numpy as np
 import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
 from agents.policies import NoisyOraclePolicy, OraclePolicy, RandomPolicy
 from agents.rollout import rollout
+from gui_gym.core.io import atomic_write_json
 from gui_gym.core.trajectory import Trajectory, read_jsonl, write_jsonl
 from wrappers.progress import (
     ProgressExample,
@@ -52,7 +53,6 @@ from wrappers.progress import (
     outcome_examples,
     synthesize,
 )
-from wrappers.state import atomic_write_json
 
 __all__ = ["REWARD_MODELS", "ROLLOUT_SEED", "collect", "held_out", "prepare_reward_models"]
 
@@ -85,7 +85,7 @@ def prepare_reward_models(
     **eval metrics}}``. Raises ValueError when ``models_dir`` holds data or models made with
     other settings, or when its files are unreadable.
     """
-    from wrappers.progress import TrainConfig
+    from wrappers.progress import ProgressTrainConfig
 
     models_dir = Path(models_dir)
     tasks = [t.strip() for t in (train_tasks.split(",") if isinstance(train_tasks, str) else train_tasks)]
@@ -119,7 +119,7 @@ def prepare_reward_models(
         data["orm"] = outcome_examples(trajectories)
 
     # --- 3. train, evaluate, mark done
-    config = TrainConfig(epochs=epochs, patience=patience, seed=seed, encoder=encoder, device=device)
+    config = ProgressTrainConfig(epochs=epochs, patience=patience, seed=seed, encoder=encoder, device=device)
     for name in todo:
         train_set = [e for e in data[name] if e.trajectory not in val]
         val_set = [e for e in data[name] if e.trajectory in val]
@@ -235,12 +235,12 @@ def _train_and_evaluate(
     settings: dict[str, Any],
     progress: bool,
 ) -> dict[str, Any]:
-    from wrappers.progress import evaluate, train
+    from wrappers.progress import evaluate, train_progress_model
 
     name = out.name
     if name == "orm" and not any(e.success for e in train_set):
         log.warning("no successful trajectory among the ORM's training tasks: it can only learn 'failure'")
-    result = train(train_set, out, config, val_examples=val_set, resume=True, progress=progress)
+    result = train_progress_model(train_set, out, config, val_examples=val_set, resume=True, progress=progress)
     best = out / "best.pt"
     if not best.exists():
         raise RuntimeError(f"training {name} produced no checkpoint ({result.stopped_reason}); see {out}")

@@ -44,7 +44,7 @@ from tqdm import tqdm
 
 from agents.study.data import read_jsonl_objects
 from agents.study.settings import Setting, StudyConfig, setting
-from wrappers.state import atomic_write, atomic_write_json
+from gui_gym.core.io import atomic_write, atomic_write_json
 
 log = logging.getLogger(__name__)
 

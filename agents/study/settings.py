@@ -1,6 +1,6 @@
 """What the reward-shaping study compares, and at what budget.
 
-Each :class:`Setting` is a reward spec (:mod:`agents.envs`) trained with the same policy,
+Each :class:`Setting` is a reward spec (:mod:`wrappers.spec`) trained with the same policy,
 algorithm and task split. ``{models}`` in a spec is the study's reward-model directory: the
 progress models and the outcome reward model are trained once per study
 (:mod:`agents.study.reward_models`) on rollouts of the training tasks only.
@@ -30,6 +30,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from wrappers.spec import parse_reward
+
 __all__ = ["MODES", "SETTINGS", "Setting", "StudyConfig", "setting"]
 
 
@@ -42,6 +44,9 @@ class Setting:
     group: str  # "main", "progrm" or "ablation": which table it belongs to
     label: str  # how the tables name it
     needs: tuple[str, ...] = ()  # reward models it reads: "progress-env", "progress-lcs", "orm"
+
+    def __post_init__(self) -> None:
+        parse_reward(self.spec("MODELS"))  # a setting is a valid spec of the registry, or an error now
 
     def spec(self, models_dir: str) -> str:
         return self.reward.replace("{models}", str(models_dir))

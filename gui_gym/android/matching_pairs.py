@@ -57,12 +57,11 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -70,6 +69,7 @@ from gui_gym.android.actions import Action, format_action, parse_action
 from gui_gym.android.env import GuiAndroidEnv, UIElement
 from gui_gym.android.sim.apps import APPS
 from gui_gym.android.sim.tasks import TASKS, TaskTemplate
+from gui_gym.core.io import atomic_write
 
 DATA_PATH = Path(__file__).parent / "data" / "matching_pairs.jsonl"
 REQUIRED_KEYS = ("milestone", "action", "label")
@@ -392,28 +392,17 @@ class PairsFileError(ValueError):
     """A labelled-pairs file that cannot be used (missing, empty, wrong keys)."""
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def write_pairs(path: str | os.PathLike[str], rows: Iterable[dict[str, Any]]) -> int:
     """Write ``rows`` as JSON Lines, atomically (temp file + rename). Returns the row count."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     n = 0
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            for r in rows:
-                f.write(json.dumps(r, ensure_ascii=False) + "\n")
-                n += 1
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    def write(f: IO[str]) -> None:
+        nonlocal n
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+            n += 1
+
+    atomic_write(path, write)
     return n
 
 

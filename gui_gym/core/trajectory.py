@@ -18,10 +18,11 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from gui_gym.core.io import atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -82,18 +83,7 @@ def write_jsonl(path: str | os.PathLike, trajectories: Iterable[Trajectory], app
         with open(path, "a", encoding="utf-8") as f:
             f.write(lines)
         return
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".jsonl")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(lines)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write(path, lambda f: f.write(lines))
 
 
 def read_jsonl(path: str | os.PathLike, strict: bool = False) -> list[Trajectory]:

@@ -37,15 +37,21 @@ from wrappers.progress.synthesis import augment_success, mismatched, synthesize
 
 if TYPE_CHECKING:
     from wrappers.progress.model import ProgressModel
-    from wrappers.progress.training import TrainConfig, TrainResult, evaluate, split_by_task, train
+    from wrappers.progress.training import (
+        ProgressTrainConfig,
+        TrainResult,
+        evaluate,
+        split_by_task,
+        train_progress_model,
+    )
 
 _LAZY = {
     "ProgressModel": "wrappers.progress.model",
-    "TrainConfig": "wrappers.progress.training",
+    "ProgressTrainConfig": "wrappers.progress.training",
     "TrainResult": "wrappers.progress.training",
     "evaluate": "wrappers.progress.training",
     "split_by_task": "wrappers.progress.training",
-    "train": "wrappers.progress.training",
+    "train_progress_model": "wrappers.progress.training",
 }
 
 __all__ = [
@@ -61,7 +67,7 @@ __all__ = [
     "ProgressModel",
     "ProgressReward",
     "ProgressRewardVector",
-    "TrainConfig",
+    "ProgressTrainConfig",
     "TrainResult",
     "action_token",
     "attach_labels",
@@ -81,7 +87,7 @@ __all__ = [
     "similarity",
     "split_by_task",
     "synthesize",
-    "train",
+    "train_progress_model",
     "trajectory_tokens",
 ]
 

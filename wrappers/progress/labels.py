@@ -47,10 +47,10 @@ from typing import Literal
 
 import numpy as np
 
+from gui_gym.core.io import atomic_write_json
 from gui_gym.core.trajectory import Trajectory
 from wrappers.progress.lcs import group_lcs, lcs, similarity
 from wrappers.progress.match import ActionMatch, ActionToken, trajectory_tokens
-from wrappers.state import atomic_write_json
 
 __all__ = [
     "THETA_L",

@@ -58,9 +58,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from gui_gym.android.screen import screen_items
-from wrappers.matching import _default_model_path, _quiet_transformers
+from gui_gym.core.io import atomic_write
+from wrappers.encoder import default_model_path, offline, quiet_transformers
 from wrappers.progress.data import ProgressExample
-from wrappers.state import atomic_write, read_torch_checkpoint
+from wrappers.state import read_torch_checkpoint
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "ProgressModel", "atomic_save", "plain", "read_checkpoint"]
 
@@ -71,7 +72,7 @@ FORMAT_VERSION = 2
 CACHE_LIMIT = 200_000
 #: Texts per encoder call when filling the embedding cache.
 ENCODE_BATCH = 64
-TRAIN_HINT = "train one with `gui-gym progrm train` (or wrappers.progress.training.train)"
+TRAIN_HINT = "train one with `gui-gym progrm train` (or wrappers.progress.train_progress_model)"
 
 # Frozen encoders, per (directory, device), shared by the models of this process. A fine-tuned
 # encoder is never shared: each fine-tuning model loads its own copy.
@@ -81,12 +82,11 @@ _LOCK = threading.RLock()
 
 def _load_encoder(path: str, device: str) -> tuple[Any, Any]:
     """(tokenizer, model) from a local Hugging Face directory; never downloads."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    offline()
     from transformers import AutoModel, AutoTokenizer
 
     try:
-        with _quiet_transformers():
+        with quiet_transformers():
             tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
             model = AutoModel.from_pretrained(path, local_files_only=True)
     except Exception as e:  # not a directory, not a transformers model, no tokenizer …
@@ -118,7 +118,7 @@ def plain(obj: Any) -> bool:
 
 
 def atomic_save(obj: dict[str, Any], path: str | os.PathLike[str]) -> None:
-    """``torch.save`` to ``path`` atomically (:func:`wrappers.state.atomic_write`)."""
+    """``torch.save`` to ``path`` atomically (:func:`gui_gym.core.io.atomic_write`)."""
     atomic_write(path, lambda f: torch.save(obj, f), binary=True)
 
 
@@ -163,7 +163,7 @@ class ProgressModel(nn.Module):
         self.encoder_path = None if encoder is None else os.path.abspath(os.fspath(encoder))
         self.hidden, self.dropout, self.finetune = int(hidden), float(dropout), bool(finetune)
         self.device = torch.device(device)
-        path = self.encoder_path or _default_model_path()
+        path = self.encoder_path or default_model_path()
         if self.finetune:
             self.tokenizer, self.encoder = _load_encoder(path, str(self.device))
         else:

@@ -8,11 +8,11 @@ a trajectory's *final* state ``[g, a_1, …, a_T, o_{T+1}]`` and trained with th
 on the label 1 (success) or 0 (failure):
 
 - :func:`outcome_examples`: one :class:`~wrappers.progress.data.ProgressExample` per trajectory,
-  for :func:`wrappers.progress.training.train`;
+  for :func:`wrappers.progress.training.train_progress_model`;
 - :class:`OutcomeModelReward`: the ORM's verdict on the final state in place of the env's success
   check, so an agent can be trained on a learned outcome (the "w/ ORM" actor of Table 1).
 
-Training balance: :func:`~wrappers.progress.training.train` (``balance_failed=True``, App. C)
+Training balance: :func:`~wrappers.progress.training.train_progress_model` (``balance_failed=True``, App. C)
 keeps every success example and samples as many failure examples when failures are more, drawn
 anew each epoch. With one example per trajectory this is a 1:1 balance of *trajectories*: an
 epoch has ``2 × #successes`` examples (all of them when successes are the majority), so the ORM's
@@ -88,7 +88,7 @@ class OutcomeModelReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
     :func:`~gui_gym.android.screen.screen_text`): ``1.0 if p ≥ threshold else 0.0`` with
     ``binary``, ``p`` itself otherwise. Any reward the env gives is replaced.
 
-    It must wrap the env directly (shaping wrappers go above it, :func:`agents.envs.make_env` puts
+    It must wrap the env directly (shaping wrappers go above it, :func:`wrappers.spec.make_env` puts
     it innermost): every step it sets ``info["reward_components"] = {"outcome": reward}``, so the
     :class:`~wrappers.protocol.RewardShaping` wrappers stacked on it take the ORM's verdict as
     their outcome term. At the last step it also reports ``info["orm_score"]`` (``p``) and

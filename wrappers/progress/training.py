@@ -48,11 +48,19 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
+from gui_gym.core.io import atomic_write
 from wrappers.progress.data import ProgressExample
 from wrappers.progress.model import ProgressModel, atomic_save, read_checkpoint
-from wrappers.state import atomic_write
 
-__all__ = ["TrainConfig", "TrainResult", "balanced_indices", "evaluate", "key_steps", "split_by_task", "train"]
+__all__ = [
+    "ProgressTrainConfig",
+    "TrainResult",
+    "balanced_indices",
+    "evaluate",
+    "key_steps",
+    "split_by_task",
+    "train_progress_model",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -61,8 +69,8 @@ MODEL_KEYS = ("encoder", "hidden", "dropout", "finetune", "max_length")
 
 
 @dataclass
-class TrainConfig:
-    """Hyperparameters of :func:`train`. Adam's betas are App. D's; ``balance_failed`` is App. C's."""
+class ProgressTrainConfig:
+    """Hyperparameters of :func:`train_progress_model`. Adam's betas are App. D's; ``balance_failed`` is App. C's."""
 
     encoder: str | None = None  # local encoder directory; None: all-MiniLM-L6-v2
     hidden: int = 256
@@ -84,7 +92,7 @@ class TrainConfig:
 
 @dataclass
 class TrainResult:
-    """What :func:`train` returns. ``model`` holds the best (lowest validation loss) weights."""
+    """What :func:`train_progress_model` returns. ``model`` holds the best (lowest validation loss) weights."""
 
     model: ProgressModel
     best_val_loss: float
@@ -184,7 +192,9 @@ def _write_metrics(path: Path, history: list[dict[str, float]]) -> None:
     atomic_write(path, lambda f: f.writelines(json.dumps(row) + "\n" for row in history))
 
 
-def _check_resumable(ckpt: dict[str, Any], model: ProgressModel, config: TrainConfig, path: Path) -> dict[str, Any]:
+def _check_resumable(
+    ckpt: dict[str, Any], model: ProgressModel, config: ProgressTrainConfig, path: Path
+) -> dict[str, Any]:
     """The training state of ``last.pt``; ValueError when it was another model."""
     for key in MODEL_KEYS:
         if ckpt["config"].get(key) != model.config[key]:
@@ -205,10 +215,10 @@ def _check_resumable(ckpt: dict[str, Any], model: ProgressModel, config: TrainCo
 # ----------------------------------------------------------------------------- training
 
 
-def train(
+def train_progress_model(
     examples: Sequence[ProgressExample],
     out_dir: str | os.PathLike[str],
-    config: TrainConfig | None = None,
+    config: ProgressTrainConfig | None = None,
     val_examples: Sequence[ProgressExample] | None = None,
     resume: bool = True,
     progress: bool = True,
@@ -221,7 +231,7 @@ def train(
     numpy's and torch's global generators (CleanRL style). The returned model holds the
     weights of ``best.pt``.
     """
-    config = config or TrainConfig()
+    config = config or ProgressTrainConfig()
     examples = list(examples)
     if not examples:
         raise ValueError("no training examples: label trajectories first (wrappers.progress.data.examples)")
