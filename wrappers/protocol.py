@@ -142,14 +142,7 @@ class RewardShaping(gym.Wrapper, gym.utils.RecordConstructorArgs):
         obs, reward, terminated, truncated, info = self.env.step(action)
         info = dict(info)
         components = dict(info.get("reward_components") or {OUTCOME: float(reward)})
-        step = Step(
-            action=action if isinstance(action, str) else repr(action),
-            reward=float(components.get(OUTCOME, 0.0)),
-            format_valid=bool(info.get("format_valid", True)),
-            action_description=str(info.get("action_description", "")),
-            milestones=list(info.get("milestones") or []),
-            progress=float(info.get("progress", 0.0)),
-        )
+        step = Step.from_info(action, info, reward=float(components.get(OUTCOME, 0.0)))
         if self.record_observations:
             step.info["obs"] = observation_digest(obs)
         self.episode.steps.append(step)
