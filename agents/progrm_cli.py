@@ -63,7 +63,8 @@ def cmd_synth(args: argparse.Namespace) -> int:
     from wrappers.progress import synthesize
 
     trajectories = _read(args.input)
-    out = synthesize(trajectories, seed=args.seed, augment_per_success=args.augment_per_success)
+    # the logs are GuiAndroid-v0 rollouts (`gui-gym rollout`): its family gives the edit actions
+    out = synthesize(trajectories, seed=args.seed, augment_per_success=args.augment_per_success, edits="GuiAndroid-v0")
     write_jsonl(args.output, out)
     successes = sum(t.success for t in out)
     print(

@@ -63,17 +63,7 @@ def rollout(
             seen = screen_text(obs)
             obs, reward, terminated, truncated, info = env.step(action)
             invalid += not info["format_valid"]
-            traj.steps.append(
-                Step(
-                    action=action,
-                    observation=seen,
-                    reward=float(reward),
-                    format_valid=info["format_valid"],
-                    action_description=info["action_description"],
-                    milestones=list(info["milestones"]),
-                    progress=float(info["progress"]),
-                )
-            )
+            traj.steps.append(Step.from_info(action, info, observation=seen, reward=float(reward)))
             if on_step is not None:
                 on_step(ep, len(traj.steps), env)
             if terminated or truncated:

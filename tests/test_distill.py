@@ -36,8 +36,28 @@ from wrappers.generation import GenerationError, GenerationRequest, instantiate
 # ------------------------------------------------------------------------------ hand-built
 
 
-def st(desc: str, obs: str | None, action: str = "", ok: bool = True) -> Step:
-    return Step(action=action, action_description=desc, format_valid=ok, info={} if obs is None else {"obs": obs})
+# The contract's action kind GuiAndroid-v0 reports for each kind of description used below.
+_KINDS = (
+    (("launch", "press back", "press home", "go to the home screen", "scroll"), "navigate"),
+    (("type",), "input"),
+    (("finish", "declare"), "finish"),
+    (("answer",), "answer"),
+    (("wait",), "wait"),
+)
+
+
+def kind_of(desc: str) -> str:
+    return next((kind for starts, kind in _KINDS if desc.lower().startswith(starts)), "interact")
+
+
+def st(desc: str, obs: str | None, action: str = "", ok: bool = True, kind: str | None = None) -> Step:
+    return Step(
+        action=action,
+        action_description=desc,
+        format_valid=ok,
+        info={} if obs is None else {"obs": obs},
+        action_kind=kind or (kind_of(desc) if ok else "invalid"),
+    )
 
 
 def traj(*steps: Step, start: str | None = "home", placeholders: dict[str, str] | None = None) -> Trajectory:
@@ -55,16 +75,12 @@ def request(t: Trajectory, current: Sequence[str] = (), history: Sequence[Trajec
     return GenerationRequest(t.task_id, t.instruction, t, list(current), dict(t.meta["placeholders"]), list(history))
 
 
-def test_action_kind_from_the_action_its_repr_or_the_description() -> None:
-    assert action_kind(st("whatever", None, 'do(action="Type", text="x")')) == "type"
-    assert action_kind(st("whatever", None, '{"action_type": "status", "goal_status": "complete"}')) == "status"
-    assert action_kind(st("whatever", None, "Action(kind='back', element=None)")) == "back"
-    # a milestone book's stored history keeps descriptions only
-    assert action_kind(st("Press Back", None)) == "back"
-    assert action_kind(st("Go to the home screen", None)) == "home"
-    assert action_kind(st('Answer "42"', None)) == "finish"
-    assert action_kind(st("Launch Contacts", None)) == "launch"
-    assert action_kind(st('Tap the "Save" button', None)) is None
+def test_action_kind_is_the_contract_kind_the_step_recorded() -> None:
+    assert action_kind(st("whatever", None, 'do(action="Type", text="x")', kind="input")) == "input"
+    assert action_kind(Step("", info={"action_kind": "navigate"})) == "navigate"  # kept in info
+    # a record without a kind is never parsed: the kind is unknown, whatever the action or description says
+    assert action_kind(Step('do(action="Back")', action_description="Press Back")) is None
+    assert action_kind(Step("finish()", action_description="Finish the task")) is None
 
 
 def test_clean_drops_invalid_terminal_and_unchanged_steps() -> None:
@@ -120,6 +136,7 @@ def test_clean_keeps_loops_that_may_hide_work() -> None:
         'Tap "Create contact"',
         'Type "Tomas" into "First name"',
         'Save the contact "Tomas"',
+        "Press Back",  # to a list never seen before (it shows Tomas): navigation to a new screen stays
         'Tap "Create contact"',
         'Type "Kofi" into "First name"',
         'Save the contact "Kofi"',
@@ -165,7 +182,8 @@ def test_clean_without_observation_digests_drops_only_what_the_contract_tells() 
         st("Finish the task", None),
         start=None,
     )
-    assert descs(clean_steps(t)) == ["Launch Settings", "Scroll down the list", "Scroll up the list"]
+    # every navigation stays: without digests, one that returned cannot be told from one that went on
+    assert descs(clean_steps(t)) == ["Launch Settings", "Scroll down the list", "Scroll up the list", "Press Back"]
 
 
 def test_merge_preparations_keeps_the_step_that_achieved_the_stage() -> None:
@@ -324,7 +342,15 @@ def wifi(detour: bool = False, kofi: bool = False) -> Trajectory:
 
 
 WIFI = ["Launch Settings", 'Open "Network & internet"', 'Turn on "Wi-Fi"']
-DETOUR = ["Launch Settings", 'Open "Display"', 'Turn on "Dark theme"', 'Open "Network & internet"', 'Turn on "Wi-Fi"']
+# Back leads to the main page with Dark theme on, a screen not seen before: that navigation stays.
+DETOUR = [
+    "Launch Settings",
+    'Open "Display"',
+    'Turn on "Dark theme"',
+    "Press Back",
+    'Open "Network & internet"',
+    'Turn on "Wi-Fi"',
+]
 
 
 def test_generator_initialises_from_one_exemplar_without_env_milestones() -> None:

@@ -71,7 +71,7 @@ class RecordingSim:
 
 
 def launch_step(app: str) -> Step:
-    return Step(f'do(action="Launch", app="{app}")', action_description=f"Launch {app}")
+    return Step(f'do(action="Launch", app="{app}")', action_description=f"Launch {app}", action_kind="navigate")
 
 
 def traj(apps: str, success: bool = True, task: str = "T", instruction: str = "do it", **meta) -> Trajectory:
@@ -96,17 +96,7 @@ def play(task: str, seed: int, actions: list[str]) -> list[Step]:
     for a in actions:
         seen = screen_text(obs)
         obs, reward, terminated, truncated, info = env.step(a)
-        steps.append(
-            Step(
-                action=a,
-                observation=seen,
-                reward=float(reward),
-                format_valid=info["format_valid"],
-                action_description=info["action_description"],
-                milestones=list(info["milestones"]),
-                progress=float(info["progress"]),
-            )
-        )
+        steps.append(Step.from_info(a, info, observation=seen, reward=float(reward)))
         if terminated or truncated:
             break
     env.close()
@@ -346,16 +336,16 @@ def test_hard_lcs_is_soft_lcs_with_an_equality_matrix() -> None:
 
 def test_tokens_of_real_steps(contacts) -> None:
     kinds = {name: action_token(step).kind for name, step in contacts.items()}
-    assert kinds == {
-        "launch": "launch",
+    assert kinds == {  # the contract's kinds, NOTHING for a wait or an invalid step
+        "launch": "navigate",
         "wait": "nothing",
         "garbage": "nothing",
-        "tap_create_inner": "tap",
+        "tap_create_inner": "interact",
         "type_zara_first": "input",
-        "tap_last": "tap",
+        "tap_last": "interact",
         "type_zara_last": "input",
         "invalid_tap": "nothing",
-        "tap_create": "tap",
+        "tap_create": "interact",
         "type_lucas": "input",
         "wait2": "nothing",
         "answer_zara": "answer",
@@ -439,7 +429,7 @@ def test_taps_compare_descriptions_not_boxes(contacts) -> None:
     for m in (plain_match(), ActionMatch(hard=True)):
         assert m(inner, oracle) == 1.0
         assert m(inner, last) == 0.0
-    # a log without descriptions falls back to the action's own fields: boxes then do differ
+    # a log without descriptions (nor kinds) falls back to the action text: boxes then do differ
     bare = [action_token(Step(TAP_CREATE)), action_token(Step(TAP_CREATE_INNER)), action_token(Step(TAP_CREATE))]
     assert plain_match().matrix(bare[:1], bare).tolist() == [[1.0, 0.0, 1.0]]
 
@@ -461,7 +451,7 @@ def test_placeholders_make_instances_match(oracle_runs) -> None:
     f = ActionMatch(text_similarity=RecordingSim(0.0)).matrix(rz, rl)
     kinds = [t.kind for t in rz]
     differs = [i for i in range(len(rz)) if f[i, i] == 0.0]
-    assert [kinds[i] for i in differs] == ["input", "input", "input", "tap"]  # 3 typed values + the Save tap
+    assert [kinds[i] for i in differs] == ["input", "input", "input", "interact"]  # 3 typed values + the Save tap
     assert lcs(f).score == len(rz) - 4
 
 
@@ -495,7 +485,7 @@ def test_similarity_eq3() -> None:
     assert sim("ABC", "XAYBZCW") == 1.0  # divided by the shorter length
     assert sim("", "ABC") == 0.0
     # with NOTHING steps: A,wait,B vs A,wait,C → (1 + 0.4) / 3
-    w = Step(WAIT)
+    w = Step(WAIT, action_kind="wait")
     a = Trajectory("T", "i", steps=[launch_step("A"), w, launch_step("B")])
     b = Trajectory("T", "i", steps=[launch_step("A"), w, launch_step("C")])
     assert lab.similarity(trajectory_tokens(a), trajectory_tokens(b)) == pytest.approx(1.4 / 3)

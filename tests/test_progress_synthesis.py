@@ -16,20 +16,21 @@ import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
 from gui_gym.android import list_tasks
 from gui_gym.android.actions import parse_action
 from gui_gym.android.screen import screen_text
+from gui_gym.core.family import family_of
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.progress.synthesis import (
-    BACK,
     EDIT_KINDS,
     PROGRM_SUCCESS_FAILURE_RATIO,
-    SWIPE_DOWN,
-    SWIPE_UP,
-    WAIT,
     augment_success,
     mismatched,
     synthesize,
 )
 
 ENV_ID = "GuiAndroid-v0"
+EDITS = family_of(ENV_ID).edit_actions()
+WAIT = EDITS.noop
+BACK = EDITS.undo[0]
+(SWIPE_UP, _, _), (SWIPE_DOWN, _, _) = EDITS.effectless_pairs[0]
 TASKS = (
     "ContactsAddContact",
     "ClockStopWatchRunning",
@@ -60,17 +61,7 @@ def record(task: str, seed: int, noise: dict[int, str] | None = None) -> Traject
             k += 1
         before = screen_text(obs)
         obs, reward, terminated, truncated, info = env.step(action)
-        t.steps.append(
-            Step(
-                action=action,
-                observation=before,
-                reward=float(reward),
-                format_valid=bool(info["format_valid"]),
-                action_description=info["action_description"],
-                milestones=list(info["milestones"]),
-                progress=float(info["progress"]),
-            )
-        )
+        t.steps.append(Step.from_info(action, info, observation=before, reward=float(reward)))
         if terminated or truncated:
             break
     t.success, t.truncated = bool(info["success"]), bool(truncated)
@@ -203,15 +194,15 @@ def test_mismatched_needs_two_tasks() -> None:
 
 def test_augment_success_errors() -> None:
     with pytest.raises(ValueError, match="successful prototype"):
-        augment_success(toy("A", success=False), rng=0)
+        augment_success(toy("A", success=False), rng=0, edits=EDITS)
     with pytest.raises(ValueError, match="at least one step"):
-        augment_success(Trajectory("A", "x", success=True), rng=0)
+        augment_success(Trajectory("A", "x", success=True), rng=0, edits=EDITS)
     with pytest.raises(ValueError, match="max_edits"):
-        augment_success(toy("A"), rng=0, max_edits=0)
+        augment_success(toy("A"), rng=0, max_edits=0, edits=EDITS)
     with pytest.raises(ValueError, match="unknown edit kinds"):
-        augment_success(toy("A"), rng=0, kinds=("teleport",))
+        augment_success(toy("A"), rng=0, kinds=("teleport",), edits=EDITS)
     with pytest.raises(ValueError, match="no edit"):
-        augment_success(toy("A"), rng=0, kinds=("remove_noop",))  # the toy has no no-op
+        augment_success(toy("A"), rng=0, kinds=("remove_noop",), edits=EDITS)  # the toy has no no-op
 
 
 def test_augment_success_structure(prototypes: list[Trajectory]) -> None:
@@ -219,7 +210,7 @@ def test_augment_success_structure(prototypes: list[Trajectory]) -> None:
     for proto in prototypes:
         frozen = copy.deepcopy(proto)
         for seed in range(6):
-            aug = augment_success(proto, rng=seed, max_edits=3)
+            aug = augment_success(proto, rng=seed, max_edits=3, edits=EDITS)
             assert proto == frozen  # the prototype is not mutated
             assert aug.success and aug.meta["synthetic"] == "augment" and aug.meta["prototype_seed"] == proto.seed
             assert aug.task_id == proto.task_id and aug.seed == proto.seed
@@ -227,7 +218,9 @@ def test_augment_success_structure(prototypes: list[Trajectory]) -> None:
             seen.update(e["kind"] for e in aug.meta["edits"])
             check_shapes(aug, proto)
             assert originals(aug) == proto.steps  # no no-op to remove in an oracle trajectory
-            assert aug == augment_success(proto, rng=np.random.default_rng(seed), max_edits=3)  # deterministic
+            assert aug == augment_success(
+                proto, rng=np.random.default_rng(seed), max_edits=3, edits=EDITS
+            )  # deterministic
     assert seen == {"insert_noop", "swipe_pair", "back_repeat"}
 
 
@@ -237,7 +230,7 @@ def test_noop_and_swipe_edits_replay_successfully(prototypes: list[Trajectory]) 
     n = 0
     for proto in prototypes:
         for seed in range(8):
-            aug = augment_success(proto, rng=seed, max_edits=2, kinds=("insert_noop", "swipe_pair"))
+            aug = augment_success(proto, rng=seed, max_edits=2, kinds=("insert_noop", "swipe_pair"), edits=EDITS)
             ok, infos = replay(aug)
             assert ok, (proto.task_id, proto.seed, aug.meta["edits"])
             assert [i["milestones"] for i in infos] == [s.milestones for s in aug.steps]
@@ -254,7 +247,7 @@ def test_remove_noop_replays_successfully() -> None:
         noops = [s for s in proto.steps if s.action == WAIT or not s.format_valid]
         assert len(noops) == 2 and not noops[1].format_valid
         for seed in range(4):
-            aug = augment_success(proto, rng=seed, max_edits=2, kinds=("remove_noop",))
+            aug = augment_success(proto, rng=seed, max_edits=2, kinds=("remove_noop",), edits=EDITS)
             kept = originals(aug)
             assert len(kept) == len(proto.steps) - len(aug.meta["edits"])
             assert is_subsequence(kept, proto.steps) and kept[-1] == proto.steps[-1]
@@ -271,7 +264,7 @@ def test_back_then_repeat_replay_rate(prototypes: list[Trajectory]) -> None:
     for proto in [*prototypes, *others]:
         for seed in range(3):
             try:
-                aug = augment_success(proto, rng=seed, max_edits=2, kinds=("back_repeat",))
+                aug = augment_success(proto, rng=seed, max_edits=2, kinds=("back_repeat",), edits=EDITS)
             except ValueError:  # no step of this prototype qualifies
                 break
             check_shapes(aug, proto)
@@ -295,16 +288,16 @@ def test_back_repeat_skips_steps_back_would_not_undo() -> None:
     after = Step(WAIT, observation="list | Switch")
     t = Trajectory("A", "x", success=True, steps=[in_place, after, finish])
     with pytest.raises(ValueError, match="no edit"):
-        augment_success(t, rng=0, kinds=("back_repeat",))
+        augment_success(t, rng=0, kinds=("back_repeat",), edits=EDITS)
     keyboard = Step('do(action="Tap", element=[0,0,100,100])', observation="list | Button")
     form = Step(WAIT, observation='form | EditText "Name" (focused) | View "q w e r t y"')
     t = Trajectory("A", "x", success=True, steps=[keyboard, form, finish])
     with pytest.raises(ValueError, match="no edit"):
-        augment_success(t, rng=0, kinds=("back_repeat",))
+        augment_success(t, rng=0, kinds=("back_repeat",), edits=EDITS)
     opens = Step('do(action="Tap", element=[0,0,100,100])', observation="list | Button")
     dialog = Step(WAIT, observation='list | Button | TextView "Sure?" | Button "OK"')
     t = Trajectory("A", "x", success=True, steps=[opens, dialog, finish])
-    aug = augment_success(t, rng=0, max_edits=1, kinds=("back_repeat",))
+    aug = augment_success(t, rng=0, max_edits=1, kinds=("back_repeat",), edits=EDITS)
     assert [s.action for s in aug.steps] == [opens.action, BACK, opens.action, WAIT, finish.action]
 
 
@@ -314,7 +307,7 @@ def test_back_repeat_skips_steps_back_would_not_undo() -> None:
 def test_synthesize_balances_toward_progrm_ratio() -> None:
     data = [toy(f"T{k}", 3) for k in range(10)] + [toy(f"T{k}", 2, success=False) for k in range(3)]
     frozen = copy.deepcopy(data)
-    out = synthesize(data, seed=0)
+    out = synthesize(data, seed=0, edits=EDITS)
     assert data == frozen
     assert out[: len(data)] == data and out[0] is not data[0]
     aug = [t for t in out if t.meta.get("synthetic") == "augment"]
@@ -326,23 +319,23 @@ def test_synthesize_balances_toward_progrm_ratio() -> None:
     assert len(mis) == 13
     gap = lambda f: abs(successes / f - PROGRM_SUCCESS_FAILURE_RATIO)  # noqa: E731
     assert gap(failures) < min(gap(failures - 1), gap(failures + 1))  # the closest count to ≈1.22
-    assert [t.to_dict() for t in out] == [t.to_dict() for t in synthesize(data, seed=0)]
-    assert [t.to_dict() for t in out] != [t.to_dict() for t in synthesize(data, seed=1)]
+    assert [t.to_dict() for t in out] == [t.to_dict() for t in synthesize(data, seed=0, edits=EDITS)]
+    assert [t.to_dict() for t in out] != [t.to_dict() for t in synthesize(data, seed=1, edits=EDITS)]
 
 
 def test_synthesize_adds_no_failures_when_already_balanced_and_honours_options() -> None:
     data = [toy("A"), toy("B", success=False), toy("C", success=False), toy("D", success=False)]
-    out = synthesize(data, seed=0, augment_per_success=2)  # 3 successes vs 3 failures: enough failures
+    out = synthesize(data, seed=0, augment_per_success=2, edits=EDITS)  # 3 successes vs 3 failures: enough failures
     assert sum(t.meta.get("synthetic") == "augment" for t in out) == 2
     assert not any(t.meta.get("synthetic") == "mismatch" for t in out)
-    out = synthesize(data, seed=0, augment_per_success=0, mismatch_ratio=1.5)
+    out = synthesize(data, seed=0, augment_per_success=0, mismatch_ratio=1.5, edits=EDITS)
     assert sum(t.meta.get("synthetic") == "mismatch" for t in out) == 6
-    single = synthesize([toy("A"), toy("A", seed=1)], seed=0)  # one task: no mismatch possible, a warning
+    single = synthesize([toy("A"), toy("A", seed=1)], seed=0, edits=EDITS)  # one task: no mismatch possible, a warning
     assert [t.meta.get("synthetic") for t in single] == [None, None, "augment", "augment"]
     with pytest.raises(ValueError, match="augment_per_success"):
-        synthesize(data, augment_per_success=-1)
+        synthesize(data, augment_per_success=-1, edits=EDITS)
     with pytest.raises(ValueError, match="mismatch_ratio"):
-        synthesize(data, mismatch_ratio=-0.5)
+        synthesize(data, mismatch_ratio=-0.5, edits=EDITS)
 
 
 def test_edit_kinds_are_documented() -> None:

@@ -64,20 +64,43 @@ def test_roundtrip_of_a_real_episode(tmp_path) -> None:
     info0, steps = oracle_episode(env, 0)
     t = Trajectory(task_id=info0["task_id"], instruction=info0["instruction"], seed=0)
     for a, obs, r, _term, _trunc, info in steps:
-        t.steps.append(
-            Step(
-                action=a,
-                observation=obs["ui"],
-                reward=r,
-                format_valid=info["format_valid"],
-                action_description=info["action_description"],
-                milestones=info["milestones"],
-                progress=info["progress"],
-            )
-        )
+        t.steps.append(Step.from_info(a, info, observation=obs["ui"], reward=r))
     t.success = steps[-1][5]["success"]
     write_jsonl(tmp_path / "ep.jsonl", [t])
     assert read_jsonl(tmp_path / "ep.jsonl") == [t]
+
+
+def test_step_from_info_reads_the_contract_keys(tmp_path) -> None:
+    env = make("ContactsAddContact")
+    _, steps = oracle_episode(env, 0)
+    for a, _obs, r, _term, _trunc, info in steps:
+        s = Step.from_info(a, info, observation="screen", reward=r)
+        assert (s.action, s.observation, s.reward) == (a, "screen", float(r))
+        assert s.format_valid is info["format_valid"] and s.action_kind == info["action_kind"]
+        assert s.action_description == info["action_description"]
+        assert s.milestones == info["milestones"] and s.milestones is not info["milestones"]
+        assert s.progress == info["progress"]
+    kinds = [Step.from_info(a, info).action_kind for a, *_, info in steps]
+    assert kinds[0] == "navigate" and "input" in kinds and kinds[-1] == "finish"
+    # an invalid action, a structured action, and an info without the optional keys
+    env.reset(seed=0)
+    _, _, _, _, info = env.step("not an action")
+    s = Step.from_info({"action_type": "wait"}, info)
+    assert (s.action, s.format_valid, s.action_kind) == ("{'action_type': 'wait'}", False, "invalid")
+    assert Step.from_info("x", {}) == Step("x")
+
+
+def test_records_without_an_action_kind_still_load(tmp_path) -> None:
+    t = _traj(0)
+    t.steps[0].action_kind = "input"
+    old = t.to_dict()
+    for step in old["steps"]:
+        del step["action_kind"]  # a log written before steps carried it
+    path = tmp_path / "old.jsonl"
+    path.write_text(json.dumps(old) + "\n" + json.dumps(t.to_dict()) + "\n", encoding="utf-8")
+    back_old, back_new = read_jsonl(path, strict=True)
+    assert [s.action_kind for s in back_old.steps] == ["", ""]
+    assert back_new == t and back_new.steps[0].action_kind == "input"
 
 
 CORRUPT = [

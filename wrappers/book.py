@@ -259,13 +259,20 @@ def _to_record(t: Trajectory) -> dict[str, Any]:
         "instruction": t.instruction,
         "placeholders": dict(t.meta.get("placeholders") or {}),
         "start_obs": t.meta.get("start_obs"),
-        "steps": [[s.action_description, s.format_valid, s.info.get("obs"), s.action] for s in t.steps],
+        "steps": [[s.action_description, s.format_valid, s.info.get("obs"), s.action, s.action_kind] for s in t.steps],
     }
 
 
 def _from_record(r: dict[str, Any]) -> Trajectory:
+    # Records written before steps carried their kind have four fields: the kind is then unknown.
     steps = [
-        Step(action=rest[0] if rest else "", action_description=d, format_valid=ok, info={"obs": o})
+        Step(
+            action=rest[0] if rest else "",
+            action_description=d,
+            format_valid=ok,
+            info={"obs": o},
+            action_kind=rest[1] if len(rest) > 1 else "",
+        )
         for d, ok, o, *rest in r["steps"]
     ]
     meta = {"placeholders": r.get("placeholders", {}), "start_obs": r.get("start_obs")}

@@ -4,11 +4,12 @@ ADMIRE §3.1 abstracts a successful trajectory into milestones with an LLM: init
 exemplar (Eq. 6, prompt P_init, Fig. 14) and refined when a new successful trajectory shows a
 better path (Eq. 7, prompt P_update, Fig. 15). The prompts ask for *essential* steps only, short,
 non-overlapping, in order, with task values replaced by placeholders. This module does the same
-with rules over what every env reports (``format_valid``, ``action_description`` and the
-observation digests the recorder keeps), one pure function per stage:
+with rules over what every env reports (``format_valid``, ``action_kind``, ``action_description``
+and the observation digests the recorder keeps), one pure function per stage, for any family:
 
 1. :func:`clean_steps` drops invalid steps, terminal/answer/wait steps, steps that changed
-   nothing, loops (the screen came back to where it was), excursions to another app, Back/Home;
+   nothing, loops (the screen came back to where it was), excursions (navigation elsewhere and
+   back), and navigation that returned to a screen seen before;
 2. :func:`abstract_steps` puts ``<Slot>`` placeholders in place of the instance's values;
 3. :func:`merge_preparations` keeps only the later of two steps on the same target
    (``Tap the "Last name" field`` prepares ``Type "<Last>" into "Last name"``);
@@ -21,23 +22,24 @@ observation digests the recorder keeps), one pure function per stage:
    minimal path or the current ones no longer recur.
 
 It never reads the env's own milestone annotations (``Step.milestones``, ``progress``): adaptive
-milestones must come from the agent's behaviour, not copy the static ones.
+milestones must come from the agent's behaviour, not copy the static ones. Nor does it read a
+family's action syntax: the kinds are the contract's (``navigate``, ``input``, ``wait`` …).
 
 Example (a hand-built trajectory: "Tap the field" prepares the typing, the tap on the same
 screen changed nothing, and "Finish" only ends the episode):
 
     >>> from gui_gym.core.trajectory import Step, Trajectory
-    >>> def step(desc, obs, ok=True):
-    ...     return Step(action="", action_description=desc, format_valid=ok, info={"obs": obs})
+    >>> def step(desc, obs, kind="interact"):
+    ...     return Step(action="", action_description=desc, action_kind=kind, info={"obs": obs})
     >>> t = Trajectory("ContactsAddContact", "Add Zara Costa.", success=True, meta={
     ...     "start_obs": "home", "placeholders": {"Name": "Zara Costa", "First": "Zara"}}, steps=[
-    ...     step("Launch Contacts", "list"),
+    ...     step("Launch Contacts", "list", "navigate"),
     ...     step('Tap the "Create contact" button in Contacts', "form"),
     ...     step("Tap at (3, 4)", "form"),
     ...     step('Tap the "First name" field', "form-focus"),
-    ...     step('Type "Zara" into "First name"', "form-zara"),
+    ...     step('Type "Zara" into "First name"', "form-zara", "input"),
     ...     step('Tap the "Save" button to save the contact "Zara Costa" in Contacts', "saved"),
-    ...     step("Finish the task", "saved")])
+    ...     step("Finish the task", "saved", "finish")])
     >>> gen = BuiltinMilestoneGenerator()
     >>> gen(GenerationRequest(t.task_id, t.instruction, t, placeholders=t.meta["placeholders"]))
     ['Launch Contacts', 'Tap the "Create contact" button in Contacts', 'Type "<First>" into "First name"', \
@@ -51,7 +53,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from gui_gym.android.actions import ActionParseError, parse_action
+from gui_gym.core import contract as C
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.generation import GenerationError, GenerationRequest, abstract
 
@@ -72,26 +74,9 @@ __all__ = [
 ]
 
 # Actions that end the episode or let time pass: the outcome reward already credits the end,
-# and waiting is not a step an agent could be credited for (the screen changes by itself).
-NON_MILESTONE_KINDS = frozenset({"finish", "status", "answer", "wait"})
-# Back/Home only undo navigation; whatever they lead to is described by the next step. They
-# take part in loop detection but never become milestones (another path may navigate otherwise).
-NAVIGATION_KINDS = frozenset({"back", "home"})
-# Entering text writes data: a loop that typed something and came back to the same screen
-# (add a contact, back on the empty form for the next one) did work the screen no longer shows.
-TEXT_ENTRY_KINDS = frozenset({"type", "input_text"})
-
-# When a step has no parseable action (a milestone book's stored history keeps only the
-# descriptions), the kind is read from the description as the Android env words it.
-_KIND_FROM_DESCRIPTION = (
-    (re.compile(r"^(finish the task|declare the task|answer\b|wait\b)", re.I), "finish"),
-    (re.compile(r"^press back\b", re.I), "back"),
-    (re.compile(r"^(press home|go to the home screen)\b", re.I), "home"),
-    (re.compile(r"^launch\b", re.I), "launch"),
-    (re.compile(r"^type\b", re.I), "type"),
-)
-_STRUCTURED_REPR = re.compile(r"^\s*Action\(kind='(\w+)'")
-_LAUNCH = re.compile(r"^launch (.+?)\.?$", re.I)
+# and waiting or looking around is not a step an agent could be credited for (the screen may
+# change by itself; a text world's `look` and `inventory` change nothing).
+NON_MILESTONE_KINDS = frozenset({C.FINISH, C.ANSWER, C.WAIT, C.INVALID})
 _QUOTED = re.compile(r'"([^"]+)"')
 _SLOT = re.compile(r"<\w+>")
 _PAREN = re.compile(r"\s*\([^()]*\)")
@@ -130,40 +115,33 @@ _GENERIC = (
 
 
 def action_kind(step: Step) -> str | None:
-    """The action's kind (``tap``, ``type``, ``finish`` …), or ``None`` if it cannot be told."""
-    if step.action:
-        try:
-            return parse_action(step.action).kind
-        except ActionParseError:
-            m = _STRUCTURED_REPR.match(step.action)  # the recorder keeps repr() of an Action
-            if m:
-                return m.group(1)
-    for pattern, kind in _KIND_FROM_DESCRIPTION:
-        if pattern.match(step.action_description.strip()):
-            return kind
-    return None
+    """The contract's kind of the step's action (``interact``, ``navigate``, ``finish`` …):
+    ``step.action_kind``, else ``step.info["action_kind"]``, else ``None`` (a record that does
+    not say; such a step is taken for an action on the world, whatever its text)."""
+    kind = step.action_kind or step.info.get(C.ACTION_KIND)
+    return str(kind) if kind else None
 
 
-def _hides_work(kinds: Sequence[str | None]) -> bool:
-    """Whether a loop (these steps, in order) may have done work its final screen does not show.
+def _hides_work(kinds: Sequence[str | None], states: Sequence[object]) -> bool:
+    """Whether a loop (these steps, in order; ``states[j]`` the screen before step j and
+    ``states[j + 1]`` the one after) may have done work its final screen does not show.
 
     - it entered text (saved somewhere: a contact added, the form empty again for the next);
-    - it left an app (Launch/Home) after doing something in it: the app keeps that state while
-      another screen shows (a form opened in Contacts, then the home screen);
-    - a Back came two or more steps after the last Launch/Back/Home: Back undoes the
-      step that opened the screen it leaves, not what was done there (a contact opened and
-      added to favourites, then Back to the list that does not show favourites).
+    - a navigation came after work and did not just undo the one step before it: leaving the
+      place (another app, the home screen) keeps what was done there while another screen shows
+      (a form opened in Contacts, then the home screen), and going back past two or more steps
+      undoes the step that opened the screen it leaves, not what was done there (a contact
+      opened and added to favourites, then Back to the list that does not show favourites).
+      A navigation that returns to the screen before the one step of work since the last
+      navigation (a wrong item opened, then Back) undid that step.
     """
-    done = 0  # steps other than Launch/Back/Home since the last of them
-    for kind in kinds:
-        if kind in TEXT_ENTRY_KINDS:
+    done = 0  # steps other than navigation since the last navigation
+    for j, kind in enumerate(kinds):
+        if kind == C.INPUT:
             return True
-        if kind in ("launch", "home"):
-            if done:
-                return True
-            done = 0
-        elif kind == "back":
-            if done >= 2:
+        if kind == C.NAVIGATE:
+            undoes_one = done == 1 and states[j + 1] == states[j - 1]
+            if done and not undoes_one:
                 return True
             done = 0
         else:
@@ -174,19 +152,28 @@ def _hides_work(kinds: Sequence[str | None]) -> bool:
 def clean_steps(trajectory: Trajectory) -> list[Step]:
     """The steps that moved the episode on: no invalid, terminal, no-op, looping or excursion steps.
 
-    - ``format_valid`` False: the action changed nothing (env contract);
-    - finish / answer / status / wait: ending the episode is the outcome's job, not a milestone;
+    Rules on the contract's action kinds (``step.action_kind``) and the recorder's observation
+    digests, never on a family's action syntax:
+
+    - ``format_valid`` False or kind ``invalid``: the action changed nothing (env contract);
+    - kind ``finish`` / ``answer`` / ``wait``: ending the episode is the outcome's job, and
+      waiting or looking around (``look``, ``inventory``) is no step of the task;
     - a loop: the screen after step j is the one before step i ≤ j (i = j: a step that changed
       nothing), so steps i..j went nowhere: a scroll and back, a wrong item opened and closed,
       a switch toggled twice. The trajectory is walked back from its end, taking each screen at
       its first visit, so what is kept is the path that reached each screen first. A loop that
       may hide work (see ``_hides_work``) is kept;
-    - an excursion: a run of Launch/Back/Home steps that ends by relaunching the app in use
-      (another app opened and left). The relaunch resumes the app where it was, but its screen
-      may differ in a detail (the keyboard closed), which hides the loop from the digests;
-    - Back/Home take part in the rules above, then are dropped (see ``NAVIGATION_KINDS``).
+    - an excursion: a run of navigation steps that went somewhere else and ends by repeating a
+      navigation that led to the place in use (another app opened and left, then the app
+      launched again). The repeat resumes the place where it was, but its screen may differ in
+      a detail (the keyboard closed), which hides the loop from the digests;
+    - navigation that returns to a screen seen before (Back, Home, scrolling back) took part in
+      the rules above and is dropped: whatever it leads to is described by the next step, and
+      another path may navigate otherwise. Navigation to a new screen (launching an app, going
+      to a place, scrolling to an item) stays.
 
-    Without observation digests (``step.info["obs"]``) only the first, second and fourth rules apply.
+    Without observation digests (``step.info["obs"]``) only the first, second and fourth rules
+    apply, and every navigation stays.
     """
     steps: list[Step] = []
     kinds: list[str | None] = []
@@ -204,7 +191,9 @@ def clean_steps(trajectory: Trajectory) -> list[Step]:
     path: list[int] = []
     k = len(steps)
     while k > 0:
-        loop_start = next((i for i in seen[states[k]] if i == k - 1 or (i < k and not _hides_work(kinds[i:k]))), k)
+        loop_start = next(
+            (i for i in seen[states[k]] if i == k - 1 or (i < k and not _hides_work(kinds[i:k], states[i : k + 1]))), k
+        )
         if loop_start < k:
             k = loop_start  # steps loop_start..k-1 came back to this screen: skip them
         else:
@@ -212,29 +201,32 @@ def clean_steps(trajectory: Trajectory) -> list[Step]:
             k -= 1
     path.reverse()
     path = _drop_excursions(path, steps, kinds)
-    return [steps[j] for j in path if kinds[j] not in NAVIGATION_KINDS]
+    return [steps[j] for j in path if kinds[j] != C.NAVIGATE or seen[states[j + 1]][0] == j + 1]
 
 
 def _drop_excursions(path: list[int], steps: Sequence[Step], kinds: Sequence[str | None]) -> list[int]:
-    """Drop each run of Launch/Back/Home steps that ends by relaunching the app in use."""
+    """Drop each run of navigation steps that went somewhere else and ends by repeating a
+    navigation that led to the place in use (compared by ``action_description``)."""
     out: list[int] = []
-    run: list[int] = []  # Launch/Back/Home steps not yet followed by anything else
-    app: str | None = None  # the app in use: the one launched last before the run
+    run: list[int] = []  # navigation steps not yet followed by anything else
+    place: set[str] = set()  # the navigations that led to where the last work was done
     for j in path:
-        launched = _LAUNCH.match(steps[j].action_description.strip())
-        if launched or kinds[j] in ("launch", "back", "home"):
-            if run and launched and launched.group(1).lower() == app:
-                run = []  # back in the app it left: the run went nowhere
+        if kinds[j] == C.NAVIGATE:
+            where = _where(steps[j])
+            if run and where in place and any(_where(steps[r]) not in place for r in run):
+                run = []  # back where it worked: the run went nowhere
             else:
                 run.append(j)
             continue
-        for r in run:
-            m = _LAUNCH.match(steps[r].action_description.strip())
-            app = m.group(1).lower() if m else app
+        place.update(_where(steps[r]) for r in run)
         out.extend(run)
         out.append(j)
         run = []
     return out + run
+
+
+def _where(step: Step) -> str:
+    return " ".join(step.action_description.split()).casefold()
 
 
 # ------------------------------------------------------------------------ stage 2: abstract

@@ -13,7 +13,7 @@ Two modes:
   half of the shipped labelled set (App. B.4.2's "small batch of task-specific pairs and a
   simple, rapid search"; rerun it with ``gui-gym calibrate-matcher``).
 
-On that set (``gui_gym/android/data/matching_pairs.jsonl``, 580 pairs labelled by the simulator)
+On that set (``matching_pairs.jsonl`` of the phone simulator's data, 580 pairs labelled by it)
 the guarded mode is right on 97.4% of the pairs (97.3% of the held-out half), the paper's cosine
 at δ = 0.75 on 72.4% (``benchmarks/matching.py``; ADMIRE reports 81.3% on its own pairs).
 

@@ -20,8 +20,9 @@ shaping wrapper therefore also publishes
 
 Wrappers compose in any order: each one reads the components its inner wrappers published and
 adds its own. A wrapper reads only the env contract (``task_id``, ``instruction``,
-``format_valid``, ``action_description``, ``milestones``, ``progress``, ``success``, and at reset
-``task_milestones`` / ``placeholders`` when the env has them).
+``format_valid``, ``action_kind``, ``action_description``, ``milestones``, ``progress``,
+``success``, and at reset ``task_milestones`` / ``placeholders`` when the env has them) and asks
+the env's family (:func:`gui_gym.core.family.family_of`) for anything else.
 
 Example:
     >>> import gymnasium as gym, gui_gym
@@ -90,7 +91,7 @@ class RewardShaping(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     :attr:`observation` and :attr:`previous_observation` are the observations after and before
     the step. The episode so far is :attr:`episode`, a :class:`gui_gym.core.Trajectory` whose steps carry
-    the action, its description, ``format_valid``, the env's milestones and progress, the
+    the action, its kind and description, ``format_valid``, the env's milestones and progress, the
     outcome term as ``reward``, and in ``info`` the digest of the observation after the step
     (``"obs"``); ``meta`` holds the reset-time ``task_milestones``, ``placeholders`` and the
     start digest.
@@ -142,14 +143,7 @@ class RewardShaping(gym.Wrapper, gym.utils.RecordConstructorArgs):
         obs, reward, terminated, truncated, info = self.env.step(action)
         info = dict(info)
         components = dict(info.get("reward_components") or {OUTCOME: float(reward)})
-        step = Step(
-            action=action if isinstance(action, str) else repr(action),
-            reward=float(components.get(OUTCOME, 0.0)),
-            format_valid=bool(info.get("format_valid", True)),
-            action_description=str(info.get("action_description", "")),
-            milestones=list(info.get("milestones") or []),
-            progress=float(info.get("progress", 0.0)),
-        )
+        step = Step.from_info(action, info, reward=float(components.get(OUTCOME, 0.0)))
         if self.record_observations:
             step.info["obs"] = observation_digest(obs)
         self.episode.steps.append(step)

@@ -110,7 +110,8 @@ def prepare_reward_models(
     # ProgRM App. B on the training part only (validation stays real rollouts): augmented
     # successes, and mismatched instruction/trajectory pairs as failures that end like successes.
     validation = [t for i, t in enumerate(trajectories) if i in held]
-    trajectories = validation + synthesize([t for i, t in enumerate(trajectories) if i not in held], seed=seed)
+    training = [t for i, t in enumerate(trajectories) if i not in held]
+    trajectories = validation + synthesize(training, seed=seed, edits="GuiAndroid-v0")
     val = set(range(len(validation)))
     data = {"progress-env": _labelled(trajectories, "env", progress)}
     if "progress-lcs" in todo:

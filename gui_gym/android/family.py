@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from gui_gym.android.actions import DIRECTIONS, DISTANCES, Action, format_action
+from gui_gym.android.actions import DIRECTIONS, DISTANCES, Action, ActionParseError, format_action, parse_action
 from gui_gym.android.candidates import APPS, KINDS, candidate_actions
 from gui_gym.android.screen import screen_text
 from gui_gym.core.family import Candidate, EditActions, select_tasks
@@ -133,6 +133,28 @@ class AndroidFamily:
     def edit_actions(self) -> EditActions:
         swipe_up = format_action(Action("swipe", direction="up", dist="medium"))
         swipe_down = format_action(Action("swipe", direction="down", dist="medium"))
+
+        def undoable(action: str, earlier: Sequence[str]) -> bool:
+            # Back closes what a tap or a launch opened; a launch of an app launched before
+            # resumes wherever that app was left, which Back then would not simply close.
+            try:
+                a = parse_action(action)
+            except ActionParseError:
+                return False
+            if a.kind == "tap":
+                return True
+            if a.kind != "launch":
+                return False
+            app = (a.app or "").casefold()
+            for e in earlier:
+                try:
+                    b = parse_action(e)
+                except ActionParseError:
+                    continue
+                if b.kind == "launch" and (b.app or "").casefold() == app:
+                    return False
+            return True
+
         # A finger moving up scrolls the content down: the pair returns a list to where it was.
         return EditActions(
             noop=format_action(Action("wait")),
@@ -141,6 +163,8 @@ class AndroidFamily:
             effectless_pairs=(
                 ((swipe_up, "navigate", "Scroll down the list"), (swipe_down, "navigate", "Scroll up the list")),
             ),
+            undo=(format_action(Action("back")), "navigate", "Press Back"),
+            undoable=undoable,
         )
 
 

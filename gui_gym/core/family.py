@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
@@ -37,7 +37,7 @@ import gymnasium as gym
 
 from gui_gym.core.task import DIFFICULTIES, TaskSpec
 
-__all__ = ["Candidate", "EditActions", "EnvFamily", "family_of", "select_tasks", "text_items"]
+__all__ = ["Candidate", "EditAction", "EditActions", "EnvFamily", "family_of", "select_tasks", "text_items"]
 
 #: Items kept by :func:`text_items` (a phone screen has ~10-40).
 MAX_ITEMS = 64
@@ -67,19 +67,31 @@ class Candidate(NamedTuple):
     action_kind: str = ""
 
 
+#: An action as synthesis inserts it: (action text, contract action kind, action_description).
+EditAction = tuple[str, str, str]
+
+
 @dataclass(frozen=True)
 class EditActions:
     """Actions ProgRM's data synthesis (App. B) inserts into trajectories.
 
     ``noop`` changes nothing (Android's Wait, a text world's ``look``); each pair of
-    ``effectless_pairs`` undoes itself (scroll down then up). ``kind`` is the action kind the
-    family reports for each of them; ``descriptions`` the ``action_description`` the env gives.
+    ``effectless_pairs`` undoes itself (scroll down then up), each action as (action, kind,
+    description). ``*_kind`` is the action kind the family reports for an action, ``*_description``
+    the ``action_description`` the env gives in the common case.
+
+    ``undo`` (Android's Back) undoes the step before it when that step opened something;
+    ``undoable(action, earlier_actions)`` says whether a recorded action is one that ``undo``
+    may follow and that may then be repeated to the same effect (on Android a tap, or a launch
+    of an app not launched before). Without them, synthesis makes no undo-then-repeat edits.
     """
 
     noop: str
     noop_kind: str
     noop_description: str
-    effectless_pairs: tuple[tuple[tuple[str, str, str], tuple[str, str, str]], ...] = ()
+    effectless_pairs: tuple[tuple[EditAction, EditAction], ...] = ()
+    undo: EditAction | None = None
+    undoable: Callable[[str, Sequence[str]], bool] | None = None
 
 
 @runtime_checkable

@@ -18,10 +18,11 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from gui_gym.core import contract as C
 from gui_gym.core.io import atomic_write
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,11 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class Step:
-    """One transition: the observation text the agent saw, its action, and what followed."""
+    """One transition: the observation text the agent saw, its action, and what followed.
+
+    ``action_kind`` is the env contract's kind of the action (:data:`gui_gym.core.contract.ACTION_KINDS`),
+    ``""`` when the record does not say (logs written before steps carried it).
+    """
 
     action: str
     observation: str = ""
@@ -39,6 +44,29 @@ class Step:
     milestones: list[str] = field(default_factory=list)
     progress: float = 0.0
     info: dict[str, Any] = field(default_factory=dict)
+    action_kind: str = ""
+
+    @classmethod
+    def from_info(cls, action: Any, info: Mapping[str, Any], observation: str = "", reward: float = 0.0) -> Step:
+        """The step of ``action`` from the ``info`` the env returned for it (the contract's keys).
+
+        A structured action is kept as its ``repr``; keys the info lacks take the defaults.
+
+        >>> s = Step.from_info('do(action="Back")', {"format_valid": True, "action_kind": "navigate",
+        ...     "action_description": "Press Back", "milestones": [], "progress": 0.25}, reward=1.0)
+        >>> s.action_kind, s.action_description, s.progress, s.reward
+        ('navigate', 'Press Back', 0.25, 1.0)
+        """
+        return cls(
+            action=action if isinstance(action, str) else repr(action),
+            observation=observation,
+            reward=float(reward),
+            format_valid=bool(info.get(C.FORMAT_VALID, True)),
+            action_description=str(info.get(C.ACTION_DESCRIPTION, "")),
+            milestones=list(info.get(C.MILESTONES) or []),
+            progress=float(info.get(C.PROGRESS, 0.0)),
+            action_kind=str(info.get(C.ACTION_KIND, "")),
+        )
 
 
 @dataclass

@@ -7,6 +7,7 @@
 - :mod:`~wrappers.progress.data`: per-state training examples (Eq. 6)
 - :mod:`~wrappers.progress.model`, :mod:`~wrappers.progress.training`: Prog (Eq. 5), BCE training, evaluation
 - :mod:`~wrappers.progress.reward`: ``ProgressReward`` (Eq. 2)
+- :mod:`~wrappers.progress.observation`: observations as text, through the env's family
 - :mod:`~wrappers.progress.outcome`: the ORM baseline (§3.1): ``outcome_examples``, ``OutcomeModelReward``
 
 The torch-backed names are imported on first use, so labelling does not import torch.
@@ -17,7 +18,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from gui_gym.android.screen import screen_text
 from wrappers.progress.data import ProgressExample, examples
 from wrappers.progress.labels import (
     THETA_L,
@@ -31,9 +31,10 @@ from wrappers.progress.labels import (
 )
 from wrappers.progress.lcs import group_lcs, lcs, lcs_table, similarity
 from wrappers.progress.match import EPSILON, ActionMatch, ActionToken, action_token, trajectory_tokens
+from wrappers.progress.observation import observation_reader
 from wrappers.progress.outcome import OutcomeModelReward, outcome_examples
 from wrappers.progress.reward import ProgressReward, ProgressRewardVector, progress_gains
-from wrappers.progress.synthesis import augment_success, mismatched, synthesize
+from wrappers.progress.synthesis import augment_success, edit_actions, mismatched, synthesize
 
 if TYPE_CHECKING:
     from wrappers.progress.model import ProgressModel
@@ -72,6 +73,7 @@ __all__ = [
     "action_token",
     "attach_labels",
     "augment_success",
+    "edit_actions",
     "env_labels",
     "evaluate",
     "examples",
@@ -80,10 +82,10 @@ __all__ = [
     "lcs",
     "lcs_table",
     "mismatched",
+    "observation_reader",
     "outcome_examples",
     "progress_gains",
     "read_labels",
-    "screen_text",
     "similarity",
     "split_by_task",
     "synthesize",

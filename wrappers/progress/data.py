@@ -5,7 +5,7 @@ trajectory of ``n`` steps has ``n + 1`` states: state 0 is the screen after rese
 yet, progress 0) and state ``t`` is the screen after action ``t``, whose label is the
 progress label of step ``t``. Observations come from ``Step.observation`` (the screen each
 action was taken on) and ``meta["final_observation"]`` (the screen after the last action),
-both compact :func:`~gui_gym.android.screen.screen_text`.
+both the family's compact observation text (:meth:`gui_gym.core.family.EnvFamily.observation_text`).
 
 Example:
     >>> from gui_gym.core.trajectory import Step, Trajectory

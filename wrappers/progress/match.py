@@ -8,10 +8,15 @@
               1[a = b]                   otherwise
 
 with ε = 0.4 (the paper's value: waiting is sometimes necessary, so no-ops still match, but
-weakly). For gui-gym's actions: ``type``/``input_text`` are INPUT, ``answer`` and a
-``finish`` with a message are ANSWER, and ``wait`` or an action that did not parse or apply
-(``format_valid`` false) is NOTHING. "a = b" compares the grounded action description the
-env reports (``Tap the "Save" button``): the same target element, wherever it is drawn.
+weakly). The types are the env contract's action kinds (``Step.action_kind``, never a parse of a
+family's syntax): ``input`` that writes a text is INPUT, ``answer`` is ANSWER, and ``wait`` or an
+action that did not parse or apply (``format_valid`` false, kind ``invalid``) is NOTHING. The
+text of an INPUT or ANSWER is the first quoted phrase of its description (families quote the
+text an action writes: ``Type "Zara" into "First name"``, ``Answer "42"``); an ``input`` whose
+description quotes nothing (a key press) compares like any other action. "a = b" compares the
+grounded action description the env reports (``Tap the "Save" button``): the same target
+element, wherever it is drawn. A log without descriptions compares the action text; one without
+kinds (written before steps carried them) has every valid step of one type, ``other``.
 
 Task-instance values are abstracted before comparison (``Zara`` → ``<FirstName>``, from the
 trajectory's ``meta["placeholders"]``) so that trajectories of different instances of one task
@@ -19,10 +24,10 @@ share their recipes; logs without placeholders compare literal text.
 
 Example:
     >>> from gui_gym.core.trajectory import Step
-    >>> tok = [action_token(Step('do(action="Type", text="Zara")', action_description='Type "Zara"'),
-    ...                     {"FirstName": "Zara"}),
-    ...        action_token(Step('do(action="Wait")')),
-    ...        action_token(Step('do(action="Back")', action_description="Back"))]
+    >>> tok = [action_token(Step('do(action="Type", text="Zara")', action_description='Type "Zara"',
+    ...                          action_kind="input"), {"FirstName": "Zara"}),
+    ...        action_token(Step('do(action="Wait")', action_kind="wait")),
+    ...        action_token(Step('do(action="Back")', action_description="Back", action_kind="navigate"))]
     >>> tok[0]
     ActionToken(kind='input', key='Type "<FirstName>"', text='<FirstName>')
     >>> ActionMatch(text_similarity=lambda a, b: np.zeros((len(a), len(b)))).matrix(tok, tok).round(2).tolist()
@@ -32,13 +37,14 @@ Example:
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from gui_gym.android.actions import ActionParseError, parse_action
+from gui_gym.core import contract as C
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.generation import abstract
 
@@ -46,8 +52,11 @@ __all__ = ["EPSILON", "ActionMatch", "ActionToken", "action_token", "trajectory_
 
 #: f for two NOTHING actions (ProgRM App. A).
 EPSILON = 0.4
-INPUT, ANSWER, NOTHING = "input", "answer", "nothing"
+INPUT, ANSWER, NOTHING = C.INPUT, C.ANSWER, "nothing"
+#: an input that writes no text; a step of a record without kinds
+KEY, OTHER = "key", "other"
 TEXT_KINDS = (INPUT, ANSWER)
+_QUOTED = re.compile(r'"([^"]*)"')
 TextSimilarity = Callable[[Sequence[str], Sequence[str]], np.ndarray]
 
 
@@ -62,33 +71,28 @@ class ActionToken:
 
 def action_token(step: Step, placeholders: Mapping[str, str] | None = None) -> ActionToken:
     """The token of one recorded step (instance values abstracted with ``placeholders``)."""
-    if not step.format_valid:
+    kind = step.action_kind or str(step.info.get(C.ACTION_KIND) or "")
+    if not step.format_valid or kind == C.INVALID:
         return ActionToken(NOTHING, "")
     values = tuple(sorted((placeholders or {}).items()))
-    return _token(str(step.action), str(step.action_description or ""), values)
+    return _token(kind, str(step.action), str(step.action_description or ""), values)
 
 
 @functools.lru_cache(maxsize=65536)
-def _token(raw: str, description: str, placeholders: tuple[tuple[str, str], ...]) -> ActionToken:
-    # Logs repeat the same actions over and over: parse and abstract each one once.
+def _token(kind: str, raw: str, description: str, placeholders: tuple[tuple[str, str], ...]) -> ActionToken:
+    # Logs repeat the same actions over and over: abstract each one once.
     values = dict(placeholders)
-    try:
-        action = parse_action(raw)
-    except (ActionParseError, TypeError):
-        return ActionToken("other", abstract(raw.strip(), values))
-    description = abstract(description.strip(), values)
-    kind = action.kind
-    if kind == "wait":
+    if kind == C.WAIT:
         return ActionToken(NOTHING, "")
-    if kind in ("type", "input_text"):
-        return ActionToken(INPUT, description or "type", abstract(action.text or "", values))
-    if kind == "answer" or (kind == "finish" and (action.text or "").strip()):
-        return ActionToken(ANSWER, description or kind, abstract(action.text or "", values))
-    if kind == "status":
-        return ActionToken("status", f"status {action.goal_status}")
-    if not description:  # a log without descriptions: the action's own fields identify it
-        description = repr(sorted((k, v) for k, v in action.to_dict().items() if k != "kind"))
-    return ActionToken(kind, description)
+    key = abstract(description.strip(), values) or abstract(raw.strip(), values)  # no description: the action
+    if not kind:  # a record without its kind: one type for every valid step
+        return ActionToken(OTHER, key)
+    written = _QUOTED.search(description)
+    if kind in (C.INPUT, C.ANSWER) and written:
+        return ActionToken(INPUT if kind == C.INPUT else ANSWER, key, abstract(written.group(1), values))
+    if kind == C.INPUT:  # writes no text (a key press)
+        return ActionToken(KEY, key)
+    return ActionToken(kind, key or kind)
 
 
 def trajectory_tokens(trajectory: Trajectory) -> list[ActionToken]:

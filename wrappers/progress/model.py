@@ -9,8 +9,8 @@ is cheap enough to score every step of a vector env on a CPU.
 The state is ŝ_t = [a_1, …, a_{t−1}, o_t] (Eq. 6): every action so far and only the latest
 screen. In :class:`~wrappers.progress.data.ProgressExample` terms, a state after ``t`` actions is
 ``[g, a_1..a_t, o_{t+1}]``: ``goal``, ``history`` and ``observation``. The encoder reads the
-goal, **each action** and **each screen item** (the `` | ``-separated elements of
-:func:`~gui_gym.android.screen.screen_text`) as separate short texts, and the model pools
+goal, **each action** and **each screen item** (the `` | ``-separated elements of the family's
+observation text, :func:`~gui_gym.core.family.text_items`) as separate short texts, and the model pools
 them: the mean over all actions, the last action, and the mean over the screen's items. Why
 not one concatenated sequence: MiniLM reads at most 256 word pieces, which a long history plus
 a screen overflows; and on a CPU the encoder is the cost (~5 GFLOP for a 256-piece text), while
@@ -57,7 +57,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from gui_gym.android.screen import screen_items
+from gui_gym.core.family import text_items
 from gui_gym.core.io import atomic_write
 from wrappers.encoder import default_model_path, offline, quiet_transformers
 from wrappers.progress.data import ProgressExample
@@ -272,7 +272,7 @@ class ProgressModel(nn.Module):
         return (
             [e.goal for e in examples],
             [list(e.history) for e in examples],
-            [screen_items(e.observation) for e in examples],
+            [text_items(e.observation) for e in examples],
             [len(e.history) for e in examples],
         )
 

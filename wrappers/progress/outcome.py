@@ -40,10 +40,10 @@ from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
-from gui_gym.android.screen import screen_text
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.progress.data import ProgressExample, action_text, examples
-from wrappers.progress.reward import ModelArg, _load
+from wrappers.progress.observation import observation_reader
+from wrappers.progress.reward import ModelArg, load_model
 from wrappers.protocol import OUTCOME, RewardShaping
 
 __all__ = ["OutcomeModelReward", "outcome_examples"]
@@ -80,13 +80,12 @@ class OutcomeModelReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """A learned ORM's verdict on the final state in place of the env's outcome reward (ProgRM §3.1).
 
     ``GuiAndroid-v0``'s reward is the outcome only: 0.0 at every step but the last, and at the last
-    (terminated or truncated) step 1.0 if its programmatic check passed
-    (:class:`gui_gym.android.env.GuiAndroidEnv`). This wrapper keeps that shape with the ORM as the
-    judge: reward 0.0 at every non-final step and, at the last step, the ORM's score ``p`` of
-    ``[g, a_1, …, a_T, o_{T+1}]`` (goal ``info["instruction"]``, the action history as
-    :func:`~wrappers.progress.data.action_text`, the final screen as
-    :func:`~gui_gym.android.screen.screen_text`): ``1.0 if p ≥ threshold else 0.0`` with
-    ``binary``, ``p`` itself otherwise. Any reward the env gives is replaced.
+    (terminated or truncated) step 1.0 if its programmatic check passed. This wrapper keeps that
+    shape with the ORM as the judge: reward 0.0 at every non-final step and, at the last step, the
+    ORM's score ``p`` of ``[g, a_1, …, a_T, o_{T+1}]`` (goal ``info["instruction"]``, the action
+    history as :func:`~wrappers.progress.data.action_text`, the final screen as the family's
+    ``observation_text``): ``1.0 if p ≥ threshold else 0.0`` with ``binary``, ``p`` itself
+    otherwise. Any reward the env gives is replaced.
 
     It must wrap the env directly (shaping wrappers go above it, :func:`wrappers.spec.make_env` puts
     it innermost): every step it sets ``info["reward_components"] = {"outcome": reward}``, so the
@@ -98,7 +97,8 @@ class OutcomeModelReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     Args:
         env: an env keeping the gui-gym contract (``info["instruction"]``,
-            ``info["action_description"]``, ``info["format_valid"]``, text observations).
+            ``info["action_description"]``, ``info["format_valid"]``); the ORM reads its
+            observations as its family's ``observation_text``.
         model: an ORM checkpoint path (``orm/best.pt`` of :mod:`agents.study.reward_models`) or a
             loaded model (anything with ``predict_texts(goals, histories, observations)``).
         threshold: the score at or above which the ORM says "success".
@@ -140,7 +140,8 @@ class OutcomeModelReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
             isinstance(model, str | os.PathLike) or hasattr(model, "predict_texts")
         ):
             raise TypeError(f"model must be an outcome-model checkpoint path or a loaded model, got {model!r}")
-        self.model = _load(model, device)
+        self.model = load_model(model, device)
+        self.observation_text = observation_reader(env)  # what the ORM reads of a screen
         self.threshold, self.binary = float(threshold), bool(binary)
         self.goal = ""
         self.history: list[str] = []  # a_1 … a_t as the ORM reads them
@@ -154,19 +155,15 @@ class OutcomeModelReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     def score(self) -> float:
         """The ORM's score of the current state (goal, actions so far, latest screen)."""
-        return float(self.model.predict_texts([self.goal], [list(self.history)], [screen_text(self.observation)])[0])
+        screen = self.observation_text(self.observation)
+        return float(self.model.predict_texts([self.goal], [list(self.history)], [screen])[0])
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, env_reward, terminated, truncated, info = self.env.step(action)
         info = dict(info)
         self.goal = str(info.get("instruction", self.goal))
         # The same Step fields the rollout logs record, so the ORM reads what it was trained on.
-        step = Step(
-            action=action if isinstance(action, str) else repr(action),
-            format_valid=bool(info.get("format_valid", True)),
-            action_description=str(info.get("action_description", "")),
-        )
-        self.history.append(action_text(step))
+        self.history.append(action_text(Step.from_info(action, info)))
         self.observation = obs
         reward = 0.0
         if terminated or truncated:

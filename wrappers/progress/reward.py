@@ -34,12 +34,12 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from gui_gym.android.screen import screen_text
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.progress.data import action_text
+from wrappers.progress.observation import observation_reader
 from wrappers.protocol import RewardShaping
 
-__all__ = ["ProgressReward", "ProgressRewardVector", "progress_gains"]
+__all__ = ["ModelArg", "ProgressReward", "ProgressRewardVector", "load_model", "progress_gains"]
 
 TERM = "progress"
 ModelArg = Any  # a checkpoint path, a ProgressModel, or "env"
@@ -58,7 +58,8 @@ def progress_gains(values: Sequence[float], k: int = 1) -> list[float]:
     return [float(values[t] - values[max(0, t - k)]) for t in range(1, len(values))]
 
 
-def _load(model: ModelArg, device: str) -> Any:
+def load_model(model: ModelArg, device: str) -> Any:
+    """A model argument made usable: ``None`` for ``"env"``, a checkpoint path loaded, a model as it is."""
     if isinstance(model, str) and model == "env":
         return None
     if isinstance(model, str | os.PathLike):
@@ -75,7 +76,8 @@ class ProgressReward(RewardShaping):
 
     Args:
         env: any env keeping the gui-gym contract (``info["instruction"]``,
-            ``info["action_description"]``, text observations for a model source).
+            ``info["action_description"]``); a model reads its observations as its family's
+            ``observation_text`` (:func:`~wrappers.progress.observation.observation_reader`).
         model: a :class:`~wrappers.progress.model.ProgressModel` checkpoint path (from
             ``gui-gym progrm train``), a loaded model, or ``"env"`` for ``info["progress"]``.
         k: the history length of Eq. 2 (ProgRM uses 1).
@@ -93,7 +95,8 @@ class ProgressReward(RewardShaping):
         if int(k) < 1:
             raise ValueError(f"the history length k must be at least 1, got {k}")
         self.k, self.weight = int(k), float(weight)
-        self.model = _load(model, device)
+        self.model = load_model(model, device)
+        self.observation_text = observation_reader(env)  # what the model reads of a screen
         self.values: list[float] = []  # Prog after reset and after each step of this episode
         self._history: list[str] = []
 
@@ -101,7 +104,7 @@ class ProgressReward(RewardShaping):
         if self.model is None:
             return float(np.clip(info.get("progress", 0.0), 0.0, 1.0))
         goal = str(info.get("instruction", self.episode.instruction if self.episode else ""))
-        return float(self.model.predict_texts([goal], [self._history], [screen_text(self.observation)])[0])
+        return float(self.model.predict_texts([goal], [self._history], [self.observation_text(self.observation)])[0])
 
     def begin(self, info: dict[str, Any]) -> None:
         self._history = []
@@ -146,7 +149,8 @@ class ProgressRewardVector(gym.vector.VectorWrapper):
             raise ValueError(f"ProgressRewardVector supports NEXT_STEP and SAME_STEP autoreset, not {mode}")
         self.autoreset_mode = mode
         self.k, self.weight = int(k), float(weight)
-        self.model = _load(model, device)
+        self.model = load_model(model, device)
+        self.observation_text = observation_reader(env)
         n = self.num_envs
         self.goals = [""] * n
         self.histories: list[list[str]] = [[] for _ in range(n)]
@@ -159,7 +163,7 @@ class ProgressRewardVector(gym.vector.VectorWrapper):
         if self.model is None:
             progress = infos.get("progress", np.zeros(self.num_envs))
             return np.clip(np.asarray([progress[i] for i in idx], dtype=np.float64), 0.0, 1.0)
-        screens = [screen_text(_item(obs, i)) for i in idx]
+        screens = [self.observation_text(_item(obs, i)) for i in idx]
         return self.model.predict_texts([self.goals[i] for i in idx], [self.histories[i] for i in idx], screens)
 
     def _begin(self, idx: Sequence[int], obs: Any, infos: dict[str, Any]) -> None:

@@ -11,42 +11,50 @@ ProgRM balances its reward-model data by synthesis:
 :func:`synthesize` adds both to a list of collected trajectories, pushing the
 success:failure trajectory ratio toward the paper's 5,729 : 4,709 ≈ 1.22 (App. C).
 
-The edits of :func:`augment_success` (names in :data:`EDIT_KINDS`):
+The edits of :func:`augment_success` (names in :data:`EDIT_KINDS`) use the actions the env's
+family offers for them (:meth:`gui_gym.core.family.EnvFamily.edit_actions`, an
+:class:`~gui_gym.core.family.EditActions`, passed as ``edits``); without them only
+``remove_noop`` applies (and :func:`mismatched` failures). The examples below are
+``GuiAndroid-v0``'s (``family_of("GuiAndroid-v0").edit_actions()``):
 
 ``insert_noop``
-    ``do(action="Wait")`` before any step but the last; it is taken on the screen of the step
-    that follows it.
+    the family's no-op (``do(action="Wait")``) before any step but the last; it is taken on the
+    screen of the step that follows it.
 ``remove_noop``
-    drop a step of the prototype that is a Wait or was ``format_valid=False`` (the env applies
-    nothing for an invalid action), never the last step nor a step that reached a milestone.
+    drop a step of the prototype that is a no-op (contract kind ``wait``, or the family's no-op
+    action in a log without kinds) or was ``format_valid=False`` (the env applies nothing for an
+    invalid action), never the last step nor a step that reached a milestone.
 ``swipe_pair``
-    ``Swipe up`` then ``Swipe down`` (finger directions, ``dist="medium"``) before any step but
-    the last: the paper's "scrolling down followed by scrolling up" in content terms — the
-    finger moves up to scroll the content down. This order returns a list to where it was from
-    the top of a list, where most screens sit (not when the first swipe is cut short by the
-    end of the list); the opposite order is *not* effectless there (the first swipe hits the
-    start and does nothing, the second then scrolls half a page).
+    one of the family's effectless pairs before any step but the last. Android's is ``Swipe up``
+    then ``Swipe down`` (finger directions, ``dist="medium"``): the paper's "scrolling down
+    followed by scrolling up" in content terms — the finger moves up to scroll the content down.
+    This order returns a list to where it was from the top of a list, where most screens sit (not
+    when the first swipe is cut short by the end of the list); the opposite order is *not*
+    effectless there (the first swipe hits the start and does nothing, the second then scrolls
+    half a page).
 ``back_repeat``
-    ``do(action="Back")`` then a copy of the previous step, after a prototype step that was a
-    valid tap or launch, reached no milestone and *opened* something, judged from the
-    :func:`~gui_gym.android.screen.screen_text` observations around it (:func:`_opens`):
-    either nothing of the screen before it is gone (an overlay opened on top) or almost nothing
-    is left (a new screen, item overlap below :data:`NEW_SCREEN_OVERLAP`), no text field took
-    the focus (with the keyboard up Back hides the keyboard instead), and a launch does not
-    reopen an app launched earlier (it resumes wherever that app was left). A tap that changes
-    the screen in place (a toggle, a keypad digit, a date) or closes an overlay (a menu item)
-    is not undone by Back. Back is taken on the screen after that step, the repeat on the
-    screen before it (its own observation). Steps without observations never qualify.
+    the family's undo action (``do(action="Back")``) then a copy of the previous step, after a
+    prototype step that the family says undo may follow (``EditActions.undoable``: on Android a
+    valid tap, or a launch of an app not launched before, which would resume wherever that app
+    was left), that reached no milestone and *opened* something, judged from the text
+    observations around it (:func:`_opens`): either nothing of the screen before it is gone (an
+    overlay opened on top) or almost nothing is left (a new screen, item overlap below
+    :data:`NEW_SCREEN_OVERLAP`), and no newly shown item has the focus (with the keyboard up
+    Back hides the keyboard instead). A tap that changes the screen in place (a toggle, a keypad
+    digit, a date) or closes an overlay (a menu item) is not undone by Back. Back is taken on the
+    screen after that step, the repeat on the screen before it (its own observation). Steps
+    without observations never qualify.
 
 Inserted steps have ``milestones=[]``, ``reward=0.0``, ``format_valid=True``,
-``info={"synthetic": True}`` and the progress of the step before them (0.0 at the start).
+``info={"synthetic": True}``, the progress of the step before them (0.0 at the start) and the
+action kind the family gives (a repeat keeps the kind of the step it repeats).
 
 What is approximate (nothing is replayed in a simulator here):
 
 * observations of inserted steps are copied from neighbouring steps. For a swipe pair the
   screen between the two swipes is approximated by the current one; for back-then-repeat the
   screen after Back is taken to be the screen before the repeated step.
-* descriptions are the env's wording in the common case (``"Wait for 3 seconds"``,
+* descriptions are the family's wording in the common case (``"Wait for 3 seconds"``,
   ``"Press Back"``, ``"Scroll down the list"``), not what the env would say on that very
   screen (``"Press Back to hide the keyboard"``, ``"... (already at the start)"``, or
   ``"Invalid action: nothing scrollable here"`` with ``format_valid=False`` for a swipe on a
@@ -64,22 +72,25 @@ What is approximate (nothing is replayed in a simulator here):
   Wi-Fi and turn on Bluetooth") may in fact satisfy the instruction; it is labelled failed.
 
 Example:
+    >>> import gui_gym
+    >>> from gui_gym.core.family import family_of
     >>> from gui_gym.core.trajectory import Step, Trajectory
+    >>> edits = family_of("GuiAndroid-v0").edit_actions()
     >>> a = Trajectory("ClockStopWatchRunning", "Start the stopwatch.", seed=0, success=True, steps=[
     ...     Step('finish(message="done")', observation="stopwatch running", reward=1.0, progress=1.0)],
     ...     meta={"final_observation": "stopwatch running"})
     >>> b = Trajectory("SystemWifiTurnOn", "Turn on Wi-Fi.", seed=3, steps=[
     ...     Step('do(action="Launch", app="Settings")', observation="home", milestones=["Open Settings"],
     ...          progress=0.5)])
-    >>> aug = augment_success(a, rng=0, max_edits=1, kinds=("insert_noop",))
-    >>> [(s.action, s.observation, s.progress) for s in aug.steps]
-    [('do(action="Wait")', 'stopwatch running', 0.0), ('finish(message="done")', 'stopwatch running', 1.0)]
+    >>> aug = augment_success(a, rng=0, max_edits=1, kinds=("insert_noop",), edits=edits)
+    >>> [(s.action, s.action_kind, s.observation, s.progress) for s in aug.steps]
+    [('do(action="Wait")', 'wait', 'stopwatch running', 0.0), ('finish(message="done")', '', 'stopwatch running', 1.0)]
     >>> aug.success, aug.meta["synthetic"], aug.meta["prototype_seed"]
     (True, 'augment', 0)
     >>> m = mismatched([a, b], n=1, rng=0)[0]
     >>> m.task_id != m.meta["source_task_id"], m.success, [s.milestones for s in m.steps]
     (True, False, [[]])
-    >>> out = synthesize([a, b], seed=0)  # 1 original + 1 augmented success; 1 original failure
+    >>> out = synthesize([a, b], seed=0, edits=edits)  # 1 original + 1 augmented success; 1 original failure
     >>> [(t.success, t.meta.get("synthetic")) for t in out]
     [(True, None), (False, None), (True, 'augment'), (False, 'mismatch')]
 """
@@ -96,14 +107,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gui_gym.android.actions import Action, ActionParseError, format_action, parse_action
-from gui_gym.android.screen import screen_items
+from gui_gym.core import contract as C
+from gui_gym.core.family import EditActions, EnvFamily, family_of, text_items
 from gui_gym.core.trajectory import Step, Trajectory
 
 __all__ = [
     "EDIT_KINDS",
     "PROGRM_SUCCESS_FAILURE_RATIO",
+    "Edits",
     "augment_success",
+    "edit_actions",
     "mismatched",
     "synthesize",
 ]
@@ -116,16 +129,8 @@ PROGRM_SUCCESS_FAILURE_RATIO = 5729 / 4709
 EDIT_KINDS = ("insert_noop", "remove_noop", "swipe_pair", "back_repeat")
 #: Meta keys that describe the task instance, not the steps: dropped from mismatched trajectories.
 TASK_META_KEYS = ("placeholders", "task_milestones")
-
-WAIT = format_action(Action("wait"))
-BACK = format_action(Action("back"))
-SWIPE_UP = format_action(Action("swipe", direction="up", dist="medium"))
-SWIPE_DOWN = format_action(Action("swipe", direction="down", dist="medium"))
-#: Descriptions as ``GuiAndroid-v0`` words them in the common case.
-WAIT_DESCRIPTION = "Wait for 3 seconds"
-BACK_DESCRIPTION = "Press Back"
-SWIPE_UP_DESCRIPTION = "Scroll down the list"  # a finger moving up scrolls the content down
-SWIPE_DOWN_DESCRIPTION = "Scroll up the list"
+#: What ``edits`` may be: the family's edit actions, the family, an env id, or ``None`` (none).
+Edits = EditActions | EnvFamily | str | None
 
 #: Below this overlap (multiset Jaccard of screen items) the screen after a step is a new one.
 NEW_SCREEN_OVERLAP = 0.1
@@ -138,11 +143,19 @@ def _rng(rng: Rng) -> np.random.Generator:
     return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
 
 
-def _kind(action: str) -> str | None:
-    try:
-        return parse_action(action).kind
-    except ActionParseError:
-        return None
+def edit_actions(edits: Edits) -> EditActions | None:
+    """The :class:`~gui_gym.core.family.EditActions` of ``edits``: as given, a family's, or an env id's.
+
+    >>> import gui_gym
+    >>> edit_actions("GuiAndroid-v0").noop, edit_actions(None)
+    ('do(action="Wait")', None)
+    """
+    if edits is None or isinstance(edits, EditActions):
+        return edits
+    family = family_of(edits) if isinstance(edits, str) else edits
+    if not isinstance(family, EnvFamily):
+        raise TypeError(f"edits must be EditActions, an EnvFamily, an env id or None, got {type(edits).__name__}")
+    return family.edit_actions()
 
 
 # ----------------------------------------------------------------------------- failures
@@ -220,7 +233,7 @@ class _Slot:
     glued: bool = False  # nothing may be inserted right before it
 
 
-def _inserted(action: str, description: str, observation: str, progress: float) -> Step:
+def _inserted(action: str, kind: str, description: str, observation: str, progress: float) -> Step:
     return Step(
         action=action,
         observation=observation,
@@ -230,6 +243,7 @@ def _inserted(action: str, description: str, observation: str, progress: float) 
         milestones=[],
         progress=progress,
         info={"synthetic": True},
+        action_kind=kind,
     )
 
 
@@ -237,12 +251,16 @@ def _progress_before(slots: list[_Slot], pos: int) -> float:
     return float(slots[pos - 1].step.progress) if pos > 0 else 0.0
 
 
-def _is_noop(step: Step) -> bool:
-    return not step.format_valid or _kind(step.action) == "wait"
+def _is_noop(step: Step, edits: EditActions | None) -> bool:
+    """An invalid step or a wait; a log without kinds has the family's no-op action for a wait."""
+    kind = step.action_kind or step.info.get(C.ACTION_KIND)
+    if not step.format_valid or kind in (C.WAIT, C.INVALID):
+        return True
+    return not kind and edits is not None and step.action == edits.noop
 
 
 def _items(observation: str) -> Counter[str]:
-    return Counter(screen_items(observation, limit=len(observation)))
+    return Counter(text_items(observation, limit=len(observation)))
 
 
 def _opens(before: str, after: str) -> bool:
@@ -261,66 +279,64 @@ def _opens(before: str, after: str) -> bool:
     return not (b - a) or overlap < NEW_SCREEN_OVERLAP
 
 
-def _launched_before(slots: list[_Slot], p: int) -> bool:
-    """Whether step ``p`` launches an app that an earlier step launched."""
-    try:
-        app = (parse_action(slots[p].step.action).app or "").casefold()
-    except ActionParseError:
-        return False
-    for slot in slots[:p]:
-        try:
-            a = parse_action(slot.step.action)
-        except ActionParseError:
-            continue
-        if a.kind == "launch" and (a.app or "").casefold() == app:
-            return True
-    return False
-
-
-def _back_repeatable(slots: list[_Slot], p: int) -> bool:
+def _back_repeatable(slots: list[_Slot], p: int, edits: EditActions) -> bool:
     step = slots[p].step
-    kind = _kind(step.action)
     return (
         slots[p].original
         and step.format_valid
         and not step.milestones
-        and kind in ("tap", "launch")
         and not slots[p + 1].glued
+        and edits.undoable is not None
         and _opens(step.observation, slots[p + 1].step.observation)
-        and not (kind == "launch" and _launched_before(slots, p))
+        and edits.undoable(step.action, [s.step.action for s in slots[:p]])
     )
 
 
-def _candidates(slots: list[_Slot], kind: str) -> list[int]:
+def _candidates(slots: list[_Slot], kind: str, edits: EditActions | None) -> list[int]:
     """Positions where edit ``kind`` applies; the last slot (the step that ended the episode) stays last."""
     last = len(slots) - 1
-    if kind in ("insert_noop", "swipe_pair"):  # insert before position p
-        return [p for p in range(last + 1) if not slots[p].glued]
+    if kind not in EDIT_KINDS:
+        raise ValueError(f"unknown edit kind {kind!r}; expected one of {EDIT_KINDS}")
     if kind == "remove_noop":
         return [
-            p for p in range(last) if slots[p].original and not slots[p].step.milestones and _is_noop(slots[p].step)
+            p
+            for p in range(last)
+            if slots[p].original and not slots[p].step.milestones and _is_noop(slots[p].step, edits)
         ]
-    if kind == "back_repeat":  # insert after position p
-        return [p for p in range(last) if _back_repeatable(slots, p)]
-    raise ValueError(f"unknown edit kind {kind!r}; expected one of {EDIT_KINDS}")
+    if edits is None or (kind == "swipe_pair" and not edits.effectless_pairs):
+        return []
+    if kind in ("insert_noop", "swipe_pair"):  # insert before position p
+        return [p for p in range(last + 1) if not slots[p].glued]
+    if edits.undo is None:  # back_repeat: insert after position p
+        return []
+    return [p for p in range(last) if _back_repeatable(slots, p, edits)]
 
 
-def _apply(slots: list[_Slot], kind: str, p: int) -> None:
+def _apply(slots: list[_Slot], kind: str, p: int, edits: EditActions | None, gen: np.random.Generator) -> None:
+    if kind == "remove_noop":
+        del slots[p]
+        return
+    assert edits is not None  # _candidates offers no other edit without them
     if kind == "insert_noop":
         obs = slots[p].step.observation
-        slots.insert(p, _Slot(_inserted(WAIT, WAIT_DESCRIPTION, obs, _progress_before(slots, p)), False))
+        noop = _inserted(edits.noop, edits.noop_kind, edits.noop_description, obs, _progress_before(slots, p))
+        slots.insert(p, _Slot(noop, False))
     elif kind == "swipe_pair":
+        pairs = edits.effectless_pairs
+        first, second = pairs[int(gen.integers(len(pairs)))] if len(pairs) > 1 else pairs[0]
         obs, progress = slots[p].step.observation, _progress_before(slots, p)
-        up = _Slot(_inserted(SWIPE_UP, SWIPE_UP_DESCRIPTION, obs, progress), False)
-        down = _Slot(_inserted(SWIPE_DOWN, SWIPE_DOWN_DESCRIPTION, obs, progress), False, glued=True)
-        slots[p:p] = [up, down]
-    elif kind == "remove_noop":
-        del slots[p]
+        slots[p:p] = [
+            _Slot(_inserted(*first, obs, progress), False),
+            _Slot(_inserted(*second, obs, progress), False, glued=True),
+        ]
     elif kind == "back_repeat":
+        assert edits.undo is not None
         step = slots[p].step
         after = slots[p + 1].step.observation  # the screen after step p
-        back = _Slot(_inserted(BACK, BACK_DESCRIPTION, after, float(step.progress)), False, glued=True)
-        again = _inserted(step.action, step.action_description, step.observation, float(step.progress))
+        back = _Slot(_inserted(*edits.undo, after, float(step.progress)), False, glued=True)
+        again = _inserted(
+            step.action, step.action_kind, step.action_description, step.observation, float(step.progress)
+        )
         slots[p + 1 : p + 1] = [back, _Slot(again, False, glued=True)]
     else:  # pragma: no cover - _candidates rejects unknown kinds first
         raise ValueError(kind)
@@ -331,8 +347,13 @@ def augment_success(
     rng: Rng = None,
     max_edits: int = 2,
     kinds: Sequence[str] = EDIT_KINDS,
+    edits: Edits = None,
 ) -> Trajectory:
     """A new successful trajectory from a successful prototype, by 1..``max_edits`` effectless edits.
+
+    ``edits`` are the actions the edits insert: the env family's
+    :class:`~gui_gym.core.family.EditActions` (or the family, or an env id, to ask it); with
+    ``None`` only ``remove_noop`` applies.
 
     The number of edits is drawn uniformly from ``1..max_edits``; each edit draws a kind
     uniformly among those of ``kinds`` that apply (see the module docstring), then a position
@@ -357,23 +378,25 @@ def augment_success(
     unknown = [k for k in kinds if k not in EDIT_KINDS]
     if unknown or not kinds:
         raise ValueError(f"unknown edit kinds {unknown}; expected a non-empty choice of {EDIT_KINDS}")
+    actions = edit_actions(edits)
     gen = _rng(rng)
     slots = [_Slot(s, True) for s in copy.deepcopy(trajectory.steps)]
-    edits: list[dict[str, object]] = []
+    made: list[dict[str, object]] = []
     for _ in range(int(gen.integers(1, max_edits + 1))):
-        options = {k: c for k in kinds if (c := _candidates(slots, k))}
+        options = {k: c for k in kinds if (c := _candidates(slots, k, actions))}
         if not options:
             break
         names = sorted(options, key=EDIT_KINDS.index)
         kind = names[int(gen.integers(len(names)))]
         places = options[kind]
         p = places[int(gen.integers(len(places)))]
-        _apply(slots, kind, p)
-        edits.append({"kind": kind, "position": p + 1 if kind == "back_repeat" else p})
-    if not edits:
-        raise ValueError(f"no edit of {kinds} applies to this {len(trajectory.steps)}-step trajectory")
+        _apply(slots, kind, p, actions, gen)
+        made.append({"kind": kind, "position": p + 1 if kind == "back_repeat" else p})
+    if not made:
+        hint = "" if actions is not None else " (no edit actions given: only remove_noop can apply)"
+        raise ValueError(f"no edit of {kinds} applies to this {len(trajectory.steps)}-step trajectory{hint}")
     meta = copy.deepcopy(trajectory.meta)
-    meta.update(synthetic="augment", prototype_seed=trajectory.seed, edits=edits)
+    meta.update(synthetic="augment", prototype_seed=trajectory.seed, edits=made)
     return Trajectory(
         task_id=trajectory.task_id,
         instruction=trajectory.instruction,
@@ -395,8 +418,13 @@ def synthesize(
     augment_per_success: int = 1,
     target_ratio: float = PROGRM_SUCCESS_FAILURE_RATIO,
     max_edits: int = 2,
+    edits: Edits = None,
 ) -> list[Trajectory]:
     """The trajectories, then ``augment_per_success`` augmentations of each success, then mismatched failures.
+
+    ``edits``: the actions :func:`augment_success` inserts (the env family's, see there). A
+    success that no edit applies to (without ``edits``: one with no no-op to remove) gets no
+    augmentation.
 
     How many mismatched failures: with ``mismatch_ratio=None`` (the default) just enough to
     bring the failures to ``round(successes / target_ratio)``, where successes count the
@@ -411,13 +439,15 @@ def synthesize(
         raise ValueError(f"target_ratio must be positive, got {target_ratio}")
     if mismatch_ratio is not None and mismatch_ratio < 0:
         raise ValueError(f"mismatch_ratio must be >= 0, got {mismatch_ratio}")
+    actions = edit_actions(edits)
     gen = np.random.default_rng(seed)
     originals = [copy.deepcopy(t) for t in trajectories]
     augmented = [
-        augment_success(t, gen, max_edits=max_edits)
+        aug
         for t in trajectories
         if t.success
         for _ in range(augment_per_success)
+        if (aug := _augment_or_none(t, gen, max_edits, actions)) is not None
     ]
     successes = sum(t.success for t in trajectories) + len(augmented)
     failures = len(trajectories) - sum(t.success for t in trajectories)
@@ -443,3 +473,14 @@ def synthesize(
         failures + len(failed),
     )
     return originals + augmented + failed
+
+
+def _augment_or_none(
+    trajectory: Trajectory, gen: np.random.Generator, max_edits: int, edits: EditActions | None
+) -> Trajectory | None:
+    if edits is not None:  # with the family's no-op every success can be edited: errors are real
+        return augment_success(trajectory, gen, max_edits=max_edits, edits=edits)
+    try:
+        return augment_success(trajectory, gen, max_edits=max_edits, edits=None)
+    except ValueError:
+        return None
