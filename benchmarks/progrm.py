@@ -60,7 +60,7 @@ def collect(n: int, seed: int) -> list[Trajectory]:
     mix = [
         ("oracle", OraclePolicy(env), n // 5),
         ("noisy", NoisyOraclePolicy(env, epsilon=0.3, seed=seed + 1), n // 2),
-        ("random", RandomPolicy(seed=seed + 2), n - n // 5 - n // 2),
+        ("random", RandomPolicy("GuiAndroid-v0", seed=seed + 2), n - n // 5 - n // 2),
     ]
     out: list[Trajectory] = []
     for k, (name, policy, count) in enumerate(mix):

@@ -104,7 +104,9 @@ def test_outcome_examples_match_the_last_progress_example_of_a_rollout():
 
     env = make(WIFI)
     trajectories = [r.trajectory for r in rollout(env, OraclePolicy(env), 2, seed=0, progress=False)]
-    trajectories += [r.trajectory for r in rollout(env, RandomPolicy(seed=0), 2, seed=5, progress=False)]
+    trajectories += [
+        r.trajectory for r in rollout(env, RandomPolicy("GuiAndroid-v0", seed=0), 2, seed=5, progress=False)
+    ]
     for i, (t, e) in enumerate(zip(trajectories, outcome_examples(trajectories), strict=True)):
         last = examples(t, env_labels(t).labels, env_labels(t).key_steps, env_labels(t).labels, index=i)[-1]
         assert (e.goal, e.history, e.observation, e.trajectory) == (last.goal, last.history, last.observation, i)
@@ -213,7 +215,9 @@ def test_a_trained_orm_checkpoint_loads_by_path(tiny_encoder: str, tmp_path: Pat
 
     env = make(WIFI)
     trajectories = [r.trajectory for r in rollout(env, OraclePolicy(env), 4, seed=0, progress=False)]
-    trajectories += [r.trajectory for r in rollout(env, RandomPolicy(seed=0), 4, seed=10, progress=False)]
+    trajectories += [
+        r.trajectory for r in rollout(env, RandomPolicy("GuiAndroid-v0", seed=0), 4, seed=10, progress=False)
+    ]
     exs = outcome_examples(trajectories)
     assert {e.label for e in exs} == {0.0, 1.0}
     config = ProgressTrainConfig(encoder=tiny_encoder, hidden=8, epochs=1, batch_size=4)

@@ -343,7 +343,7 @@ def test_a_short_run_beats_a_constant_predictor_on_held_out_tasks(tmp_path: Path
         runs = (
             (OraclePolicy(env), 2, 0),
             (NoisyOraclePolicy(env, epsilon=0.3, seed=0), 2, 100),
-            (RandomPolicy(seed=0), 1, 200),
+            (RandomPolicy("GuiAndroid-v0", seed=0), 1, 200),
         )
         for policy, episodes, seed in runs:
             for r in rollout(env, policy, episodes, seed=seed, progress=False):

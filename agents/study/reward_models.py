@@ -174,7 +174,7 @@ def collect(models_dir: Path, tasks: list[str], episodes: int, max_steps: int, p
     policies = {
         "oracle": OraclePolicy(env),
         "noisy": NoisyOraclePolicy(env, epsilon=NOISE, seed=ROLLOUT_SEED),
-        "random": RandomPolicy(seed=ROLLOUT_SEED),
+        "random": RandomPolicy("GuiAndroid-v0", seed=ROLLOUT_SEED),
     }
     trajectories: list[Trajectory] = []
     for name, count in counts.items():
