@@ -188,6 +188,11 @@ class TrainConfig:
         if self.vectorization not in ("sync", "async"):
             raise ValueError(f"vectorization must be 'sync' or 'async', got {self.vectorization!r}")
 
+    @property
+    def make_kwargs(self) -> dict[str, Any]:
+        """The ``gym.make`` arguments beyond the task: ``max_steps``, then ``env_kwargs`` (which win)."""
+        return {"max_steps": self.max_steps, **self.env_kwargs}
+
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
         """A config from :func:`dataclasses.asdict` output, also of older versions (unknown keys dropped)."""
@@ -316,7 +321,7 @@ class Trainer:
         cfg = self.cfg
         return functools.partial(
             make_env, cfg.env_id, tasks=self.train_tasks, reward=reward, state=self.reward_state,
-            spa_alpha=cfg.spa_alpha, max_steps=cfg.max_steps, **cfg.env_kwargs,
+            spa_alpha=cfg.spa_alpha, **cfg.make_kwargs,
         )  # fmt: skip
 
     def _rollout_backend(self, reward: str | None = None) -> Any:

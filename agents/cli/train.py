@@ -140,7 +140,7 @@ def random_baseline(cfg: TrainConfig) -> dict[str, float]:
     from agents.policies import RandomPolicy
 
     tasks = task_ids(cfg.eval_tasks or cfg.tasks, cfg.env_id)
-    env = gym.make(cfg.env_id, task=tasks, max_steps=cfg.max_steps, **cfg.env_kwargs)
+    env = gym.make(cfg.env_id, task=tasks, **cfg.make_kwargs)
     wins = total = 0
     for task in tasks:
         for seed in range(cfg.eval_episodes):
