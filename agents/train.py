@@ -245,8 +245,7 @@ def build_policy(cfg: TrainConfig) -> TrainablePolicy:
 
 
 def _construct(cls: type, family: EnvFamily, *args: Any, **kwargs: Any) -> Any:
-    """``cls(*args, family=family, **kwargs)``; a policy class without a ``family`` parameter
-    has the Android family built in, and is built without it."""
+    """``cls(*args, family=family, **kwargs)``, or without ``family`` for a policy class that takes none."""
     if "family" in inspect.signature(cls.__init__).parameters:
         kwargs["family"] = family
     return cls(*args, **kwargs)
