@@ -2,7 +2,9 @@
 
 GRPO-family trainers need *groups*: several trajectories of the same problem instance. Here a
 group shares its instance through the reset seed (``(task, seed)`` fixes the instance of a
-gui-gym task), so group members may run in any sub-env, in any order, on any machine.
+gui-gym task), so group members may run in any sub-env, in any order, on any machine. An
+instance may carry more reset options (a sampler's per-rollout guidance, :mod:`agents.sampling`);
+they reach ``env.reset(options=...)`` together with the task.
 
 :func:`collect` runs a queue of ``(task, seed, group)`` episodes over the sub-envs of a vector
 env: each finished sub-env is reset onto the next queued episode, and sub-envs left without
@@ -11,10 +13,12 @@ running sub-envs in one batched call, each with its own random generator
 (:func:`episode_rng`), so an episode's actions depend only on its seed and the policy, not
 on batching, the number of sub-envs or which worker ran it.
 
-An episode's per-step rewards are final, as the env contract defines them: ``episode_rewards``
-when a wrapper publishes it, otherwise the sum of ``episode_reward_components``, otherwise the
-env's outcome broadcast to every step (:func:`final_rewards`). A sub-env that raises is caught by
-its :class:`Slot`: the episode is dropped and logged, the others go on.
+Episodes are labelled with the task id and difficulty the env reports at reset (the env
+contract's ``task_id`` and ``difficulty``). An episode's per-step rewards are final, as the env
+contract defines them: ``episode_rewards`` when a wrapper publishes it, otherwise the sum of
+``episode_reward_components``, otherwise the env's outcome broadcast to every step
+(:func:`final_rewards`). A sub-env that raises is caught by its :class:`Slot`: the episode is
+dropped and logged, the others go on.
 """
 
 from __future__ import annotations
@@ -30,21 +34,44 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from agents.policies.base import Decision, TrainablePolicy
+from gui_gym.core.contract import (
+    ACTION_DESCRIPTION,
+    DIFFICULTY,
+    EPISODE_REWARD_COMPONENTS,
+    EPISODE_REWARDS,
+    FORMAT_VALID,
+    SUCCESS,
+    TASK,
+    TASK_ID,
+)
 from wrappers.protocol import OUTCOME
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Episode", "Instance", "Slot", "collect", "episode_rng", "final_rewards", "make_vector_env"]
+__all__ = ["Episode", "Instance", "LocalRollouts", "Slot", "collect", "episode_rng", "final_rewards", "make_vector_env"]
 
 
 @dataclass(frozen=True)
 class Instance:
-    """One episode to run: a task, the reset seed that fixes its instance, and its group."""
+    """One episode to run: a task, the reset seed that fixes its instance, and its group.
+
+    ``options`` are more reset options for this rollout alone (the task option is added to
+    them); they are not part of the instance's identity, which ``group`` and ``member`` fix.
+    """
 
     task: str
     seed: int
     group: int = 0
     member: int = 0  # index within the group; with the seed, it seeds the policy's sampling
+    options: dict[str, Any] | None = field(default=None, compare=False)
+
+    def reset_options(self) -> dict[str, Any]:
+        """What ``env.reset(options=...)`` gets: :attr:`options` with the task.
+
+        >>> Instance("A", 7, options={"hint": 1}).reset_options()
+        {'hint': 1, 'task': 'A'}
+        """
+        return {**(self.options or {}), TASK: self.task}
 
 
 @dataclass
@@ -88,10 +115,10 @@ class Episode:
 def final_rewards(info: dict[str, Any], step_rewards: Sequence[float]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The final per-step rewards of an episode from its last ``info`` (see the module docstring)."""
     n = len(step_rewards)
-    comps = info.get("episode_reward_components") or {}
+    comps = info.get(EPISODE_REWARD_COMPONENTS) or {}
     components = {str(k): np.asarray(v, dtype=np.float64) for k, v in comps.items() if len(v) == n}
-    if info.get("episode_rewards") is not None and len(info["episode_rewards"]) == n:
-        rewards = np.asarray(info["episode_rewards"], dtype=np.float64)
+    if info.get(EPISODE_REWARDS) is not None and len(info[EPISODE_REWARDS]) == n:
+        rewards = np.asarray(info[EPISODE_REWARDS], dtype=np.float64)
     elif components:
         rewards = np.sum(list(components.values()), axis=0)
     else:
@@ -132,7 +159,7 @@ class Slot(gym.Wrapper):
             return self._obs, {"idle": True}
         self.idle = False
         try:
-            self._obs, info = self.env.reset(seed=inst.seed, options={"task": inst.task})
+            self._obs, info = self.env.reset(seed=inst.seed, options=inst.reset_options())
         except Exception as e:  # any env failure: drop this episode, keep the run
             self.idle = True
             return self._obs, {"env_error": _describe(e)}
@@ -222,13 +249,12 @@ def collect(
     instances: Sequence[Instance],
     greedy: bool = False,
     iteration: int = 0,
-    difficulty: Callable[[str], str] | None = None,
     on_episode: Callable[[Episode], None] | None = None,
 ) -> tuple[list[Episode], list[tuple[Instance, str]]]:
     """Run every instance to the end; ``(episodes in instance order, [(instance, error)] dropped)``.
 
-    ``envs`` comes from :func:`make_vector_env`. ``difficulty(task_id)`` labels episodes
-    (default ``"?"``); ``on_episode`` is called as each episode finishes (progress bars).
+    ``envs`` comes from :func:`make_vector_env`. ``on_episode`` is called as each episode
+    finishes (progress bars).
     """
     n = envs.num_envs
     queue = list(instances)[::-1]
@@ -259,8 +285,7 @@ def collect(
                     again[i] = True  # try the next queued instance on this sub-env
                     continue
                 obs_rows[i] = _row(obs, i)
-                tid = str(info.get("task_id", inst.task))
-                running[i] = _Running(inst, tid, difficulty(tid) if difficulty else "?")
+                running[i] = _Running(inst, str(info.get(TASK_ID, inst.task)), str(info.get(DIFFICULTY, "?")))
                 rngs[inst] = episode_rng(inst)
             mask = again & bool(queue)
 
@@ -290,8 +315,8 @@ def collect(
             obs_rows[i] = _row(obs, i)
             run.decisions.append(d)
             run.step_rewards.append(float(rewards[i]))
-            run.descriptions.append(str(info.get("action_description", "")))
-            run.invalid += not bool(info.get("format_valid", True))
+            run.descriptions.append(str(info.get(ACTION_DESCRIPTION, "")))
+            run.invalid += not bool(info.get(FORMAT_VALID, True))
             if terms[i] or truncs[i]:
                 finished[i] = True
                 try:
@@ -307,7 +332,7 @@ def collect(
                     run.decisions,
                     final,
                     comps,
-                    bool(info.get("success", False)),
+                    bool(info.get(SUCCESS, False)),
                     bool(truncs[i]),
                     run.invalid,
                     run.descriptions,
@@ -323,3 +348,32 @@ def collect(
             start(finished)
     ordered = [done[inst] for inst in instances if inst in done]
     return ordered, errors
+
+
+class LocalRollouts:
+    """Rollouts on this machine over a gymnasium vector env (:func:`collect`).
+
+    :class:`agents.distributed.RayRollouts` has the same interface for Ray actors.
+    """
+
+    def __init__(self, make_env: Callable[[], gym.Env], num_envs: int, vectorization: str = "sync") -> None:
+        self.envs = make_vector_env(make_env, num_envs, vectorization)
+
+    def collect(
+        self, policy: TrainablePolicy, instances: Sequence[Instance], greedy: bool = False, iteration: int = 0
+    ) -> tuple[list[Episode], list[tuple[Instance, str]]]:
+        import torch
+
+        if hasattr(policy, "eval"):
+            policy.eval()
+        with torch.no_grad():
+            episodes, errors = collect(self.envs, policy, instances, greedy=greedy, iteration=iteration)
+        if hasattr(policy, "train"):
+            policy.train()
+        return episodes, errors
+
+    def set_epoch(self, epoch: int) -> None:
+        self.envs.call("set_epoch", epoch)
+
+    def close(self) -> None:
+        self.envs.close()

@@ -1,4 +1,4 @@
-"""Distributed rollouts on Ray: the same interface as :class:`agents.train.LocalRollouts`.
+"""Distributed rollouts on Ray: the same interface as :class:`agents.collect.LocalRollouts`.
 
 ``RayRollouts(make_env, policy_factory, workers)`` keeps ``workers`` plain Ray actors, each with
 one env (a :class:`~agents.collect.Slot`-wrapped single-env vector env) and one copy of the
@@ -89,8 +89,6 @@ class _RolloutWorker:
         import ray
         import torch
 
-        from agents.train import _difficulty
-
         if version != self.version:  # weights come wrapped in a list so Ray fetches them only here
             self.policy.load_state_dict(ray.get(weights[0]))
             self.version = version
@@ -98,9 +96,7 @@ class _RolloutWorker:
             self.envs.call("set_epoch", epoch)
             self.epoch = epoch
         with torch.no_grad():
-            result = collect(
-                self.envs, self.policy, [instance], greedy=greedy, iteration=iteration, difficulty=_difficulty
-            )
+            result = collect(self.envs, self.policy, [instance], greedy=greedy, iteration=iteration)
         return pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
 
 

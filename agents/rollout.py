@@ -12,7 +12,8 @@ import gymnasium as gym
 from tqdm import tqdm
 
 from agents.policies.baselines import Policy
-from gui_gym.android.screen import screen_text
+from gui_gym.core.contract import DIFFICULTIES, DIFFICULTY
+from gui_gym.core.family import family_of
 from gui_gym.core.trajectory import Step, Trajectory
 
 
@@ -39,19 +40,20 @@ def rollout(
     """Run ``episodes`` episodes with seeds ``seed, seed+1, …``.
 
     ``on_step(episode, step, env)`` is called after every step (e.g. to save screenshots).
-    Each trajectory records, per step, the compact screen text the action was taken on
-    (:func:`~gui_gym.android.screen.screen_text`) and, in ``meta``, the screen after the
-    last step, the instance's ``placeholders`` and the task's milestones: what progress
-    labelling (``gui-gym progrm label``) reads.
+    Each trajectory records, per step, the compact text of the observation the action was
+    taken on (the env family's ``observation_text``) and, in ``meta``, the observation after
+    the last step, the instance's ``placeholders`` and the task's milestones: what progress
+    labelling (``gui-gym progrm label``) reads. The difficulty is the one the env reports at reset.
     """
+    screen_text = family_of(env).observation_text
     results: list[EpisodeResult] = []
     bar = tqdm(range(episodes), desc=type(policy).__name__, disable=not progress, leave=False)
     for ep in bar:
         obs, info = env.reset(seed=seed + ep)
         policy.reset(seed + ep)
-        task = env.unwrapped.task
+        difficulty = str(info.get(DIFFICULTY, "?"))
         traj = Trajectory(task_id=info["task_id"], instruction=info["instruction"], seed=seed + ep)
-        traj.meta["difficulty"] = getattr(task, "difficulty", "?")
+        traj.meta["difficulty"] = difficulty
         for key in ("placeholders", "task_milestones"):
             if key in info:
                 traj.meta[key] = info[key]
@@ -70,11 +72,7 @@ def rollout(
                 break
         traj.success, traj.truncated = bool(info["success"]), bool(truncated)
         traj.meta["final_observation"] = screen_text(obs)
-        results.append(
-            EpisodeResult(
-                info["task_id"], getattr(task, "difficulty", "?"), traj.success, len(traj.steps), invalid, traj
-            )
-        )
+        results.append(EpisodeResult(info["task_id"], difficulty, traj.success, len(traj.steps), invalid, traj))
         bar.set_postfix(success=f"{sum(r.success for r in results) / len(results):.2f}", refresh=False)
     return results
 
@@ -86,7 +84,7 @@ def summarize(results: list[EpisodeResult]) -> dict[str, dict[str, float]]:
         groups[r.difficulty].append(r)
         groups["all"].append(r)
     out = {}
-    for tier in ("easy", "medium", "hard", "all"):
+    for tier in (*DIFFICULTIES, "all"):
         rs = groups.get(tier)
         if not rs:
             continue

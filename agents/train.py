@@ -1,16 +1,20 @@
 """The reference trainer: rollout → advantage → loss, for every named algorithm.
 
-One iteration, top to bottom (:meth:`Trainer.iterate`):
+The trainer knows no env family: it reads task lists from the env's family
+(:func:`gui_gym.core.family.family_of`), everything else from the env contract's ``info``, and
+asks the algorithm object (:mod:`agents.algos.registry`) and the group sampler
+(:mod:`agents.sampling`) for what differs between algorithms. One iteration, top to bottom
+(:meth:`Trainer.iterate`):
 
-1. sample ``tasks_per_iter`` task instances (FCF-weighted for AdaGRPO) and roll out a group
-   of ``group_size`` trajectories of each (:mod:`agents.collect`, a gymnasium vector env or
-   Ray actors);
-2. DAPO only: drop groups whose rewards are all equal and sample more, at most
-   ``max_resample`` times;
-3. advantages per group (:mod:`agents.algos.advantages`) from the final per-step rewards the
-   wrappers publish (``info["episode_rewards"]``), SPA-adjusted for AdaGRPO;
-4. AdaGRPO only: the top κ enter the AdaPR buffer, replayed trajectories join the batch, and
-   negatives are pruned to 1:2;
+1. the sampler draws ``tasks_per_iter`` task instances (uniformly; FCF-weighted for AdaGRPO)
+   and a group of ``group_size`` trajectories of each is rolled out (:mod:`agents.collect`,
+   a gymnasium vector env or Ray actors);
+2. the algorithm may keep only some groups and ask for more (DAPO drops groups whose rewards
+   are all equal), at most ``max_resample`` times;
+3. the algorithm's advantages per group from the final per-step rewards the wrappers publish
+   (``info["episode_rewards"]``), SPA-adjusted for AdaGRPO;
+4. the algorithm selects the batch (AdaGRPO: replayed trajectories join it and negatives are
+   pruned to 1:2; after the update the top κ enter the AdaPR buffer);
 5. ``ppo_epochs`` passes of clipped-surrogate updates over mini-batches
    (:func:`agents.algos.losses.policy_loss`); a non-finite loss skips that update;
 6. metrics (success, every reward component, lengths, loss statistics) to ``metrics.jsonl``
@@ -23,6 +27,9 @@ Example (``gui-gym train`` does the same from the command line)::
 
     cfg = TrainConfig(tasks="easy", reward="milestone+spa", algo="grpo", iterations=50, out="runs/a")
     summary = Trainer(cfg).run()                    # Trainer(cfg, resume=True) continues it
+
+Any registered env id works (``env_id``, with ``env_kwargs`` for ``gym.make``), including
+gymnasium's ``"module:EnvId"`` form for an env registered by the user's own module.
 """
 
 from __future__ import annotations
@@ -47,31 +54,52 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from agents.algos.adagrpo import FailureCurriculum, ReplayBuffer, prune_negatives
-from agents.algos.advantages import (
-    dynamic_sampling_mask,
-    group_advantages,
-    reinforce_pp_advantages,
-    rloo_advantages,
-    step_group_advantages,
-)
-from agents.algos.losses import policy_loss
-from agents.algos.variants import Algorithm, algorithm
-from agents.collect import Episode, Instance, collect, make_vector_env
+import gui_gym  # noqa: F401  (registers the env ids)
+from agents.algos.adagrpo import ReplayBuffer
+from agents.algos.base import Algorithm, Round
+from agents.algos.grpo import group_returns
+from agents.algos.losses import kl_k3, policy_loss
+from agents.algos.registry import algorithm
+from agents.collect import Episode, Instance, LocalRollouts
 from agents.policies.base import Decision, TrainablePolicy
+from agents.sampling import SAMPLERS, TRAIN_SEED_BASE, UniformSampler, make_sampler
+from gui_gym.core.contract import DIFFICULTIES
+from gui_gym.core.family import EnvFamily, family_of
 from gui_gym.core.io import atomic_write
-from wrappers.spa import adjust_group
 from wrappers.spec import RewardState, make_env, parse_reward
 from wrappers.state import read_torch_checkpoint
 
 log = logging.getLogger(__name__)
 
-__all__ = ["TrainConfig", "Trainer", "load_checkpoint", "train"]
+__all__ = [
+    "TRAIN_SEED_BASE",
+    "LocalRollouts",
+    "TrainConfig",
+    "Trainer",
+    "build_policy",
+    "compute_advantages",
+    "env_family",
+    "group_returns",
+    "load_checkpoint",
+    "task_ids",
+    "train",
+]
 
 CHECKPOINT = "checkpoint.pt"
 FORMAT, VERSION = "gui-gym-train", 1
-#: Training seeds start here; evaluation uses seeds below it, so evaluation instances are held out.
-TRAIN_SEED_BASE = 1_000_000
+#: Settings a resumed run must share with the run it continues.
+RESUME_KEYS = (
+    "env_id",
+    "policy",
+    "algo",
+    "level",
+    "sampler",
+    "reward",
+    "tasks",
+    "group_size",
+    "tasks_per_iter",
+    "hidden",
+)
 
 
 @dataclass
@@ -86,15 +114,16 @@ class TrainConfig:
     """
 
     # environment
-    env_id: str = "GuiAndroid-v0"
+    env_id: str = "GuiAndroid-v0"  # any registered id, or "module:EnvId"
+    env_kwargs: dict[str, Any] = field(default_factory=dict)  # more gym.make arguments
     tasks: str = "easy"  # a tier, a task id, or comma-separated ids
     eval_tasks: str | None = None  # default: the training tasks, on held-out seeds
     reward: str = "outcome"  # see wrappers.spec
     max_steps: int | None = 20  # ADMIRE caps trajectories at 20 steps
-    ui_format: str | None = None  # None: "compressed" (MobileRL App. C) for --policy lm, else "xml"
     # algorithm
     algo: str = "grpo"
     level: str = "trajectory"  # "step": ADMIRE's step-level GRPO (Eq. 12-13)
+    sampler: str | None = None  # group sampler (agents.sampling); None: the algorithm's (AdaGRPO: fcf)
     iterations: int = 100
     tasks_per_iter: int = 4
     group_size: int = 8
@@ -141,6 +170,10 @@ class TrainConfig:
         """Raise ``ValueError`` naming the first setting that cannot work."""
         algorithm(self.algo, self.level)
         parse_reward(self.reward)
+        if self.sampler is not None and self.sampler not in SAMPLERS:
+            raise ValueError(f"unknown sampler {self.sampler!r}; choose from {', '.join(SAMPLERS)}")
+        if not isinstance(self.env_kwargs, dict):
+            raise ValueError(f"env_kwargs must be a dict of gym.make arguments, got {self.env_kwargs!r}")
         for name in ("iterations", "tasks_per_iter", "group_size", "ppo_epochs", "minibatch", "num_envs"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
@@ -154,42 +187,50 @@ class TrainConfig:
             raise ValueError(f"vectorization must be 'sync' or 'async', got {self.vectorization!r}")
 
     @property
-    def screen_format(self) -> str:
-        return self.ui_format or ("compressed" if self.policy == "lm" else "xml")
+    def make_kwargs(self) -> dict[str, Any]:
+        """The ``gym.make`` arguments beyond the task: ``max_steps``, then ``env_kwargs`` (which win)."""
+        return {"max_steps": self.max_steps, **self.env_kwargs}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
+        """A config from :func:`dataclasses.asdict` output, also of older versions (unknown keys dropped)."""
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in known})
 
 
-def task_ids(spec: str | None) -> list[str]:
-    """The task ids of a tier, an id, or a comma-separated list (unknown ids: ValueError)."""
-    from gui_gym.android.env import resolve_tasks
+def env_family(env_id: str | None = None) -> EnvFamily:
+    """The family of ``env_id`` (default: :class:`TrainConfig`'s); ValueError for an unknown id.
 
-    parts = [p.strip() for p in str(spec or "").split(",") if p.strip()]
+    ``"module:EnvId"`` imports ``module`` first (which registers ``EnvId``), as ``gym.make`` does.
+    """
+    return family_of(env_id or TrainConfig.env_id)
+
+
+def task_ids(spec: str | None, env_id: str | None = None) -> list[str]:
+    """The task ids of a tier, an id, or a comma-separated list of the env's family (unknown ids: ValueError).
+
+    >>> task_ids("SystemWifiTurnOn,ClockStopWatchRunning")
+    ['SystemWifiTurnOn', 'ClockStopWatchRunning']
+    """
+    family = env_family(env_id)
     try:
-        templates = resolve_tasks(parts[0] if len(parts) == 1 else (parts or None))
+        specs = family.tasks(str(spec) if spec else None)
     except (KeyError, ValueError) as e:
         raise ValueError(f"unknown task selection {spec!r}: {e}") from e
-    return [t.id for t in templates]
-
-
-def _difficulty(task_id: str) -> str:
-    from gui_gym.android.sim.tasks import TASKS
-
-    task = TASKS.get(task_id)
-    return getattr(task, "difficulty", "?")
+    return [t.id for t in specs]
 
 
 def build_policy(cfg: TrainConfig) -> TrainablePolicy:
+    """The policy of ``cfg``, told the env's family (its action prompt, its candidate kinds)."""
     if cfg.policy == "lm":
         from agents.policies.lm import LMPolicy
 
-        return LMPolicy(cfg.lm_path, device=cfg.device, temperature=cfg.temperature)
+        return LMPolicy(cfg.lm_path, family=cfg.env_id, device=cfg.device, temperature=cfg.temperature)
     from agents.policies.candidate import CandidatePolicy
 
-    return CandidatePolicy(encoder=cfg.encoder, hidden=cfg.hidden, temperature=cfg.temperature, seed=cfg.seed)
+    return CandidatePolicy(
+        cfg.env_id, encoder=cfg.encoder, hidden=cfg.hidden, temperature=cfg.temperature, seed=cfg.seed
+    )
 
 
 # ----------------------------------------------------------------------------- advantages
@@ -203,53 +244,8 @@ def compute_advantages(
     kl: Sequence[np.ndarray] | None = None,
     kl_coef: float = 0.0,
 ) -> list[np.ndarray]:
-    """Per-step advantages of each episode (one array per episode, one value per step).
-
-    Groups are the episodes that share ``instance.group``. ``kl`` (REINFORCE++) holds each
-    episode's per-step KL to the reference policy.
-    """
-    by_group: dict[int, list[int]] = defaultdict(list)
-    for i, ep in enumerate(episodes):
-        by_group[ep.instance.group].append(i)
-    out: list[np.ndarray | None] = [None] * len(episodes)
-    if algo.advantage == "reinforce++":
-        rewards = [_terminal_rewards(ep) for ep in episodes]
-        adv = reinforce_pp_advantages(rewards, kl=kl, kl_coef=kl_coef if kl is not None else 0.0, gamma=gamma)
-        return [np.asarray(a, dtype=np.float64) for a in adv]
-    for idx in by_group.values():
-        eps = [episodes[i] for i in idx]
-        if algo.advantage == "step-group":
-            values = step_group_advantages([ep.rewards for ep in eps])
-            for i, v in zip(idx, values, strict=True):
-                out[i] = np.asarray(v, dtype=np.float64)
-            continue
-        returns = group_returns(eps, spa_alpha if algo.spa else None)
-        a = group_advantages(returns) if algo.advantage == "group" else rloo_advantages(returns)
-        for i, ai in zip(idx, a, strict=True):
-            out[i] = np.full(episodes[i].length, float(ai))
-    return [o if o is not None else np.zeros(0) for o in out]
-
-
-def group_returns(episodes: Sequence[Episode], spa_alpha: float | None = None) -> list[float]:
-    """R(τ) of each episode of one group; with ``spa_alpha``, SPA over the group (MobileRL Eq. 2)."""
-    if spa_alpha is None:
-        return [ep.ret for ep in episodes]
-    return adjust_group(
-        [ep.length for ep in episodes],
-        [ep.outcome for ep in episodes],
-        alpha=spa_alpha,
-        successes=[ep.success for ep in episodes],
-    )
-
-
-def _terminal_rewards(ep: Episode) -> np.ndarray:
-    """Per-step rewards with the outcome once, at the last step (REINFORCE++ returns sum them)."""
-    out = ep.rewards.copy()
-    outcome = ep.components.get("outcome")
-    if outcome is not None and len(outcome) == len(out):
-        out = out - outcome
-        out[-1] += outcome[-1]
-    return out
+    """Per-step advantages of each episode: :meth:`Algorithm.advantages <agents.algos.base.Algorithm.advantages>`."""
+    return algo.advantages(episodes, spa_alpha=spa_alpha, gamma=gamma, kl=kl, kl_coef=kl_coef)
 
 
 # ----------------------------------------------------------------------------- the trainer
@@ -266,8 +262,9 @@ class Trainer:
         self.clip_high = cfg.clip_high if cfg.clip_high is not None else self.algo.clip_high
         self.kl_coef = cfg.kl_coef if cfg.kl_coef is not None else self.algo.kl_coef
         self.out = Path(cfg.out)
-        self.train_tasks = task_ids(cfg.tasks)
-        self.eval_tasks = task_ids(cfg.eval_tasks) if cfg.eval_tasks else list(self.train_tasks)
+        self.family = env_family(cfg.env_id)
+        self.train_tasks = task_ids(cfg.tasks, cfg.env_id)
+        self.eval_tasks = task_ids(cfg.eval_tasks, cfg.env_id) if cfg.eval_tasks else list(self.train_tasks)
         self.iters_per_epoch = max(1, math.ceil(len(self.train_tasks) / cfg.tasks_per_iter))
 
         self.iteration = 0
@@ -276,8 +273,7 @@ class Trainer:
         random.seed(cfg.seed)
         self.reward_state = RewardState()
         self.replay: ReplayBuffer[Episode] = ReplayBuffer(cfg.replay_capacity, cfg.replay_kappa)
-        self.fcf = FailureCurriculum(cfg.fcf_fail_epochs, cfg.fcf_cooldown)
-        self.epoch_outcomes: dict[str, list[float]] = defaultdict(list)
+        self.sampler: UniformSampler = make_sampler(cfg.sampler or self.algo.sampler, cfg)
         self.history: list[dict[str, Any]] = []
 
         self.policy = policy if policy is not None else build_policy(cfg)
@@ -306,7 +302,7 @@ class Trainer:
         cfg = self.cfg
         return functools.partial(
             make_env, cfg.env_id, tasks=self.train_tasks, reward=reward, state=self.reward_state,
-            spa_alpha=cfg.spa_alpha, max_steps=cfg.max_steps, ui_format=cfg.screen_format,
+            spa_alpha=cfg.spa_alpha, **cfg.make_kwargs,
         )  # fmt: skip
 
     def _rollout_backend(self, reward: str | None = None) -> Any:
@@ -326,22 +322,11 @@ class Trainer:
         return self.iteration // self.iters_per_epoch
 
     def sample_instances(self, n_groups: int, first_group: int = 0) -> list[Instance]:
-        """``n_groups`` task instances × ``group_size`` members (FCF-weighted for AdaGRPO)."""
-        cfg = self.cfg
-        if self.algo.fcf:
-            tasks = self.fcf.sample(self.train_tasks, n_groups, self.rng)
-        else:
-            replace = n_groups > len(self.train_tasks)
-            tasks = list(self.rng.choice(self.train_tasks, size=n_groups, replace=replace))
-        seeds = self.rng.integers(TRAIN_SEED_BASE, 2**31 - 1, size=n_groups)
-        return [
-            Instance(str(t), int(s), first_group + g, m)
-            for g, (t, s) in enumerate(zip(tasks, seeds, strict=True))
-            for m in range(cfg.group_size)
-        ]
+        """``n_groups`` task instances × ``group_size`` members, drawn by the group sampler."""
+        return self.sampler.sample(self.train_tasks, n_groups, self.cfg.group_size, self.rng, first_group)
 
     def rollout(self) -> tuple[list[Episode], dict[str, Any]]:
-        """This iteration's on-policy episodes (after DAPO's dynamic sampling) and rollout stats."""
+        """This iteration's on-policy episodes (after the algorithm's group selection) and rollout stats."""
         cfg = self.cfg
         stats: dict[str, Any] = {"dropped_episodes": 0, "resample_rounds": 0, "zero_variance_groups": 0}
         episodes: list[Episode] = []
@@ -352,11 +337,11 @@ class Trainer:
             got, errors = self.rollouts.collect(self.policy, instances, iteration=self.iteration)
             stats["dropped_episodes"] += len(errors)
             stats.setdefault("all_episodes", []).extend(got)
-            if not self.algo.dynamic_sampling:
+            groups = _groups(got)
+            keep = self.algo.keep_groups(groups)
+            if keep is None:
                 episodes = got
                 break
-            groups = _groups(got)
-            keep = dynamic_sampling_mask([[ep.ret for ep in g] for g in groups])
             stats["zero_variance_groups"] += sum(not k for k in keep)
             episodes += [ep for g, k in zip(groups, keep, strict=True) if k for ep in g]
             have = len({ep.instance.group for ep in episodes})
@@ -379,43 +364,24 @@ class Trainer:
         t1 = time.perf_counter()
 
         kl = None
-        if algo.advantage == "reinforce++" and self.reference is not None and self.kl_coef > 0 and episodes:
+        if algo.kl_in_reward and self.reference is not None and self.kl_coef > 0 and episodes:
             kl = self._step_kl(episodes)
-        advantages = compute_advantages(episodes, algo, cfg.spa_alpha, cfg.gamma, kl, self.kl_coef)
+        advantages = algo.advantages(episodes, spa_alpha=cfg.spa_alpha, gamma=cfg.gamma, kl=kl, kl_coef=self.kl_coef)
         for ep, a in zip(episodes, advantages, strict=True):
             ep.advantages = a
 
-        # AdaPR (MobileRL §2.2.2, App. B): evict stale entries, top the batch up with at most γ·N
-        # replayed trajectories (about 1:1 with γ = 1), and offer this round's rollouts after the update.
-        batch = list(episodes)
-        traj_adv = [float(ep.advantages[0]) if ep.length else 0.0 for ep in episodes]
-        if algo.replay:
-            self.replay.evict(self.iteration)
-            replayed = self.replay.sample(len(batch), cfg.replay_gamma)
-            batch += replayed
-            stats["replayed"] = len(replayed)
-        if algo.prune and batch:
-            keep = prune_negatives([float(ep.advantages[0]) if ep.length else 0.0 for ep in batch],
-                                   cfg.prune_ratio, self.rng)  # fmt: skip
-            stats["pruned"] = len(batch) - len(keep)
-            batch = [batch[i] for i in keep]
+        rnd = Round(self.iteration, self.rng, self.replay, cfg.replay_gamma, cfg.prune_ratio, stats)
+        batch = algo.select(episodes, rnd)
         update = self.update(batch) if batch else {"updates": 0, "skipped_updates": 0}
-        if algo.replay:
-            stats["replay_entered"] = self.replay.add(episodes, traj_adv, self.iteration)
-            stats["replay_size"] = len(self.replay)
+        algo.after_update(episodes, rnd)
         t2 = time.perf_counter()
 
-        if algo.fcf:
-            for ep in seen:
-                self.epoch_outcomes[ep.task_id].append(ep.outcome)
+        self.sampler.observe(seen)
         metrics = self._metrics(seen, stats, update)
         metrics.update(time_rollout=t1 - t0, time_update=t2 - t1)
         self.iteration += 1
-        if algo.fcf and self.iteration % self.iters_per_epoch == 0:
-            self.fcf.update(dict(self.epoch_outcomes))
-            self.epoch_outcomes.clear()
-            metrics["fcf_removed"] = len(self.fcf.removed)
-            metrics["fcf_cooldown"] = len(self.fcf.in_cooldown)
+        if self.iteration % self.iters_per_epoch == 0:
+            metrics.update(self.sampler.end_epoch())
         return metrics
 
     def _step_kl(self, episodes: Sequence[Episode]) -> list[np.ndarray]:
@@ -424,8 +390,6 @@ class Trainer:
         decisions = [d for ep in episodes for d in ep.decisions]
         with torch.no_grad():
             ref, mask, _ = self.reference.log_probs(decisions)
-            from agents.algos.losses import kl_k3
-
             old = _padded([d.logp for d in decisions], ref.shape[1])
             per_step = (kl_k3(old, ref) * mask).sum(dim=1).cpu().numpy()
         out, i = [], 0
@@ -444,7 +408,7 @@ class Trainer:
         updates = skipped = 0
         # The reference is frozen: score every decision under it once, not once per epoch.
         refs: list[torch.Tensor] | None = None
-        if self.reference is not None and self.kl_coef > 0 and self.algo.advantage != "reinforce++":
+        if self.reference is not None and self.kl_coef > 0 and not self.algo.kl_in_reward:
             with torch.no_grad():
                 refs = []
                 for start in range(0, len(rows), cfg.minibatch):
@@ -630,12 +594,11 @@ class Trainer:
             "rng": self.rng.bit_generator.state,
             "torch_rng": torch.get_rng_state(),
             "python_rng": random.getstate(),
-            # Python objects (buffer of episodes, FCF, milestone book): pickled, for trusted runs only.
+            # Python objects (buffer of episodes, sampler state, milestone book): pickled, for trusted runs only.
             "objects": pickle.dumps(
                 {
                     "replay": self.replay.state_dict(),
-                    "fcf": self.fcf.state_dict(),
-                    "epoch_outcomes": dict(self.epoch_outcomes),
+                    "sampler": {"name": self.sampler.name, "state": self.sampler.state_dict()},
                     "reward_state": self.reward_state,
                     "history": self.history,
                 }
@@ -648,7 +611,7 @@ class Trainer:
     def _load(self, path: Path) -> None:
         ckpt = load_checkpoint(path)
         saved = TrainConfig.from_dict(ckpt["config"])
-        for key in ("policy", "algo", "level", "reward", "tasks", "group_size", "tasks_per_iter", "hidden"):
+        for key in RESUME_KEYS:
             if getattr(saved, key) != getattr(self.cfg, key):
                 raise ValueError(
                     f"{path} was trained with {key}={getattr(saved, key)!r}, not {getattr(self.cfg, key)!r}; "
@@ -667,8 +630,9 @@ class Trainer:
         torch.set_rng_state(ckpt["torch_rng"])
         random.setstate(ckpt["python_rng"])
         self.replay.load_state_dict(objects["replay"])
-        self.fcf.load_state_dict(objects["fcf"])
-        self.epoch_outcomes = defaultdict(list, objects["epoch_outcomes"])
+        sampler = objects.get("sampler") or {"name": "fcf", "state": {k: objects[k] for k in ("fcf", "epoch_outcomes")}}
+        if sampler["name"] == self.sampler.name:  # older checkpoints kept the FCF state on its own
+            self.sampler.load_state_dict(sampler["state"])
         self.reward_state = objects["reward_state"]
         self.history = list(objects["history"])
         # metrics.jsonl may hold the interrupted iteration: rewrite it from the checkpoint's history
@@ -685,32 +649,6 @@ def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     return read_torch_checkpoint(
         path, "training checkpoint", FORMAT, VERSION, "start a run without --resume first", weights_only=False
     )
-
-
-class LocalRollouts:
-    """Rollouts on this machine over a gymnasium vector env (:func:`agents.collect.collect`)."""
-
-    def __init__(self, make_env: Any, num_envs: int, vectorization: str = "sync") -> None:
-        self.envs = make_vector_env(make_env, num_envs, vectorization)
-
-    def collect(
-        self, policy: TrainablePolicy, instances: Sequence[Instance], greedy: bool = False, iteration: int = 0
-    ) -> tuple[list[Episode], list[tuple[Instance, str]]]:
-        if hasattr(policy, "eval"):
-            policy.eval()
-        with torch.no_grad():
-            episodes, errors = collect(
-                self.envs, policy, instances, greedy=greedy, iteration=iteration, difficulty=_difficulty
-            )
-        if hasattr(policy, "train"):
-            policy.train()
-        return episodes, errors
-
-    def set_epoch(self, epoch: int) -> None:
-        self.envs.call("set_epoch", epoch)
-
-    def close(self) -> None:
-        self.envs.close()
 
 
 def _groups(episodes: Sequence[Episode]) -> list[list[Episode]]:
@@ -739,7 +677,7 @@ def _success_stats(episodes: Sequence[Episode], prefix: str = "") -> dict[str, A
     if wins:
         m[f"{prefix}success_length"] = float(np.mean(wins))
     m[f"{prefix}invalid_rate"] = float(sum(ep.invalid for ep in episodes) / max(1, sum(ep.length for ep in episodes)))
-    for tier in ("easy", "medium", "hard"):
+    for tier in DIFFICULTIES:
         eps = [ep for ep in episodes if ep.difficulty == tier]
         if eps and len(eps) < len(episodes):
             m[f"{prefix}success_{tier}"] = float(np.mean([ep.success for ep in eps]))

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.algos.variants import algorithm
+from agents.algos.registry import algorithm
 from agents.collect import Episode, Instance, collect, final_rewards, make_vector_env
 from agents.policies.base import Decision
 from agents.train import TrainConfig, Trainer, compute_advantages, load_checkpoint
@@ -243,9 +243,10 @@ def test_the_lm_policy_trains_through_the_same_trainer(tmp_path):
     from agents.policies.tiny_lm import tiny_lm
 
     path = tiny_lm(tmp_path / "lm", vocab="actions")
-    cfg = TrainConfig(tasks="SystemWifiTurnOn", policy="lm", lm_path=path, iterations=1, tasks_per_iter=1,
-                      group_size=2, num_envs=2, max_steps=2, eval_every=0, out=str(tmp_path / "run"),
-                      progress=False, reward="milestone", lr=1e-3, entropy_coef=0.01)  # fmt: skip
+    cfg = TrainConfig(tasks="SystemWifiTurnOn", env_kwargs={"ui_format": "compressed"}, policy="lm", lm_path=path,
+                      iterations=1, tasks_per_iter=1, group_size=2, num_envs=2, max_steps=2, eval_every=0,
+                      out=str(tmp_path / "run"), progress=False, reward="milestone", lr=1e-3,
+                      entropy_coef=0.01)  # fmt: skip
     trainer = Trainer(cfg)
     before = [p.detach().clone() for p in trainer.policy.parameters()]
     trainer.run()

@@ -89,9 +89,7 @@ TASKS: dict[str, Task] = {
 }  # fmt: skip
 
 
-COMMAND = re.compile(
-    r"^\s*(go to|take|drop|open|switch on|look|inventory|finish)\b\s*(?:the\s+)?(.*?)\s*\.?\s*$", re.I
-)
+COMMAND = re.compile(r"^\s*(go to|take|drop|open|switch on|look|inventory|finish)\b\s*(?:the\s+)?(.*?)\s*\.?\s*$", re.I)
 KINDS = ("go", "take", "drop", "open", "switch_on", "look", "inventory", "finish")
 CONTRACT_KIND = {
     "go to": C.NAVIGATE, "take": C.INTERACT, "drop": C.INTERACT, "open": C.INTERACT,

@@ -46,6 +46,10 @@ from agents.study.data import read_jsonl_objects
 from agents.study.settings import Setting, StudyConfig, setting
 from gui_gym.core.io import atomic_write, atomic_write_json
 
+#: The env of a study unless its config's ``extra`` names another ``env_id``; the learned reward
+#: models (agents.study.reward_models) are built on it alone.
+DEFAULT_ENV = "GuiAndroid-v0"
+
 log = logging.getLogger(__name__)
 
 __all__ = ["FINISHED", "read_status", "run_dir", "run_one", "run_study"]
@@ -123,9 +127,8 @@ def _milestone_stats(trainer: Any, s: Setting) -> dict[str, Any]:
     if book is not None:  # adaptive: the tasks the book has milestones for by the end
         covered = [bool(book.templates(t)) for t in trainer.train_tasks]
     else:
-        from gui_gym.android.sim.tasks import TASKS
-
-        covered = [bool(getattr(TASKS.get(t), "milestones", ())) for t in trainer.train_tasks]
+        specs = {spec.id: spec for spec in trainer.family.tasks(trainer.train_tasks)}
+        covered = [bool(getattr(specs.get(t), "milestones", ())) for t in trainer.train_tasks]
     hits: dict[str, Counter[str]] = defaultdict(Counter)
     try:
         counters = trainer.rollouts.envs.get_attr("hits")
@@ -172,7 +175,8 @@ def run_one(cfg: StudyConfig, name: str, seed: int, out: str | os.PathLike[str])
             raise FileNotFoundError(f"reward model {', '.join(missing)} was not built (see {out / 'models'})")
         tcfg = train_config(cfg, s, seed, out)
         trainer = Trainer(tcfg, resume=(path / "checkpoint.pt").exists())
-        splits = {"seen": list(trainer.train_tasks), "unseen": task_ids(cfg.heldout_tasks) if cfg.heldout_tasks else []}
+        unseen = task_ids(cfg.heldout_tasks, tcfg.env_id) if cfg.heldout_tasks else []
+        splits = {"seen": list(trainer.train_tasks), "unseen": unseen}
         rows = [r for r in _read_rows(path / "eval.jsonl") if r.get("phase") == "untrained"]
         if not rows:  # before training: this seed's initial policy (rebuilt if a resumed run trained it)
             policy = trainer.policy
@@ -288,10 +292,13 @@ def run_study(
         from agents.study.reward_models import prepare_reward_models
         from agents.train import task_ids
 
+        if cfg.extra.get("env_id", DEFAULT_ENV) != DEFAULT_ENV:
+            raise ValueError(f"the learned reward models ({', '.join(needed)}) are built on {DEFAULT_ENV} only; "
+                             "choose --settings without them")  # fmt: skip
         try:
             prepare_reward_models(
-                out / "models", task_ids(cfg.train_tasks), needed, episodes=cfg.rm_episodes, epochs=cfg.rm_epochs,
-                patience=cfg.rm_patience, seed=0, max_steps=cfg.max_steps, progress=progress,
+                out / "models", task_ids(cfg.train_tasks, DEFAULT_ENV), needed, episodes=cfg.rm_episodes,
+                epochs=cfg.rm_epochs, patience=cfg.rm_patience, seed=0, max_steps=cfg.max_steps, progress=progress,
             )  # fmt: skip
         except KeyboardInterrupt:
             raise

@@ -166,14 +166,15 @@ def family_of(env: gym.Env | gym.envs.registration.EnvSpec | str) -> EnvFamily:
     """The :class:`EnvFamily` of an env (wrapped or not), an env spec, or a registered env id.
 
     The env class declares it as its ``family`` attribute; an id's class is found through its
-    registered entry point without making an env. Raises ``ValueError`` for an env that names
-    no family.
+    registered entry point without making an env. An id of the form ``"module:EnvId"`` imports
+    ``module`` first (which registers ``EnvId``), as ``gym.make`` does. Raises ``ValueError``
+    for an unknown id or an env that names no family.
     """
     if isinstance(env, gym.Env):
         cls: Any = type(env.unwrapped)
         where = cls.__name__
     else:
-        spec = gym.spec(env) if isinstance(env, str) else env
+        spec = _spec(env) if isinstance(env, str) else env
         entry = spec.entry_point
         cls = _load(entry) if isinstance(entry, str) else entry
         where = spec.id
@@ -191,6 +192,17 @@ def family_of(env: gym.Env | gym.envs.registration.EnvSpec | str) -> EnvFamily:
 
 
 _LOADED: dict[str, Any] = {}
+
+
+def _spec(env_id: str) -> gym.envs.registration.EnvSpec:
+    name = env_id
+    try:
+        if ":" in env_id:
+            module, _, name = env_id.partition(":")
+            importlib.import_module(module)
+        return gym.spec(name)
+    except (gym.error.Error, ImportError) as e:
+        raise ValueError(f"unknown env {env_id!r}: {e}") from e
 
 
 def _load(entry: str) -> Any:

@@ -18,6 +18,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from agents.cli.common import DEFAULT_ENV, ENV_HELP
 from agents.study.settings import MODES, SETTINGS
 
 DEFAULT_OUT = "benchmarks/results"
@@ -31,6 +32,7 @@ def add_parser(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--mode", choices=sorted(MODES), default="quick", help="budget (default: quick)")
+    p.add_argument("--env", default=DEFAULT_ENV, metavar="ID", help=ENV_HELP + "; give --train-tasks of its family")
     p.add_argument("--out", default=DEFAULT_OUT, help=f"study directory (default: {DEFAULT_OUT})")
     p.add_argument(
         "--settings", help=f"comma-separated subset of: {', '.join(s.name for s in SETTINGS)} (default: all)"
@@ -54,6 +56,8 @@ def _split(value: str | None) -> list[str] | None:
 def _command(args: argparse.Namespace) -> str:
     """The command line that reproduces this study (recorded in the report)."""
     parts = ["gui-gym", "study", "--mode", args.mode, "--out", args.out]
+    if args.env != DEFAULT_ENV:
+        parts += ["--env", args.env]
     for name in ("settings", "seeds", "iterations", "workers", "train_tasks", "heldout_tasks", "rm_episodes"):
         value = getattr(args, name)
         if value is not None:
@@ -78,6 +82,8 @@ def cmd_study(args: argparse.Namespace) -> int:
         heldout_tasks=args.heldout_tasks,
         rm_episodes=args.rm_episodes,
     )
+    if args.env != DEFAULT_ENV:  # the default env stays out of the config, so earlier studies resume
+        cfg = cfg.with_overrides(extra={**cfg.extra, "env_id": args.env})
     cfg.setting_list()  # unknown names: a message before anything runs
     runs = len(cfg.settings) * len(cfg.seeds)
     print(

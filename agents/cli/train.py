@@ -5,10 +5,13 @@
     gui-gym train --preset quick                                   # the README's main job
     gui-gym train --tasks easy --reward milestone+spa --algo grpo --policy candidate --out runs/a
     gui-gym train --out runs/a --resume                            # continue an interrupted run
+    gui-gym train --env mypkg.envs:MyEnv-v0 --env-kwargs max_steps=30 --tasks all
     gui-gym plot runs/a runs/b -o curves.png
 
 Every :class:`~agents.train.TrainConfig` field is a flag (``--tasks-per-iter``, ``--clip-high``
-…); a preset fills in several, and flags given explicitly win over it.
+…); a preset fills in several, and flags given explicitly win over it. ``--env`` is ``env_id``
+and ``--env-kwargs KEY=VALUE ...`` fills ``env_kwargs`` (values as JSON). With ``--policy lm``
+on GuiAndroid-v0 the screen is MobileRL's compressed UI (App. C) unless ``ui_format`` is given.
 """
 
 from __future__ import annotations
@@ -16,13 +19,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import sys
 import types
 import typing
 from pathlib import Path
 from typing import Any
 
+from agents.cli.common import DEFAULT_ENV, ENV_HELP, ENV_KWARGS_HELP, env_kwargs, parse_env_kwarg
 from agents.train import TrainConfig, Trainer, task_ids
+from gui_gym.core.contract import TASK
 
 #: Named settings. ``quick`` is the README's main job: about ten minutes on two CPU cores.
 PRESETS: dict[str, dict[str, Any]] = {
@@ -65,15 +69,17 @@ def _flag_type(tp: Any) -> Any:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "train",
-        help="train a reference agent on GuiAndroid-v0 with shaped rewards",
+        help="train a reference agent with shaped rewards (default env: GuiAndroid-v0)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--preset", choices=sorted(PRESETS), help="named settings (explicit flags win)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+    p.add_argument("--env", "--env-id", dest="env_id", metavar="ID", help=ENV_HELP)
+    p.add_argument("--env-kwargs", nargs="+", type=parse_env_kwarg, metavar="KEY=VALUE", help=ENV_KWARGS_HELP)
     hints = typing.get_type_hints(TrainConfig)
     for f in dataclasses.fields(TrainConfig):
-        if f.name == "extra":
+        if f.name in ("extra", "env_id", "env_kwargs"):
             continue
         flag = "--" + f.name.replace("_", "-")
         tp = _flag_type(hints[f.name])
@@ -96,8 +102,12 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     values: dict[str, Any] = dict(PRESETS[args.preset]) if args.preset else {}
     for f in dataclasses.fields(TrainConfig):
         v = getattr(args, f.name, None)
-        if v is not None:
+        if v is not None and f.name != "env_kwargs":
             values[f.name] = v
+    kwargs = {**values.get("env_kwargs", {}), **env_kwargs(getattr(args, "env_kwargs", None))}
+    if values.get("env_id", DEFAULT_ENV) == DEFAULT_ENV and values.get("policy") == "lm":
+        kwargs.setdefault("ui_format", "compressed")  # MobileRL App. C: ~8x fewer tokens than the XML dump
+    values["env_kwargs"] = kwargs
     return TrainConfig(**values)
 
 
@@ -130,13 +140,13 @@ def random_baseline(cfg: TrainConfig) -> dict[str, float]:
     import gui_gym  # noqa: F401
     from agents.policies import RandomPolicy
 
-    tasks = task_ids(cfg.eval_tasks or cfg.tasks)
-    env = gym.make(cfg.env_id, task=tasks, max_steps=cfg.max_steps, ui_format=cfg.screen_format)
+    tasks = task_ids(cfg.eval_tasks or cfg.tasks, cfg.env_id)
+    env = gym.make(cfg.env_id, task=tasks, **cfg.make_kwargs)
     wins = total = 0
     for task in tasks:
         for seed in range(cfg.eval_episodes):
-            policy = RandomPolicy(seed=seed)
-            obs, info = env.reset(seed=seed, options={"task": task})
+            policy = RandomPolicy(cfg.env_id, seed=seed)
+            obs, info = env.reset(seed=seed, options={TASK: task})
             while True:
                 obs, _, terminated, truncated, info = env.step(policy.act(obs, info))
                 if terminated or truncated:
@@ -160,8 +170,12 @@ def _print_summary(summary: dict[str, Any], baseline: dict[str, float]) -> None:
 def _train_sb3(cfg: TrainConfig) -> int:
     from agents.sb3 import make_sb3_env, train_sb3
 
+    if cfg.env_id != DEFAULT_ENV:
+        raise ValueError(f"--algo ppo (Stable-Baselines3) trains on {DEFAULT_ENV} only, not {cfg.env_id}")
     steps = cfg.iterations * cfg.tasks_per_iter * cfg.group_size * (cfg.max_steps or 20)
-    env = make_sb3_env(task=task_ids(cfg.tasks), reward=cfg.reward, encoder=cfg.encoder, seed=cfg.seed)
+    env = make_sb3_env(
+        task=task_ids(cfg.tasks, cfg.env_id), reward=cfg.reward, encoder=cfg.encoder, seed=cfg.seed, **cfg.env_kwargs
+    )
     model = train_sb3("maskable_ppo", env, total_timesteps=steps, seed=cfg.seed)
     Path(cfg.out).mkdir(parents=True, exist_ok=True)
     model.save(str(Path(cfg.out) / "maskable_ppo"))
@@ -176,9 +190,3 @@ def cmd_plot(args: argparse.Namespace) -> int:
     plot_runs(args.runs, args.out, labels)
     print(f"wrote {args.out}")
     return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    from agents.cli import main
-
-    sys.exit(main(["train", *sys.argv[1:]]))

@@ -1,0 +1,48 @@
+"""The named algorithms: one object each on top of one rollout → advantage → loss core.
+
+=============  ===========================  =================  ===================================================
+name           advantage                    loss aggregation   extras
+=============  ===========================  =================  ===================================================
+``grpo``       group-normalised R(τ)        trajectory-mean    MobileRL Eq. 1; ``level="step"``: ADMIRE Eq. 12-13
+``rloo``       leave-one-out baseline       trajectory-mean
+``dapo``       group-normalised             token-mean         clip-higher ε_high = 0.28, dynamic sampling
+``reinforce++``  returns − β·KL, whitened   token-mean         KL to the reference in the reward (ProgRM §2.4)
+``adagrpo``    group-normalised SPA reward  trajectory-mean    SPA, AdaPR replay, FCF, negative pruning, KL β=0.001
+=============  ===========================  =================  ===================================================
+
+``level="step"`` (GRPO, DAPO) normalises every step reward by the mean and std of all step
+rewards of its group (ADMIRE Eq. 13) and averages the loss over all steps (Eq. 12's 1/ΣT_i).
+
+A new algorithm is an :class:`~agents.algos.base.Algorithm` subclass in its own module and
+one line here.
+"""
+
+from __future__ import annotations
+
+from agents.algos.base import Algorithm
+from agents.algos.dapo import DAPO
+from agents.algos.grpo import GRPO, AdaGRPO
+from agents.algos.reinforce_pp import ReinforcePP
+from agents.algos.rloo import RLOO
+
+__all__ = ["ALGORITHMS", "algorithm"]
+
+ALGORITHMS: dict[str, Algorithm] = {
+    "grpo": GRPO("grpo"),
+    "rloo": RLOO("rloo"),
+    "dapo": DAPO("dapo"),
+    "reinforce++": ReinforcePP("reinforce++"),
+    "adagrpo": AdaGRPO("adagrpo"),
+}
+
+
+def algorithm(name: str, level: str = "trajectory") -> Algorithm:
+    """The named algorithm, with ADMIRE's step-level advantage when ``level="step"``.
+
+    >>> algorithm("grpo", level="step").level, algorithm("grpo", level="step").aggregation
+    ('step', 'token-mean')
+    """
+    key = name.lower()
+    if key not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {name!r}; choose from {', '.join(ALGORITHMS)} (or 'ppo' for SB3)")
+    return ALGORITHMS[key].at_level(level)

@@ -1,0 +1,53 @@
+"""What several ``gui-gym`` commands share: ``--env``, ``--env-kwargs`` and task selections."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from typing import Any
+
+#: The env id every command uses unless ``--env`` names another.
+DEFAULT_ENV = "GuiAndroid-v0"
+
+__all__ = ["DEFAULT_ENV", "add_env_arguments", "env_kwargs", "parse_env_kwarg", "task_arg"]
+
+
+def parse_env_kwarg(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` with ``VALUE`` read as JSON, or as a string where it is not JSON.
+
+    >>> parse_env_kwarg("max_steps=12"), parse_env_kwarg("ui_format=compressed"), parse_env_kwarg('size=[540, 1200]')
+    (('max_steps', 12), ('ui_format', 'compressed'), ('size', [540, 1200]))
+    """
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep or not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE (a gym.make argument), got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def env_kwargs(pairs: Sequence[tuple[str, Any]] | None) -> dict[str, Any]:
+    """The ``gym.make`` arguments of ``--env-kwargs`` (a later key wins)."""
+    return dict(pairs or ())
+
+
+ENV_HELP = f"env id, or module:EnvId to import the module that registers it (default: {DEFAULT_ENV})"
+ENV_KWARGS_HELP = "more gym.make arguments, values as JSON (e.g. max_steps=12 ui_format=compressed)"
+
+
+def add_env_arguments(p: argparse.ArgumentParser, kwargs: bool = True) -> None:
+    """``--env ID`` (a registered id or gymnasium's ``module:EnvId``), and ``--env-kwargs KEY=VALUE ...``."""
+    p.add_argument("--env", default=DEFAULT_ENV, metavar="ID", help=ENV_HELP)
+    if kwargs:
+        p.add_argument("--env-kwargs", nargs="+", type=parse_env_kwarg, metavar="KEY=VALUE", help=ENV_KWARGS_HELP)
+
+
+def task_arg(value: str | None) -> str | list[str] | None:
+    """A ``--task`` value as the env's ``task=`` takes it: one id or tier, or a list of ids."""
+    if value is None:
+        return None
+    parts = [v.strip() for v in value.split(",") if v.strip()]
+    return parts[0] if len(parts) == 1 else parts
