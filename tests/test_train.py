@@ -242,7 +242,7 @@ def test_a_non_finite_loss_skips_the_update(tmp_path, tiny_encoder, monkeypatch)
 def test_the_lm_policy_trains_through_the_same_trainer(tmp_path):
     from agents.policies.tiny_lm import tiny_lm
 
-    path = tiny_lm(tmp_path / "lm", vocab="actions")
+    path = tiny_lm(tmp_path / "lm", vocab="actions", family="GuiAndroid-v0")
     cfg = TrainConfig(tasks="SystemWifiTurnOn", env_kwargs={"ui_format": "compressed"}, policy="lm", lm_path=path,
                       iterations=1, tasks_per_iter=1, group_size=2, num_envs=2, max_steps=2, eval_every=0,
                       out=str(tmp_path / "run"), progress=False, reward="milestone", lr=1e-3,

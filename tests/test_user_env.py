@@ -39,7 +39,10 @@ class LampsFamily:
     def tasks(self, selection: str | Sequence[str] | None = None) -> list[TaskSpec]:
         return select_tasks(SPECS, selection, "Lamps-v0")
 
-    def observation_text(self, obs: Any) -> str:
+    def instruction(self, obs: Any) -> str:
+        return ""  # the instruction is in info only; this observation does not show it
+
+    def observation_text(self, obs: Any, full: bool = False) -> str:
         return str(obs)
 
     def action_prompt(self) -> str:
