@@ -123,7 +123,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         print(f"\ninterrupted after iteration {trainer.iteration}; resume with --resume --out {trainer.out}")
         return 130
     baseline = random_baseline(cfg)
-    _print_summary(summary, baseline)
+    _print_summary(summary, baseline, cfg.eval_greedy)
     from agents.plot import plot_runs
 
     png = Path(cfg.out) / "curves.png"
@@ -157,9 +157,10 @@ def random_baseline(cfg: TrainConfig) -> dict[str, float]:
     return {"episodes": total, "success_rate": wins / max(1, total)}
 
 
-def _print_summary(summary: dict[str, Any], baseline: dict[str, float]) -> None:
+def _print_summary(summary: dict[str, Any], baseline: dict[str, float], greedy: bool = True) -> None:
     first, last = summary.get("first_eval"), summary.get("last_eval")
-    print(f"\ntrained {summary['iterations']} iterations; held-out success (greedy), same seeds for all:")
+    how = "greedy" if greedy else "sampled"
+    print(f"\ntrained {summary['iterations']} iterations; held-out success ({how}), same seeds for all:")
     print(f"  random policy         {baseline['success_rate']:6.1%}  ({baseline['episodes']} episodes)")
     if first is not None:
         print(f"  policy before training {first['eval_success_rate']:6.1%}")
