@@ -622,8 +622,8 @@ class Trainer:
             self.optimizer.load_state_dict(ckpt["optimizer"])
             if self.reference is not None and ckpt.get("reference") is not None:
                 self.reference.load_state_dict(ckpt["reference"])
-            objects = pickle.loads(ckpt["objects"])
-        except (RuntimeError, ValueError, KeyError, pickle.UnpicklingError) as e:
+            objects = load_objects(ckpt["objects"])
+        except (RuntimeError, ValueError, KeyError, AttributeError, ImportError, pickle.UnpicklingError) as e:
             raise ValueError(f"{path} does not match this policy or is damaged: {e}") from e
         self.iteration = int(ckpt["iteration"])
         self.rng.bit_generator.state = ckpt["rng"]
@@ -638,6 +638,22 @@ class Trainer:
         # metrics.jsonl may hold the interrupted iteration: rewrite it from the checkpoint's history
         lines = "".join(json.dumps(m) + "\n" for m in self.history)
         atomic_write(self.out / "metrics.jsonl", lambda f: f.write(lines))
+
+
+#: Classes that moved since a checkpoint could have been written: (module, name) → new place.
+MOVED = {("agents.envs", "RewardState"): ("wrappers.spec", "RewardState")}
+
+
+class _Unpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        return super().find_class(*MOVED.get((module, name), (module, name)))
+
+
+def load_objects(data: bytes) -> Any:
+    """The pickled Python objects of a training checkpoint, with moved classes found at their new place."""
+    import io
+
+    return _Unpickler(io.BytesIO(data)).load()
 
 
 def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -284,3 +284,20 @@ def test_cli_train_then_plot(tmp_path, tiny_encoder, capsys):
     assert main(["plot", str(out), str(out), "-o", str(tmp_path / "c.png"), "--labels", "a,b"]) == 0
     assert (tmp_path / "c.png").is_file()
     assert main(["plot", str(tmp_path / "nothing")]) == 2
+
+
+def test_objects_of_older_checkpoints_find_moved_classes():
+    """Checkpoints written before the reward-spec registry pickled ``agents.envs.RewardState``."""
+    import pickle
+
+    from agents.train import load_objects
+    from wrappers.spec import RewardState
+
+    state = RewardState()
+    state.milestone_book()
+    old = pickle.dumps({"reward_state": state}, protocol=0).replace(
+        b"cwrappers.spec\nRewardState", b"cagents.envs\nRewardState"
+    )
+    assert b"agents.envs" in old
+    loaded = load_objects(old)["reward_state"]
+    assert isinstance(loaded, RewardState) and loaded.book is not None
