@@ -12,6 +12,7 @@ import gymnasium as gym
 from tqdm import tqdm
 
 from agents.policies.baselines import Policy
+from gui_gym.core import contract as C
 from gui_gym.core.contract import DIFFICULTIES, DIFFICULTY
 from gui_gym.core.family import family_of
 from gui_gym.core.trajectory import Step, Trajectory
@@ -52,7 +53,7 @@ def rollout(
         obs, info = env.reset(seed=seed + ep)
         policy.reset(seed + ep)
         difficulty = str(info.get(DIFFICULTY, "?"))
-        traj = Trajectory(task_id=info["task_id"], instruction=info["instruction"], seed=seed + ep)
+        traj = Trajectory(task_id=info[C.TASK_ID], instruction=info[C.INSTRUCTION], seed=seed + ep)
         traj.meta["difficulty"] = difficulty
         for key in ("placeholders", "task_milestones"):
             if key in info:
@@ -64,15 +65,15 @@ def rollout(
             action = policy.act(obs, info)
             seen = screen_text(obs)
             obs, reward, terminated, truncated, info = env.step(action)
-            invalid += not info["format_valid"]
+            invalid += not info[C.FORMAT_VALID]
             traj.steps.append(Step.from_info(action, info, observation=seen, reward=float(reward)))
             if on_step is not None:
                 on_step(ep, len(traj.steps), env)
             if terminated or truncated:
                 break
-        traj.success, traj.truncated = bool(info["success"]), bool(truncated)
+        traj.success, traj.truncated = bool(info[C.SUCCESS]), bool(truncated)
         traj.meta["final_observation"] = screen_text(obs)
-        results.append(EpisodeResult(info["task_id"], difficulty, traj.success, len(traj.steps), invalid, traj))
+        results.append(EpisodeResult(info[C.TASK_ID], difficulty, traj.success, len(traj.steps), invalid, traj))
         bar.set_postfix(success=f"{sum(r.success for r in results) / len(results):.2f}", refresh=False)
     return results
 

@@ -58,6 +58,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from gui_gym.core import contract as C
 from gui_gym.core.family import Candidate, family_of, text_items
 from wrappers.spec import RewardState, make_env, parse_reward
 
@@ -159,7 +160,7 @@ class CandidateSlots(gym.Wrapper, gym.utils.RecordConstructorArgs):
         text = self.candidates[slot].action if slot is not None else NOOP_ACTION
         obs, reward, terminated, truncated, info = self.env.step(text)
         if terminated or truncated:
-            info["is_success"] = bool(info.get("success", False))
+            info["is_success"] = bool(info.get(C.SUCCESS, False))
         return self._features(obs), reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
@@ -375,7 +376,7 @@ def evaluate_sb3(
             empty += int(not mask[int(action)]) if 0 <= int(action) < len(mask) else 1
             obs, r, terminated, truncated, info = env.step(action)
             total, n, done = total + float(r), n + 1, terminated or truncated
-        successes += int(bool(info.get("success", False)))
+        successes += int(bool(info.get(C.SUCCESS, False)))
         returns.append(total)
         lengths.append(n)
         steps += n

@@ -34,6 +34,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
+from gui_gym.core import contract as C
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.protocol import RewardShaping
 
@@ -254,7 +255,7 @@ class ProcessReward(RewardShaping):
         elif self.max_failures is not None and self._consecutive >= self.max_failures:
             self._fail(info, f"judge not asked: it failed {self._consecutive} times in a row this episode")
         else:
-            goal = self.episode.instruction if self.episode is not None else str(info.get("instruction", ""))
+            goal = self.episode.instruction if self.episode is not None else str(info.get(C.INSTRUCTION, ""))
             prompt = judge_prompt(goal, step.action, description)
             self.calls += 1
             try:

@@ -46,6 +46,7 @@ from typing import Any, ClassVar, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
+from gui_gym.core import contract as C
 from gui_gym.core.trajectory import Step, Trajectory
 
 OUTCOME = "outcome"
@@ -124,13 +125,13 @@ class RewardShaping(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         obs, info = self.env.reset(seed=seed, options=options)
         meta = {
-            "task_milestones": list(info.get("task_milestones") or []),
-            "placeholders": dict(info.get("placeholders") or {}),
+            "task_milestones": list(info.get(C.TASK_MILESTONES) or []),
+            "placeholders": dict(info.get(C.PLACEHOLDERS) or {}),
         }
         if self.record_observations:
             meta["start_obs"] = observation_digest(obs)
         self.episode = Trajectory(
-            task_id=str(info.get("task_id", "")), instruction=str(info.get("instruction", "")), seed=seed, meta=meta
+            task_id=str(info.get(C.TASK_ID, "")), instruction=str(info.get(C.INSTRUCTION, "")), seed=seed, meta=meta
         )
         self._done = False
         self.observation, self.previous_observation = obs, None
@@ -142,7 +143,7 @@ class RewardShaping(gym.Wrapper, gym.utils.RecordConstructorArgs):
             raise gym.error.ResetNeeded("call reset() before step() (the episode has ended)")
         obs, reward, terminated, truncated, info = self.env.step(action)
         info = dict(info)
-        components = dict(info.get("reward_components") or {OUTCOME: float(reward)})
+        components = dict(info.get(C.REWARD_COMPONENTS) or {OUTCOME: float(reward)})
         step = Step.from_info(action, info, reward=float(components.get(OUTCOME, 0.0)))
         if self.record_observations:
             step.info["obs"] = observation_digest(obs)
@@ -151,22 +152,22 @@ class RewardShaping(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.last_step = bool(terminated or truncated)
         if self.last_step:
             self._done = True
-            self.episode.success, self.episode.truncated = bool(info.get("success", False)), bool(truncated)
+            self.episode.success, self.episode.truncated = bool(info.get(C.SUCCESS, False)), bool(truncated)
 
         own = {name: float(v) for name, v in self.step_terms(step, info).items()}
         components.update(own)
-        info["reward_components"] = components
+        info[C.REWARD_COMPONENTS] = components
         shaped = float(reward) + sum(own.values())
 
         if self.last_step:
             ep = self.episode
-            vectors = {k: list(v) for k, v in (info.get("episode_reward_components") or {}).items()}
+            vectors = {k: list(v) for k, v in (info.get(C.EPISODE_REWARD_COMPONENTS) or {}).items()}
             if not vectors:  # innermost shaping wrapper: the outcome, broadcast to every step
                 vectors[OUTCOME] = [sum(s.reward for s in ep.steps)] * len(ep.steps)
             vectors.update(self.episode_terms(ep))
-            info["episode_reward_components"] = vectors
-            if self.outcome_dependent or "episode_rewards" in info:
-                info["episode_rewards"] = [float(sum(col)) for col in zip(*vectors.values(), strict=True)]
+            info[C.EPISODE_REWARD_COMPONENTS] = vectors
+            if self.outcome_dependent or C.EPISODE_REWARDS in info:
+                info[C.EPISODE_REWARDS] = [float(sum(col)) for col in zip(*vectors.values(), strict=True)]
         return obs, shaped, terminated, truncated, info
 
 

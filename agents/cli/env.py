@@ -20,6 +20,7 @@ import gymnasium as gym
 from agents.cli.common import add_env_arguments, env_kwargs, task_arg
 from agents.policies import NoisyOraclePolicy, OraclePolicy, RandomPolicy
 from agents.rollout import format_summary, rollout, save_screen, summarize
+from gui_gym.core import contract as C
 from gui_gym.core.contract import DIFFICULTIES
 from gui_gym.core.trajectory import write_jsonl
 
@@ -84,7 +85,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     unwrapped = env.unwrapped
     hook = save_screen(args.save_screens) if args.save_screens else None
     _, info = env.reset(seed=args.seed)
-    print(f"Task {info['task_id']}: {info['instruction']}")
+    print(f"Task {info[C.TASK_ID]}: {info[C.INSTRUCTION]}")
     print("Type an action (any syntax), 'hint' for the oracle's next action, or 'quit'.")
     step = 0
     while True:
@@ -106,15 +107,15 @@ def cmd_play(args: argparse.Namespace) -> int:
             continue
         _obs, reward, terminated, truncated, info = env.step(line)
         step += 1
-        mark = "ok" if info["format_valid"] else "invalid"
+        mark = "ok" if info[C.FORMAT_VALID] else "invalid"
         print(
-            f"[{mark}] {info['action_description']}"
-            + (f"  milestones: {info['milestones']}" if info["milestones"] else "")
+            f"[{mark}] {info[C.ACTION_DESCRIPTION]}"
+            + (f"  milestones: {info[C.MILESTONES]}" if info[C.MILESTONES] else "")
         )
-        print(f"progress {info['progress']:.2f}  reward {reward}")
+        print(f"progress {info[C.PROGRESS]:.2f}  reward {reward}")
         if terminated or truncated:
             print(
-                f"episode over: success={info['success']} after {step} steps" + (" (step limit)" if truncated else "")
+                f"episode over: success={info[C.SUCCESS]} after {step} steps" + (" (step limit)" if truncated else "")
             )
             return 0
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from agents.cli.common import DEFAULT_ENV, ENV_HELP, ENV_KWARGS_HELP, env_kwargs, parse_env_kwarg
 from agents.train import TrainConfig, Trainer, task_ids
+from gui_gym.core import contract as C
 from gui_gym.core.contract import TASK
 
 #: Named settings. ``quick`` is the README's main job: about ten minutes on two CPU cores.
@@ -151,7 +152,7 @@ def random_baseline(cfg: TrainConfig) -> dict[str, float]:
                 obs, _, terminated, truncated, info = env.step(policy.act(obs, info))
                 if terminated or truncated:
                     break
-            wins += bool(info.get("success"))
+            wins += bool(info.get(C.SUCCESS))
             total += 1
     env.close()
     return {"episodes": total, "success_rate": wins / max(1, total)}

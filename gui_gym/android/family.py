@@ -134,27 +134,6 @@ class AndroidFamily:
         swipe_up = format_action(Action("swipe", direction="up", dist="medium"))
         swipe_down = format_action(Action("swipe", direction="down", dist="medium"))
 
-        def undoable(action: str, earlier: Sequence[str]) -> bool:
-            # Back closes what a tap or a launch opened; a launch of an app launched before
-            # resumes wherever that app was left, which Back then would not simply close.
-            try:
-                a = parse_action(action)
-            except ActionParseError:
-                return False
-            if a.kind == "tap":
-                return True
-            if a.kind != "launch":
-                return False
-            app = (a.app or "").casefold()
-            for e in earlier:
-                try:
-                    b = parse_action(e)
-                except ActionParseError:
-                    continue
-                if b.kind == "launch" and (b.app or "").casefold() == app:
-                    return False
-            return True
-
         # A finger moving up scrolls the content down: the pair returns a list to where it was.
         return EditActions(
             noop=format_action(Action("wait")),
@@ -164,8 +143,31 @@ class AndroidFamily:
                 ((swipe_up, "navigate", "Scroll down the list"), (swipe_down, "navigate", "Scroll up the list")),
             ),
             undo=(format_action(Action("back")), "navigate", "Press Back"),
-            undoable=undoable,
+            undoable=_undoable,
         )
+
+
+def _undoable(action: str, earlier: Sequence[str]) -> bool:
+    """Whether Back may follow ``action`` and ``action`` then be repeated (ProgRM synthesis)."""
+    # Back closes what a tap or a launch opened; a launch of an app launched before
+    # resumes wherever that app was left, which Back then would not simply close.
+    try:
+        a = parse_action(action)
+    except ActionParseError:
+        return False
+    if a.kind == "tap":
+        return True
+    if a.kind != "launch":
+        return False
+    app = (a.app or "").casefold()
+    for e in earlier:
+        try:
+            b = parse_action(e)
+        except ActionParseError:
+            continue
+        if b.kind == "launch" and (b.app or "").casefold() == app:
+            return False
+    return True
 
 
 def _clean(obs: Any) -> dict[str, str]:

@@ -69,6 +69,7 @@ from gui_gym.android.actions import Action, format_action, parse_action
 from gui_gym.android.env import GuiAndroidEnv, UIElement
 from gui_gym.android.sim.apps import APPS
 from gui_gym.android.sim.tasks import TASKS, TaskTemplate
+from gui_gym.core import contract as C
 from gui_gym.core.io import atomic_write
 
 DATA_PATH = Path(__file__).parent / "data" / "matching_pairs.jsonl"
@@ -128,8 +129,8 @@ def _rng(seed: int, *keys: str) -> np.random.Generator:
 def _episode(env: GuiAndroidEnv, seed: int, limit: int = 300) -> tuple[dict[str, Any], list[_Step]]:
     """Run the oracle once; every step with the snapshot of the state before it."""
     _, info = env.reset(seed=seed)
-    milestones = list(info["task_milestones"])
-    reached = len(info["milestones"])
+    milestones = list(info[C.TASK_MILESTONES])
+    reached = len(info[C.MILESTONES])
     steps: list[_Step] = []
     for i in range(limit):
         snap = env.snapshot()
@@ -137,8 +138,8 @@ def _episode(env: GuiAndroidEnv, seed: int, limit: int = 300) -> tuple[dict[str,
         pending = milestones[reached] if reached < len(milestones) else None
         elements = info["ui_elements"]
         _, _, term, trunc, info = env.step(action)
-        steps.append(_Step(i, snap, elements, action, info["action_description"], list(info["milestones"]), pending))
-        reached += len(info["milestones"])
+        steps.append(_Step(i, snap, elements, action, info[C.ACTION_DESCRIPTION], list(info[C.MILESTONES]), pending))
+        reached += len(info[C.MILESTONES])
         if term or trunc:
             break
     return {"params": env.params, "milestones": milestones}, steps
@@ -167,7 +168,7 @@ def _alternatives(step: _Step, app_labels: Sequence[str], rng: np.random.Generat
 def _next_description(env: GuiAndroidEnv) -> str:
     """What the oracle does next from the current state (the env is stepped)."""
     _, _, _, _, info = env.step(env.oracle_action())
-    return str(info["action_description"])
+    return str(info[C.ACTION_DESCRIPTION])
 
 
 def _holds(task: TaskTemplate, k: int, env: GuiAndroidEnv, snap: bytes, params: dict[str, Any]) -> bool | None:
@@ -257,10 +258,10 @@ def _task_pool(task_id: str, seed: int, episodes: int) -> list[dict[str, Any]]:
             for alt in _alternatives(st, app_labels, rng):
                 env.restore(st.snap)
                 _, _, term, trunc, info = env.step(alt)
-                desc = str(info["action_description"])
-                if not info["format_valid"] or desc == st.description:
+                desc = str(info[C.ACTION_DESCRIPTION])
+                if not info[C.FORMAT_VALID] or desc == st.description:
                     continue
-                label = int(st.pending in info["milestones"])
+                label = int(st.pending in info[C.MILESTONES])
                 if label and not (term or trunc) and _next_description(env) != nxt:
                     continue  # a loose predicate, not the same progress: ambiguous, left out
                 rows.append(_row(task_id, st.pending, desc, label, "alternative", "alternative", ep_seed, st, alt))

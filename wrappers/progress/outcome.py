@@ -40,6 +40,7 @@ from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
+from gui_gym.core import contract as C
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.progress.data import ProgressExample, action_text, examples
 from wrappers.progress.observation import observation_reader
@@ -149,7 +150,7 @@ class OutcomeModelReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         obs, info = self.env.reset(seed=seed, options=options)
-        self.goal = str(info.get("instruction", ""))
+        self.goal = str(info.get(C.INSTRUCTION, ""))
         self.history, self.observation = [], obs
         return obs, info
 
@@ -161,7 +162,7 @@ class OutcomeModelReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, env_reward, terminated, truncated, info = self.env.step(action)
         info = dict(info)
-        self.goal = str(info.get("instruction", self.goal))
+        self.goal = str(info.get(C.INSTRUCTION, self.goal))
         # The same Step fields the rollout logs record, so the ORM reads what it was trained on.
         self.history.append(action_text(Step.from_info(action, info)))
         self.observation = obs
@@ -171,5 +172,5 @@ class OutcomeModelReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
             reward = (1.0 if score >= self.threshold else 0.0) if self.binary else score
             info["orm_score"] = score
             info["env_reward"] = float(env_reward)
-        info["reward_components"] = {OUTCOME: reward}
+        info[C.REWARD_COMPONENTS] = {OUTCOME: reward}
         return obs, reward, terminated, truncated, info

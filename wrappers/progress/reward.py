@@ -34,6 +34,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from gui_gym.core import contract as C
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.progress.data import action_text
 from wrappers.progress.observation import observation_reader
@@ -102,8 +103,8 @@ class ProgressReward(RewardShaping):
 
     def _score(self, info: dict[str, Any]) -> float:
         if self.model is None:
-            return float(np.clip(info.get("progress", 0.0), 0.0, 1.0))
-        goal = str(info.get("instruction", self.episode.instruction if self.episode else ""))
+            return float(np.clip(info.get(C.PROGRESS, 0.0), 0.0, 1.0))
+        goal = str(info.get(C.INSTRUCTION, self.episode.instruction if self.episode else ""))
         return float(self.model.predict_texts([goal], [self._history], [self.observation_text(self.observation)])[0])
 
     def begin(self, info: dict[str, Any]) -> None:
@@ -161,7 +162,7 @@ class ProgressRewardVector(gym.vector.VectorWrapper):
         if not len(idx):
             return np.zeros(0)
         if self.model is None:
-            progress = infos.get("progress", np.zeros(self.num_envs))
+            progress = infos.get(C.PROGRESS, np.zeros(self.num_envs))
             return np.clip(np.asarray([progress[i] for i in idx], dtype=np.float64), 0.0, 1.0)
         screens = [self.observation_text(_item(obs, i)) for i in idx]
         return self.model.predict_texts([self.goals[i] for i in idx], [self.histories[i] for i in idx], screens)
@@ -209,11 +210,11 @@ class ProgressRewardVector(gym.vector.VectorWrapper):
         mask = np.zeros(n, dtype=bool)
         mask[stepped] = True
         infos = dict(infos)
-        components = dict(infos.get("reward_components") or {})
+        components = dict(infos.get(C.REWARD_COMPONENTS) or {})
         if not components:  # no shaping wrapper inside: the env's reward is the outcome term
             components["outcome"], components["_outcome"] = rewards - terms, mask.copy()
         components[TERM], components[f"_{TERM}"] = terms, mask
-        infos["reward_components"] = components
+        infos[C.REWARD_COMPONENTS] = components
         if self.model is not None:
             infos["predicted_progress"], infos["_predicted_progress"] = estimates, mask
         return obs, rewards, terminated, truncated, infos

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent.parent  # tests/, where textrooms.py lives
 
 SCRIPT = """
 import sys
