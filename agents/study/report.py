@@ -134,17 +134,20 @@ def _bold_best(cells: list[list[str]], values: list[list[float | None]], cols: S
 
 
 def _tiers_of(data: StudyData) -> dict[str, str]:
-    """Task id -> tier, from the task suite, else from the evaluation rows."""
+    """Task id -> tier, from the study env's family, else from the evaluation rows."""
     tiers: dict[str, str] = {}
     for run in data.runs:
         for r in run.eval_rows:
             tiers.setdefault(r["task"], r["difficulty"])
+    env_id = (data.config.get("extra") or {}).get("env_id", "GuiAndroid-v0")
     try:
-        from gui_gym.android.sim.tasks import TASKS
-    except Exception as e:  # the report must render without the simulator too
-        log.debug("task suite unavailable (%s); tiers come from eval rows", e)
+        from gui_gym.core.family import family_of
+
+        specs = family_of(env_id).tasks(None)
+    except Exception as e:  # the report must render without the env too
+        log.debug("tasks of %s unavailable (%s); tiers come from eval rows", env_id, e)
         return tiers
-    return tiers | {t: TASKS[t].difficulty for t in TASKS}
+    return tiers | {t.id: t.difficulty for t in specs}
 
 
 # -- sections ------------------------------------------------------------------------------

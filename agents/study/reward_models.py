@@ -59,6 +59,8 @@ __all__ = ["REWARD_MODELS", "ROLLOUT_SEED", "collect", "held_out", "prepare_rewa
 log = logging.getLogger(__name__)
 
 REWARD_MODELS = ("progress-env", "progress-lcs", "orm")
+#: The env the reward models learn from unless told another.
+DEFAULT_ENV = "GuiAndroid-v0"
 #: The first rollout seed: apart from the training seeds (10⁶ up) and the evaluation seeds (0..99).
 ROLLOUT_SEED = 500_000
 NOISE = 0.3  # ε of the noisy oracle (benchmarks/progrm.py)
@@ -77,8 +79,12 @@ def prepare_reward_models(
     progress: bool = True,
     encoder: str | None = None,
     device: str = "cpu",
+    env_id: str = DEFAULT_ENV,
 ) -> dict[str, dict[str, Any]]:
     """Train (or find trained) the ``needed`` reward models in ``models_dir``.
+
+    ``env_id``: the env whose rollouts (oracle, noisy oracle, random) they learn from; it needs an
+    ``oracle_action()``, and its family gives ProgRM App. B's synthesis edits.
 
     ``train_tasks``: task ids (a list or a comma-separated string). ``encoder``: a local encoder
     directory (``None``: all-MiniLM-L6-v2). Returns ``{name: {"checkpoint": ".../best.pt",
@@ -99,19 +105,21 @@ def prepare_reward_models(
         "tasks": tasks, "episodes": episodes, "max_steps": max_steps, "epochs": epochs, "patience": patience,
         "seed": seed, "encoder": encoder, "synthesis": "ProgRM App. B",
     }  # fmt: skip
+    if env_id != DEFAULT_ENV:  # the default stays out, so models built before env ids were named still match
+        settings["env_id"] = env_id
     results = {name: _done(models_dir / name, settings) for name in needed}
     todo = [name for name, r in results.items() if r is None]
     if not todo:
         return results  # type: ignore[return-value]
 
     # --- 1-2. data, labels, and one split for every model
-    trajectories = collect(models_dir, tasks, episodes, max_steps, progress)
+    trajectories = collect(models_dir, tasks, episodes, max_steps, progress, env_id)
     held = held_out(trajectories, seed)
     # ProgRM App. B on the training part only (validation stays real rollouts): augmented
     # successes, and mismatched instruction/trajectory pairs as failures that end like successes.
     validation = [t for i, t in enumerate(trajectories) if i in held]
     training = [t for i, t in enumerate(trajectories) if i not in held]
-    trajectories = validation + synthesize(training, seed=seed, edits="GuiAndroid-v0")
+    trajectories = validation + synthesize(training, seed=seed, edits=env_id)
     val = set(range(len(validation)))
     data = {"progress-env": _labelled(trajectories, "env", progress)}
     if "progress-lcs" in todo:
@@ -136,7 +144,9 @@ def prepare_reward_models(
 # ----------------------------------------------------------------------------- 1. rollouts
 
 
-def collect(models_dir: Path, tasks: list[str], episodes: int, max_steps: int, progress: bool) -> list[Trajectory]:
+def collect(
+    models_dir: Path, tasks: list[str], episodes: int, max_steps: int, progress: bool, env_id: str = DEFAULT_ENV
+) -> list[Trajectory]:
     """``models_dir/trajectories.jsonl``: read when its ``collection.json`` matches, collected otherwise."""
     path, marker = models_dir / "trajectories.jsonl", models_dir / "collection.json"
     counts = {"oracle": episodes // 5, "noisy": episodes // 2}
@@ -148,6 +158,8 @@ def collect(models_dir: Path, tasks: list[str], episodes: int, max_steps: int, p
         "first_seed": ROLLOUT_SEED,
         "policies": counts,
     }
+    if env_id != DEFAULT_ENV:
+        want["env_id"] = env_id
     if marker.exists():
         have = _read_json(marker)
         got = {k: have.get(k) for k in want}
@@ -170,11 +182,11 @@ def collect(models_dir: Path, tasks: list[str], episodes: int, max_steps: int, p
     if ROLLOUT_SEED + episodes > 10**6:
         raise ValueError(f"{episodes} episodes would reach the policy's training seeds (10⁶ up)")
 
-    env = gym.make("GuiAndroid-v0", task=list(tasks), max_steps=max_steps)
+    env = gym.make(env_id, task=list(tasks), max_steps=max_steps)
     policies = {
         "oracle": OraclePolicy(env),
         "noisy": NoisyOraclePolicy(env, epsilon=NOISE, seed=ROLLOUT_SEED),
-        "random": RandomPolicy("GuiAndroid-v0", seed=ROLLOUT_SEED),
+        "random": RandomPolicy(env_id, seed=ROLLOUT_SEED),
     }
     trajectories: list[Trajectory] = []
     for name, count in counts.items():

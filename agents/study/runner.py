@@ -46,8 +46,8 @@ from agents.study.data import read_jsonl_objects
 from agents.study.settings import Setting, StudyConfig, setting
 from gui_gym.core.io import atomic_write, atomic_write_json
 
-#: The env of a study unless its config's ``extra`` names another ``env_id``; the learned reward
-#: models (agents.study.reward_models) are built on it alone.
+#: The env of a study unless its config's ``extra`` names another ``env_id`` (the learned reward
+#: models learn from rollouts of the study's env: it needs an ``oracle_action()``).
 DEFAULT_ENV = "GuiAndroid-v0"
 
 log = logging.getLogger(__name__)
@@ -292,13 +292,12 @@ def run_study(
         from agents.study.reward_models import prepare_reward_models
         from agents.train import task_ids
 
-        if cfg.extra.get("env_id", DEFAULT_ENV) != DEFAULT_ENV:
-            raise ValueError(f"the learned reward models ({', '.join(needed)}) are built on {DEFAULT_ENV} only; "
-                             "choose --settings without them")  # fmt: skip
+        env_id = cfg.extra.get("env_id", DEFAULT_ENV)
         try:
             prepare_reward_models(
-                out / "models", task_ids(cfg.train_tasks, DEFAULT_ENV), needed, episodes=cfg.rm_episodes,
+                out / "models", task_ids(cfg.train_tasks, env_id), needed, episodes=cfg.rm_episodes,
                 epochs=cfg.rm_epochs, patience=cfg.rm_patience, seed=0, max_steps=cfg.max_steps, progress=progress,
+                env_id=env_id,
             )  # fmt: skip
         except KeyboardInterrupt:
             raise

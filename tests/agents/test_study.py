@@ -138,6 +138,24 @@ def test_smoke_study_end_to_end_and_resume(tmp_path, tiny_encoder):
         run_study(tiny(tiny_encoder, iterations=3), out, progress=False)
 
 
+def test_a_study_on_another_family(tmp_path, tiny_encoder):
+    """The study asks the env's family for tasks, milestones and difficulty: TextRooms has no Android code."""
+    import textrooms  # noqa: F401  (registers TextRooms-v0)
+
+    cfg = tiny(tiny_encoder, train_tasks="LightLamp,OpenChest", heldout_tasks="FetchApple",
+               settings=("outcome", "milestone-static", "spa"))  # fmt: skip
+    cfg = cfg.with_overrides(extra={**cfg.extra, "env_id": "TextRooms-v0"})
+    out = tmp_path / "rooms"
+    report = run_study(cfg, out, command="gui-gym study --env TextRooms-v0", progress=False)
+    for name in cfg.settings:
+        assert read_status(run_dir(out, name, 0))["status"] == "done", name
+    rows = [json.loads(line) for line in (run_dir(out, "outcome", 0) / "eval.jsonl").read_text().splitlines()]
+    assert {r["task"] for r in rows} == {"LightLamp", "OpenChest", "FetchApple"}
+    assert {r["difficulty"] for r in rows} == {"easy", "medium"}
+    assert read_status(run_dir(out, "milestone-static", 0))["milestone_coverage"] == 1.0
+    assert "## Success by difficulty" in report.read_text()
+
+
 def test_a_crashed_run_is_recorded_and_the_study_goes_on(tmp_path, tiny_encoder, monkeypatch):
     from agents.train import Trainer
 
