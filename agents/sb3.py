@@ -3,15 +3,16 @@
 SB3 needs numeric spaces; a gui-gym env observes text and acts in text. :class:`CandidateSlots`
 bridges the two over any env that keeps the env contract, through its family (``gui_gym.core.family``):
 
-- **actions** — the admissible actions of the screen (:func:`~gui_gym.android.candidates.candidate_actions`)
+- **actions** — the family's admissible actions (on the phone, those of the visible screen)
   fill ``slots`` slots; the action is ``Discrete(slots)``, the index of a slot, and
   :meth:`CandidateSlots.action_masks` marks the filled slots (sb3-contrib's MaskablePPO
   protocol). An empty or out-of-range slot sends an unparsable action: the env reports
   ``format_valid=False`` and the step is spent, as for any invalid action — it never raises.
 - **observations** — one ``Box(-1, 1, float32)`` vector from the sentence encoder
   (all-MiniLM-L6-v2 by default, ``d`` = 384): the goal embedding (``d``), the screen embedding
-  (``d``, the normalised mean of the screen items' embeddings), then per slot
-  ``[cos(goal, candidate), kind one-hot (len(KINDS)), random projection (proj_dim), valid]``.
+  (``d``, the normalised mean of the embeddings of the family's observation items), then per slot
+  ``[cos(goal, candidate), kind one-hot (the family's candidate_kinds), random projection
+  (proj_dim), valid]``.
   The projection is a fixed, seeded Gaussian matrix followed by L2 normalisation, so it keeps
   the candidates' angles roughly (Johnson-Lindenstrauss) in a few dims and every feature lies in
   [-1, 1]. :meth:`CandidateSlots.unflatten` splits a vector back into these parts.

@@ -172,12 +172,11 @@ def _print_summary(summary: dict[str, Any], baseline: dict[str, float], greedy: 
 def _train_sb3(cfg: TrainConfig) -> int:
     from agents.sb3 import make_sb3_env, train_sb3
 
-    if cfg.env_id != DEFAULT_ENV:
-        raise ValueError(f"--algo ppo (Stable-Baselines3) trains on {DEFAULT_ENV} only, not {cfg.env_id}")
     steps = cfg.iterations * cfg.tasks_per_iter * cfg.group_size * (cfg.max_steps or 20)
     env = make_sb3_env(
-        task=task_ids(cfg.tasks, cfg.env_id), reward=cfg.reward, encoder=cfg.encoder, seed=cfg.seed, **cfg.env_kwargs
-    )
+        task=task_ids(cfg.tasks, cfg.env_id), reward=cfg.reward, encoder=cfg.encoder, seed=cfg.seed,
+        env_id=cfg.env_id, **cfg.env_kwargs,
+    )  # fmt: skip
     model = train_sb3("maskable_ppo", env, total_timesteps=steps, seed=cfg.seed)
     Path(cfg.out).mkdir(parents=True, exist_ok=True)
     model.save(str(Path(cfg.out) / "maskable_ppo"))

@@ -133,3 +133,17 @@ def test_helpful_errors(tiny_encoder: str, monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setitem(sys.modules, "sb3_contrib", None)  # as if it were not installed
     with pytest.raises(ImportError, match=r'pip install -e "\.\[sb3\]"'):
         train_sb3("maskable_ppo", object())
+
+
+def test_candidate_slots_work_on_another_family(tiny_encoder: str) -> None:
+    """The slots, kinds, text and instruction come from the env's family: TextRooms has no screen."""
+    import textrooms
+
+    env = make_sb3_env(task="FetchApple", reward="milestone+spa", slots=8, encoder=tiny_encoder, env_id="TextRooms-v0")
+    sb3_check_env(env, warn=True)
+    obs, _ = env.reset(seed=0)
+    slots = env.get_wrapper_attr("candidates")
+    assert [c.action for c in slots][:1] == ["go to the kitchen"] and env.get_wrapper_attr(
+        "action_masks"
+    )().sum() == len(slots)
+    assert obs.shape == (2 * 32 + 8 * (1 + len(textrooms.KINDS) + 16 + 1),)
