@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -104,6 +105,26 @@ def _violations() -> list[str]:
             if private and target != module:
                 bad.append(f"{at}: private names {private} from another module")
     return bad
+
+
+def test_core_names_no_family_but_the_deprecated_alias() -> None:
+    """No string in gui_gym.core's code (docstrings aside) names a family module, except the one
+    deprecated alias that forwards the old ``gui_gym.core.actions`` names to the Android family."""
+    found = []
+    for module, path in MODULES.items():
+        if not module.startswith("gui_gym.core"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {
+            id(n.body[0].value)
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and n.body and isinstance(n.body[0], ast.Expr)
+        }
+        for node in ast.walk(tree):
+            text = node.value if isinstance(node, ast.Constant) and id(node) not in docstrings else None
+            if isinstance(text, str) and re.search(r"gui_gym\.(?!core\b)\w+", text):
+                found.append((module, text))
+    assert found == [("gui_gym.core.actions", "gui_gym.android.actions")], found
 
 
 def test_import_rules() -> None:

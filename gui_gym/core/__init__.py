@@ -27,3 +27,15 @@ __all__ = [
     "text_items",
     "write_jsonl",
 ]
+
+#: Names this package exported before the action grammar moved to the Android family.
+_MOVED = ("Action", "ActionParseError", "format_action", "parse_action")
+
+
+def __getattr__(name: str) -> object:
+    if name in _MOVED:
+        from gui_gym.core.actions import moved
+
+        value = globals()[name] = moved(name, __name__)  # warn once
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
