@@ -48,7 +48,26 @@ from wrappers.protocol import OUTCOME
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Episode", "Instance", "LocalRollouts", "Slot", "collect", "episode_rng", "final_rewards", "make_vector_env"]
+__all__ = [
+    "EPISODE_CLASSES",
+    "Episode",
+    "Instance",
+    "LocalRollouts",
+    "Slot",
+    "collect",
+    "episode_rng",
+    "final_rewards",
+    "make_vector_env",
+]
+
+#: The classes pickled episodes hold beyond plain data (``gui_gym.core.io.load_plain``): episodes,
+#: their instances and decisions, and the decision records of the shipped policies.
+EPISODE_CLASSES = (
+    ("agents.collect", "Episode"),
+    ("agents.collect", "Instance"),
+    ("agents.policies.base", "Decision"),
+    ("agents.policies.candidate", "CandidateRecord"),
+)
 
 
 @dataclass(frozen=True)

@@ -41,8 +41,9 @@ from typing import Any
 
 import gymnasium as gym
 
-from agents.collect import Episode, Instance, collect, make_vector_env
+from agents.collect import EPISODE_CLASSES, Episode, Instance, collect, make_vector_env
 from agents.policies.base import TrainablePolicy
+from gui_gym.core.io import load_plain
 
 log = logging.getLogger(__name__)
 
@@ -304,7 +305,7 @@ class RayRollouts:
                         continue
                     actor, i, _ = running.pop(ref)
                     try:
-                        episodes, errs = pickle.loads(ray.get(ref))
+                        episodes, errs = load_plain(ray.get(ref), EPISODE_CLASSES)
                     except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError) as e:
                         lost(actor, i, f"its actor died ({_short(e)})")
                         continue

@@ -60,12 +60,12 @@ from agents.algos.base import Algorithm, Round
 from agents.algos.grpo import group_returns
 from agents.algos.losses import kl_k3, policy_loss
 from agents.algos.registry import algorithm
-from agents.collect import Episode, Instance, LocalRollouts
+from agents.collect import EPISODE_CLASSES, Episode, Instance, LocalRollouts
 from agents.policies.base import Decision, TrainablePolicy
 from agents.sampling import SAMPLERS, TRAIN_SEED_BASE, UniformSampler, make_sampler
 from gui_gym.core.contract import DIFFICULTIES
 from gui_gym.core.family import EnvFamily, family_of
-from gui_gym.core.io import atomic_write
+from gui_gym.core.io import atomic_write, load_plain
 from wrappers.spec import RewardState, make_env, parse_reward
 from wrappers.state import read_torch_checkpoint
 
@@ -594,7 +594,8 @@ class Trainer:
             "rng": self.rng.bit_generator.state,
             "torch_rng": torch.get_rng_state(),
             "python_rng": random.getstate(),
-            # Python objects (buffer of episodes, sampler state, milestone book): pickled, for trusted runs only.
+            # Python objects (buffer of episodes, sampler state, milestone book): pickled, and read back
+            # as plain data and known classes only (load_objects).
             "objects": pickle.dumps(
                 {
                     "replay": self.replay.state_dict(),
@@ -642,29 +643,28 @@ class Trainer:
 
 #: Classes that moved since a checkpoint could have been written: (module, name) → new place.
 MOVED = {("agents.envs", "RewardState"): ("wrappers.spec", "RewardState")}
-
-
-class _Unpickler(pickle.Unpickler):
-    def find_class(self, module: str, name: str) -> Any:
-        return super().find_class(*MOVED.get((module, name), (module, name)))
+#: The classes a checkpoint's objects hold beyond plain data: episodes and the shared reward state.
+CHECKPOINT_CLASSES = (
+    *EPISODE_CLASSES,
+    ("wrappers.spec", "RewardState"),
+    ("wrappers.book", "MilestoneBook"),
+    ("wrappers.spa", "ShortestLengths"),
+)
 
 
 def load_objects(data: bytes) -> Any:
-    """The pickled Python objects of a training checkpoint, with moved classes found at their new place."""
-    import io
-
-    return _Unpickler(io.BytesIO(data)).load()
+    """The Python objects of a training checkpoint (replay buffer, sampler state, reward state):
+    plain data and :data:`CHECKPOINT_CLASSES` only, moved classes found at their new place."""
+    return load_plain(data, CHECKPOINT_CLASSES, MOVED)
 
 
 def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A training checkpoint as a dict; FileNotFoundError / ValueError (naming the file) otherwise.
 
-    Training checkpoints pickle Python objects (the replay buffer, the milestone book): load
-    only runs you trust. The policy weights alone are in ``policy.pt`` (``weights_only``).
+    The file is read with ``weights_only`` (tensors and plain data); the replay buffer and the
+    milestone book inside it are read by :func:`load_objects`, so a crafted file runs no code.
     """
-    return read_torch_checkpoint(
-        path, "training checkpoint", FORMAT, VERSION, "start a run without --resume first", weights_only=False
-    )
+    return read_torch_checkpoint(path, "training checkpoint", FORMAT, VERSION, "start a run without --resume first")
 
 
 def _groups(episodes: Sequence[Episode]) -> list[list[Episode]]:

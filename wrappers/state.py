@@ -42,7 +42,6 @@ def read_torch_checkpoint(
     fmt: str,
     version: int,
     missing_hint: str,
-    weights_only: bool = True,
     required: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """A ``torch.save``-d dict of ours at ``path``, checked for its ``format``, ``version`` and
@@ -55,7 +54,7 @@ def read_torch_checkpoint(
     if not path.is_file():
         raise FileNotFoundError(f"no {what} at {path}; {missing_hint}")
     try:
-        ckpt = torch.load(path, map_location="cpu", weights_only=weights_only)
+        ckpt = torch.load(path, map_location="cpu", weights_only=True)  # tensors and plain data only
     except Exception as e:
         raise ValueError(f"{path} is not a readable {what} (truncated or corrupt?): {e}") from e
     if not isinstance(ckpt, dict) or ckpt.get("format") != fmt:

@@ -20,7 +20,6 @@ Example:
 from __future__ import annotations
 
 import difflib
-import pickle
 from collections.abc import Mapping
 from typing import Any, ClassVar, NamedTuple
 
@@ -33,6 +32,7 @@ from gui_gym.android.backends import AndroidBackend, Episode, make_backend
 from gui_gym.android.backends.base import TaskInfo, require
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, to_compressed, to_xml
 from gui_gym.core import contract as C
+from gui_gym.core.io import Snapshot
 from gui_gym.core.spaces import AnyText
 
 OBS_MODES = ("text", "pixels", "both")
@@ -248,10 +248,11 @@ class GuiAndroidEnv(gym.Env):
             raise gym.error.ResetNeeded("call reset() before oracle_action()")
         return self.backend.oracle_action()  # type: ignore[attr-defined]
 
-    def snapshot(self) -> bytes:
-        """The full env state (backend, task instance, counters) as bytes.
+    def snapshot(self) -> tuple[Any, Snapshot]:
+        """A copy of the full env state (backend, task instance, counters), kept in memory.
 
-        Needs a backend that supports snapshots (the simulator does).
+        Needs a backend that supports snapshots (the simulator does). A snapshot cannot be saved
+        or sent (``gui_gym.core.io.Snapshot``): it forks this env, it is not a file format.
         """
         require(self.backend, "snapshot", "snapshot()")
         env_state = (
@@ -264,16 +265,17 @@ class GuiAndroidEnv(gym.Env):
             self._limit,
             self._done,
         )
-        backend_state = self.backend.snapshot()  # type: ignore[attr-defined]
-        return pickle.dumps((backend_state, env_state), protocol=pickle.HIGHEST_PROTOCOL)
+        return self.backend.snapshot(), Snapshot.take(env_state)  # type: ignore[attr-defined]
 
-    def restore(self, snap: bytes) -> None:
+    def restore(self, snap: tuple[Any, Snapshot]) -> None:
         """Return to a :meth:`snapshot`; the next observation is :meth:`observe`."""
         require(self.backend, "snapshot", "restore()")
-        backend_state, env_state = pickle.loads(snap)
+        backend_state, env_state = snap
+        if not isinstance(env_state, Snapshot):
+            raise TypeError(f"restore() takes what snapshot() returned, not {type(snap).__name__}")
         self.backend.restore(backend_state)  # type: ignore[attr-defined]
         tid, self._episode, self._instruction, self._milestones, self._reached, self._steps, self._limit, self._done = (
-            env_state
+            env_state.load()
         )
         self._task = self.backend.tasks[tid] if tid is not None else None
 

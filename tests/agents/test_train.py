@@ -301,3 +301,42 @@ def test_objects_of_older_checkpoints_find_moved_classes():
     assert b"agents.envs" in old
     loaded = load_objects(old)["reward_state"]
     assert isinstance(loaded, RewardState) and loaded.book is not None
+
+
+def test_checkpoint_objects_load_as_plain_data_and_known_classes(tmp_path):
+    """Episodes with candidate and LM decisions and the shared reward state round-trip; code does not."""
+    import os
+    import pickle
+
+    from agents.collect import Episode, Instance
+    from agents.policies.base import Decision
+    from agents.policies.candidate import CandidateRecord
+    from agents.train import load_objects
+    from wrappers.spec import RewardState
+
+    record = CandidateRecord("Turn on Wi-Fi.", ("tap", "go back"), ("tap", "back"), ("settings",), (), 0, 1)
+    lm_data = {"prompt": [1, 2], "response": [3]}
+    decisions = [
+        Decision('do(action="Back")', "go back", np.zeros(1, np.float32), data=record),
+        Decision("finish()", "finish()", np.full(3, -0.5, np.float32), data=lm_data),
+    ]
+    instance = Instance("SystemWifiTurnOn", 7, 0, 1, {"guidance": "none"})
+    episode = Episode(instance, "SystemWifiTurnOn", "easy", decisions, np.ones(2), {"outcome": np.ones(2)}, True,
+                      False, 0, milestones=(1, 2))  # fmt: skip
+    state = RewardState()
+    state.milestone_book(), state.shortest_lengths()
+    objects = load_objects(pickle.dumps({"replay": [episode], "reward_state": state, "history": [{"loss": 0.1}]}))
+    back = objects["replay"][0]
+    assert back.decisions[0].data == record and back.decisions[1].data["prompt"] == [1, 2]
+    assert back.instance == episode.instance and np.array_equal(back.rewards, episode.rewards)
+    assert isinstance(objects["reward_state"], RewardState) and objects["reward_state"].lengths is not None
+
+    marker = tmp_path / "ran"
+
+    class Evil:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    with pytest.raises(pickle.UnpicklingError, match="refusing to load"):
+        load_objects(pickle.dumps({"replay": [Evil()]}))
+    assert not marker.exists()

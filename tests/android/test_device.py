@@ -105,6 +105,23 @@ def test_device_snapshot_restore() -> None:
     assert state_key(dev) == before_state
 
 
+def test_snapshots_stay_in_memory() -> None:
+    """Restoring reads only a snapshot this process took: no bytes from a file or a message."""
+    import pickle
+
+    env = make("ContactsAddContact")
+    env.reset(seed=0)
+    snap = env.unwrapped.snapshot()
+    with pytest.raises(TypeError, match="in memory only"):
+        pickle.dumps(snap)
+    crafted = pickle.dumps(print)
+    with pytest.raises(TypeError, match="what snapshot\\(\\) returned"):
+        env.unwrapped.restore((snap[0], crafted))
+    with pytest.raises(TypeError, match="what snapshot\\(\\) returned"):
+        env.unwrapped.device.restore(crafted)
+    env.unwrapped.restore(snap)  # the real one still works
+
+
 def test_clock_advances_every_step() -> None:
     env = make("ContactsAddContact")
     env.reset(seed=0)

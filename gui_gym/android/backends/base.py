@@ -14,7 +14,7 @@ selection, the step budget, the ordered milestone prefix, scoring rules and the 
 Optional capabilities are declared by boolean class attributes, read with :func:`supports`:
 
 - ``supports_snapshot``: :meth:`snapshot` / :meth:`restore` fork the phone and the task
-  instance (the simulator pickles its state; a real phone cannot);
+  instance in memory (the simulator copies its state; a real phone cannot);
 - ``supports_oracle``: :meth:`oracle_action` gives the expert's next action.
 
 A backend that does not declare one does not have it; the env then raises

@@ -19,7 +19,6 @@ Example:
 from __future__ import annotations
 
 import datetime as dt
-import pickle
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -31,6 +30,7 @@ from gui_gym.android.sim.device import Device
 from gui_gym.android.sim.tasks import TASKS, TaskTemplate, oracle_steps
 from gui_gym.android.sim.tasks.base import Oracle
 from gui_gym.android.ui import Node
+from gui_gym.core.io import Snapshot
 
 
 class SimBackend:
@@ -109,14 +109,15 @@ class SimBackend:
         self._renderers.clear()
 
     # -- capabilities --------------------------------------------------------------------
-    def snapshot(self) -> bytes:
-        """The device state and the task instance as bytes; :meth:`restore` brings them back."""
+    def snapshot(self) -> tuple[Snapshot, Snapshot]:
+        """Copies of the device state and the task instance, in memory; :meth:`restore` brings them back."""
         tid = self._task.id if self._task is not None else None
-        return pickle.dumps((self.device.snapshot(), tid, self._params), protocol=pickle.HIGHEST_PROTOCOL)
+        return self.device.snapshot(), Snapshot.take((tid, self._params))
 
-    def restore(self, snap: bytes) -> None:
-        dev, tid, self._params = pickle.loads(snap)
-        self.device.restore(dev)
+    def restore(self, snap: tuple[Snapshot, Snapshot]) -> None:
+        device, task = snap
+        self.device.restore(device)
+        tid, self._params = task.load()
         self._task = self._tasks[tid] if tid is not None else None
 
     def oracle_action(self) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import pickle
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +31,7 @@ from gui_gym.android.sim.widgets import (
     Screen,
 )
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, flatten
+from gui_gym.core.io import Snapshot
 
 _SWIPE_FRACTION = {"short": 0.25, "medium": 0.5, "long": 0.75}
 _FINGER_TO_CONTENT = {"up": "down", "down": "up", "left": "right", "right": "left"}
@@ -99,12 +99,14 @@ class Device:
             self.state.data[name] = app.initial_data()
         self.invalidate()
 
-    def snapshot(self) -> bytes:
-        """The full device state as bytes (pickle); :meth:`restore` brings it back."""
-        return pickle.dumps(self.state, protocol=pickle.HIGHEST_PROTOCOL)
+    def snapshot(self) -> Snapshot:
+        """A copy of the full device state, in memory; :meth:`restore` brings it back."""
+        return Snapshot.take(self.state)
 
-    def restore(self, snap: bytes) -> None:
-        self.state = pickle.loads(snap)
+    def restore(self, snap: Snapshot) -> None:
+        if not isinstance(snap, Snapshot):
+            raise TypeError(f"restore() takes what snapshot() returned, not {type(snap).__name__}")
+        self.state = snap.load()
         self.invalidate()
 
     def data(self, app: str) -> Any:
