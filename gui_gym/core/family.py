@@ -211,5 +211,5 @@ def _load(entry: str) -> Any:
         obj: Any = importlib.import_module(module)
         for part in attr.split(".") if attr else ():
             obj = getattr(obj, part)
-        _LOADED[entry] = obj() if isinstance(obj, type) and not issubclass(obj, gym.Env) else obj
+        _LOADED[entry] = obj
     return _LOADED[entry]
