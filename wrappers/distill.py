@@ -209,7 +209,7 @@ def _drop_excursions(path: list[int], steps: Sequence[Step], kinds: Sequence[str
     navigation that led to the place in use (compared by ``action_description``)."""
     out: list[int] = []
     run: list[int] = []  # navigation steps not yet followed by anything else
-    place: set[str] = set()  # the navigations that led to where the last work was done
+    place: set[str] = set()  # the navigations that led to where the last work is done
     for j in path:
         if kinds[j] == C.NAVIGATE:
             where = _where(steps[j])
@@ -218,7 +218,8 @@ def _drop_excursions(path: list[int], steps: Sequence[Step], kinds: Sequence[str
             else:
                 run.append(j)
             continue
-        place.update(_where(steps[r]) for r in run)
+        if run:  # work in a new place: that place is the one in use now, not every place seen so far
+            place = {_where(steps[r]) for r in run}
         out.extend(run)
         out.append(j)
         run = []

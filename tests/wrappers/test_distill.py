@@ -172,6 +172,29 @@ def test_clean_drops_an_excursion_to_another_app() -> None:
     assert descs(clean_steps(wrong_app)) == ["Launch Contacts"]
 
 
+def test_clean_keeps_the_return_to_an_app_worked_in_earlier() -> None:
+    # work in Contacts, then in Messages, then back to Contacts: only the place in use now counts,
+    # so going back to Contacts is a move, not an excursion that went nowhere
+    t = traj(
+        st("Launch Contacts", "contacts"),
+        st('Open the contact "Zara Costa"', "zara"),
+        st("Launch Messages", "messages"),
+        st('Tap "New message"', "new"),
+        st("Press Home", "home"),
+        st("Launch Contacts", "zara-again"),
+        st('Add "Zara Costa" to favourites', "zara-star"),
+    )
+    # (Press Home returns to the start screen, seen before: a navigation back, dropped)
+    assert descs(clean_steps(t)) == [
+        "Launch Contacts",
+        'Open the contact "Zara Costa"',
+        "Launch Messages",
+        'Tap "New message"',
+        "Launch Contacts",
+        'Add "Zara Costa" to favourites',
+    ]
+
+
 def test_clean_without_observation_digests_drops_only_what_the_contract_tells() -> None:
     t = traj(
         st("Launch Settings", None),
