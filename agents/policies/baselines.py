@@ -56,7 +56,7 @@ class RandomPolicy:
     """
 
     def __init__(self, family: EnvFamily | str, seed: int | None = None, finish_prob: float = 0.03) -> None:
-        self.family = family_of(family) if isinstance(family, str) else family
+        self.family = family_of(family)
         self.rng = np.random.default_rng(seed)
         self.finish_prob = finish_prob
 

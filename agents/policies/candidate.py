@@ -77,9 +77,10 @@ _SCALARS = 4
 class CandidateRecord(NamedTuple):
     """The texts a decision was made from: what :meth:`CandidatePolicy.log_probs` rescores.
 
-    ``labels`` and ``kinds`` list the candidates in order, ``chosen`` indexes the one taken,
-    ``items`` are the screen's items, ``history`` the labels of the policy's last decisions and
-    ``step`` how many decisions it had made before in the episode.
+    ``labels``, ``kinds`` (the family's) and ``action_kinds`` (the contract's) list the
+    candidates in order, ``chosen`` indexes the one taken, ``items`` are the screen's items,
+    ``history`` the labels of the policy's last decisions and ``step`` how many decisions it had
+    made before in the episode.
     """
 
     instruction: str
@@ -89,6 +90,11 @@ class CandidateRecord(NamedTuple):
     history: tuple[str, ...]
     step: int
     chosen: int
+    action_kinds: tuple[str, ...] = ()  # empty in records made before it existed: then ``kinds``
+
+    def answers(self) -> list[bool]:
+        """Which candidates answer the question (grouped into one slot by ``group_answers``)."""
+        return [k == ANSWER for k in (self.action_kinds or self.kinds)]
 
 
 def distribution(logits: torch.Tensor, valid: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -158,9 +164,7 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
         if max_candidates < 1:
             raise ValueError(f"max_candidates must be positive, got {max_candidates}")
         self.env_id = family if isinstance(family, str) else None  # what config() can rebuild from
-        self.family = family_of(family) if isinstance(family, str) else family
-        if not isinstance(self.family, EnvFamily):
-            raise TypeError(f"family must be an EnvFamily or a registered env id, not {type(family).__name__}")
+        self.family = family_of(family)
         self.kinds = tuple(self.family.candidate_kinds)
         self._kind_index = {k: i for i, k in enumerate(self.kinds)}
         self.encoder_path = None if encoder is None else os.path.abspath(os.fspath(encoder))
@@ -256,6 +260,7 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
                     history=_labels(hist, self.history),
                     step=len(hist),
                     chosen=-1,
+                    action_kinds=tuple(c.action_kind for c in cs),
                 )
             )
         if not records:
@@ -295,7 +300,7 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
                     f"decisions[{i}] has data of type {type(r).__name__}, not a CandidateRecord: "
                     "CandidatePolicy.log_probs scores only decisions a CandidatePolicy made"
                 )
-            if not 0 <= r.chosen < len(r.labels) or len(r.kinds) != len(r.labels):
+            if not 0 <= r.chosen < len(r.labels) or len(r.labels) != len(r.kinds) or len(r.labels) != len(r.answers()):
                 raise ValueError(f"decisions[{i}] has a malformed record (chosen {r.chosen} of {len(r.labels)})")
             records.append(r)
         if not records:
@@ -357,10 +362,8 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
         hidden = self.head(state[owner] + self.candidate_proj(features))
         score = (self.prior_weight * cos_gc + self.out(hidden)).squeeze(1) / self.temperature  # [M]
         if self.group_answers:  # each of n answers gets 1/n of one slot: log π_i = s_i/T - log n - log Z
-            n_answers = [r.kinds.count(ANSWER) for r in records]
-            score = score - torch.tensor(
-                [math.log(n) if k == ANSWER else 0.0 for r, n in zip(records, n_answers, strict=True) for k in r.kinds]
-            )
+            flags = [r.answers() for r in records]
+            score = score - torch.tensor([math.log(sum(f)) if a else 0.0 for f in flags for a in f])
 
         width = int(counts.max())
         starts = torch.cumsum(counts, 0) - counts

@@ -87,6 +87,7 @@ class LMPolicy(TrainablePolicyMixin):
         self,
         model: str | os.PathLike | PreTrainedModel,
         tokenizer: Any = None,
+        *,
         family: EnvFamily | str | None = None,
         device: str | torch.device | None = None,
         max_new_tokens: int = 48,
@@ -115,9 +116,7 @@ class LMPolicy(TrainablePolicyMixin):
                 "LMPolicy needs family=: the env's family or its id (e.g. family_of(env) or 'GuiAndroid-v0')"
             )
         self.env_id = family if isinstance(family, str) else None  # what config() can rebuild from
-        self.family = family_of(family) if isinstance(family, str) else family
-        if not isinstance(self.family, EnvFamily):
-            raise TypeError(f"family must be an EnvFamily or a registered env id, not {type(family).__name__}")
+        self.family = family_of(family)
         self.system_prompt = self.family.action_prompt()
         torch_dtype = getattr(torch, dtype) if isinstance(dtype, str) else dtype
         if torch_dtype is not None and not isinstance(torch_dtype, torch.dtype):
@@ -179,7 +178,7 @@ class LMPolicy(TrainablePolicyMixin):
                 f"max_prompt_tokens + max_new_tokens = {self.max_prompt_tokens + self.max_new_tokens} exceeds the "
                 f"model's context of {context} tokens"
             )
-        fixed = len(self._frame("", [], 1)[0]) + len(self._frame("", [], 1)[1])
+        fixed = sum(map(len, self._frame("", [], 1)))
         if fixed > self.max_prompt_tokens:
             raise ValueError(
                 f"max_prompt_tokens={self.max_prompt_tokens} is below the {fixed} tokens of the fixed prompt "

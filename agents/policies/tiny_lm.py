@@ -53,7 +53,7 @@ def tiny_tokenizer(vocab: str = "bytes", family: EnvFamily | str | None = None) 
             vocab_size=_ACTIONS_VOCAB, initial_alphabet=alphabet, special_tokens=[EOS], show_progress=False
         )
         tok.pre_tokenizer = byte_level
-        tok.train_from_iterator(_corpus(family_of(family) if isinstance(family, str) else family), trainer)
+        tok.train_from_iterator(_corpus(family_of(family)), trainer)
     tok.pre_tokenizer = byte_level
     tok.decoder = decoders.ByteLevel()
     return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token=EOS, bos_token=EOS)

@@ -162,22 +162,27 @@ def select_tasks(specs: Iterable[TaskSpec], selection: str | Sequence[str] | Non
     return list(dict.fromkeys(out))
 
 
-def family_of(env: gym.Env | gym.envs.registration.EnvSpec | str) -> EnvFamily:
-    """The :class:`EnvFamily` of an env (wrapped or not), an env spec, or a registered env id.
+def family_of(env: gym.Env | gym.envs.registration.EnvSpec | str | EnvFamily) -> EnvFamily:
+    """The :class:`EnvFamily` of an env (wrapped or not), an env spec, or a registered env id; a
+    family is returned as it is (so callers may take either).
 
     The env class declares it as its ``family`` attribute; an id's class is found through its
     registered entry point without making an env. An id of the form ``"module:EnvId"`` imports
     ``module`` first (which registers ``EnvId``), as ``gym.make`` does. Raises ``ValueError``
     for an unknown id or an env that names no family.
     """
+    if isinstance(env, EnvFamily) and not isinstance(env, (gym.Env, str)):
+        return env
     if isinstance(env, gym.Env):
         cls: Any = type(env.unwrapped)
         where = cls.__name__
-    else:
+    elif isinstance(env, (str, gym.envs.registration.EnvSpec)):
         spec = _spec(env) if isinstance(env, str) else env
         entry = spec.entry_point
         cls = _load(entry) if isinstance(entry, str) else entry
         where = spec.id
+    else:
+        raise TypeError(f"family_of takes an env, an env spec, an env id or an EnvFamily, not {type(env).__name__}")
     family = getattr(cls, "family", None)
     if family is None:
         raise ValueError(

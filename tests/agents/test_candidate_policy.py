@@ -332,3 +332,27 @@ def test_declaring_infeasible_is_understood_by_the_env() -> None:
     (infeasible,) = [c for c in candidate_actions(obs) if c.kind == "infeasible"]
     *_, terminated, _, info = env.step(infeasible.action)
     assert terminated and info["success"]
+
+
+def test_answers_are_grouped_by_their_contract_kind(tiny_encoder: str) -> None:
+    """A family may name its answer candidates as it likes: grouping reads the contract's kind."""
+    android = family_of(ANDROID)
+
+    class Renamed:  # the phone's family with its answer candidates called "reply"
+        name, candidate_kinds = "renamed", tuple("reply" if k == "answer" else k for k in android.candidate_kinds)
+        tasks, instruction, observation_text = android.tasks, android.instruction, android.observation_text
+        action_prompt, edit_actions = android.action_prompt, android.edit_actions
+
+        def admissible_actions(self, obs, info=None, limit=96):
+            return [
+                c._replace(kind="reply") if c.kind == "answer" else c
+                for c in android.admissible_actions(obs, info, limit)
+            ]
+
+    obs, hist = states(1)  # the home screen: many texts to answer with
+    a = CandidatePolicy(ANDROID, tiny_encoder, hidden=16, prior=0.0)
+    b = CandidatePolicy(Renamed(), tiny_encoder, hidden=16, prior=0.0)
+    (da,) = a.decide(obs, hist, greedy=True)
+    (db,) = b.decide(obs, hist, greedy=True)
+    assert "reply" in db.data.kinds and sum(db.data.answers()) == sum(da.data.answers()) > 1
+    torch.testing.assert_close(b.log_probs([db])[0], a.log_probs([da])[0])

@@ -152,9 +152,12 @@ def edit_actions(edits: Edits) -> EditActions | None:
     """
     if edits is None or isinstance(edits, EditActions):
         return edits
-    family = family_of(edits) if isinstance(edits, str) else edits
-    if not isinstance(family, EnvFamily):
-        raise TypeError(f"edits must be EditActions, an EnvFamily, an env id or None, got {type(edits).__name__}")
+    try:
+        family = family_of(edits)
+    except TypeError:
+        raise TypeError(
+            f"edits must be EditActions, an EnvFamily, an env id or None, got {type(edits).__name__}"
+        ) from None
     return family.edit_actions()
 
 
