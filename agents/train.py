@@ -56,7 +56,7 @@ from tqdm import tqdm
 
 import gui_gym  # noqa: F401  (registers the env ids)
 from agents.algos.adagrpo import ReplayBuffer
-from agents.algos.base import Algorithm, Round
+from agents.algos.base import Algorithm, Round, by_group
 from agents.algos.grpo import group_returns
 from agents.algos.losses import kl_k3, policy_loss
 from agents.algos.registry import algorithm
@@ -337,7 +337,7 @@ class Trainer:
             got, errors = self.rollouts.collect(self.policy, instances, iteration=self.iteration)
             stats["dropped_episodes"] += len(errors)
             stats.setdefault("all_episodes", []).extend(got)
-            groups = _groups(got)
+            groups = [[got[i] for i in idx] for idx in by_group(got)]
             keep = self.algo.keep_groups(groups)
             if keep is None:
                 episodes = got
@@ -613,9 +613,12 @@ class Trainer:
         ckpt = load_checkpoint(path)
         saved = TrainConfig.from_dict(ckpt["config"])
         for key in RESUME_KEYS:
-            if getattr(saved, key) != getattr(self.cfg, key):
+            was, now = getattr(saved, key), getattr(self.cfg, key)
+            if key == "sampler":  # None is the algorithm's own sampler: compare what ran
+                was, now = was or self.algo.sampler, now or self.algo.sampler
+            if was != now:
                 raise ValueError(
-                    f"{path} was trained with {key}={getattr(saved, key)!r}, not {getattr(self.cfg, key)!r}; "
+                    f"{path} was trained with {key}={was!r}, not {now!r}; "
                     "resume with the same settings or start a new --out"
                 )
         try:
@@ -665,13 +668,6 @@ def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     milestone book inside it are read by :func:`load_objects`, so a crafted file runs no code.
     """
     return read_torch_checkpoint(path, "training checkpoint", FORMAT, VERSION, "start a run without --resume first")
-
-
-def _groups(episodes: Sequence[Episode]) -> list[list[Episode]]:
-    by: dict[int, list[Episode]] = defaultdict(list)
-    for ep in episodes:
-        by[ep.instance.group].append(ep)
-    return list(by.values())
 
 
 def _padded(rows: Sequence[np.ndarray], width: int) -> torch.Tensor:

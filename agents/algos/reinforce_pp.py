@@ -45,6 +45,8 @@ class ReinforcePP(Algorithm):
         kl: Sequence[np.ndarray] | None = None,
         kl_coef: float = 0.0,
     ) -> list[np.ndarray]:
+        if not episodes:  # an iteration whose envs all failed: nothing to whiten
+            return []
         rewards = [terminal_rewards(ep) for ep in episodes]
         adv = reinforce_pp_advantages(rewards, kl=kl, kl_coef=kl_coef if kl is not None else 0.0, gamma=gamma)
         return [np.asarray(a, dtype=np.float64) for a in adv]

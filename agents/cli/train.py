@@ -143,10 +143,11 @@ def random_baseline(cfg: TrainConfig) -> dict[str, float]:
 
     tasks = task_ids(cfg.eval_tasks or cfg.tasks, cfg.env_id)
     env = gym.make(cfg.env_id, task=tasks, **cfg.make_kwargs)
+    policy = RandomPolicy(cfg.env_id)
     wins = total = 0
     for task in tasks:
         for seed in range(cfg.eval_episodes):
-            policy = RandomPolicy(cfg.env_id, seed=seed)
+            policy.reset(seed)  # the same stream as a fresh RandomPolicy(seed=seed)
             obs, info = env.reset(seed=seed, options={TASK: task})
             while True:
                 obs, _, terminated, truncated, info = env.step(policy.act(obs, info))

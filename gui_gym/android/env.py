@@ -19,7 +19,6 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from typing import Any, ClassVar, NamedTuple
 
@@ -32,6 +31,7 @@ from gui_gym.android.backends import AndroidBackend, Episode, make_backend
 from gui_gym.android.backends.base import TaskInfo, require
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, to_compressed, to_xml
 from gui_gym.core import contract as C
+from gui_gym.core.family import select_tasks
 from gui_gym.core.io import Snapshot
 from gui_gym.core.spaces import AnyText
 
@@ -62,32 +62,10 @@ class UIElement(NamedTuple):
     package_name: str
 
 
-def resolve_tasks(
-    task: str | list[str] | tuple[str, ...] | None, tasks: Mapping[str, TaskInfo] | None = None
-) -> list[Any]:
-    """Task ids, a difficulty tier (``easy``/``medium``/``hard``), or ``None`` for all.
-
-    ``tasks`` is the suite to pick from (a backend's :attr:`tasks`); default: the simulator's.
-    """
-    if tasks is None:
-        from gui_gym.android.sim.tasks import TASKS as tasks
-    if task is None or task == "all":
-        return list(tasks.values())
-    if isinstance(task, str):
-        task = [task]
-    out = []
-    for tid in task:
-        if tid in ("easy", "medium", "hard"):
-            out.extend(t for t in tasks.values() if t.difficulty == tid)
-            continue
-        if tid not in tasks:
-            close = difflib.get_close_matches(tid, list(tasks), n=3, cutoff=0.5)
-            hint = f" Did you mean {', '.join(close)}?" if close else " See gui_gym.android.list_tasks()."
-            raise ValueError(f"unknown task id {tid!r}.{hint}")
-        out.append(tasks[tid])
-    if not out:
-        raise ValueError("no tasks selected")
-    return out
+def resolve_tasks(task: str | list[str] | tuple[str, ...] | None, tasks: Mapping[str, TaskInfo]) -> list[Any]:
+    """The tasks of ``tasks`` (a backend's suite) that ``task`` selects: ids, a comma list, a tier,
+    or ``None``/``"all"`` for all, as the family's ``tasks()`` reads a selection."""
+    return select_tasks(tasks.values(), task, "GuiAndroid-v0")
 
 
 class GuiAndroidEnv(gym.Env):

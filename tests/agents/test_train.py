@@ -340,3 +340,21 @@ def test_checkpoint_objects_load_as_plain_data_and_known_classes(tmp_path):
     with pytest.raises(pickle.UnpicklingError, match="refusing to load"):
         load_objects(pickle.dumps({"replay": [Evil()]}))
     assert not marker.exists()
+
+
+def test_every_algorithm_takes_an_iteration_without_episodes():
+    """When every env of an iteration failed there is nothing to score, for any algorithm."""
+    from agents.algos.registry import ALGORITHMS
+
+    for name, algo in ALGORITHMS.items():
+        assert algo.advantages([], kl=[] if algo.kl_in_reward else None, kl_coef=algo.kl_coef) == [], name
+
+
+def test_resume_compares_the_sampler_that_ran(tmp_path, tiny_encoder):
+    """No --sampler means the algorithm's own (FCF for AdaGRPO): naming it on resume is the same run."""
+    Trainer(_cfg(tmp_path, tiny_encoder, algo="adagrpo", iterations=1)).run()
+    resumed = Trainer(_cfg(tmp_path, tiny_encoder, algo="adagrpo", iterations=2, sampler="fcf"), resume=True)
+    assert resumed.iteration == 1 and resumed.sampler.name == "fcf"
+    resumed.close()
+    with pytest.raises(ValueError, match="sampler='fcf', not 'uniform'"):
+        Trainer(_cfg(tmp_path, tiny_encoder, algo="adagrpo", iterations=2, sampler="uniform"), resume=True)
