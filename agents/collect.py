@@ -23,6 +23,7 @@ dropped and logged, the others go on.
 
 from __future__ import annotations
 
+import json
 import logging
 import traceback
 from collections.abc import Callable, Sequence
@@ -39,6 +40,8 @@ from gui_gym.core.contract import (
     DIFFICULTY,
     EPISODE_REWARD_COMPONENTS,
     EPISODE_REWARDS,
+    EPISODE_SETTLE,
+    EPISODE_TRAJECTORY_TERMS,
     FORMAT_VALID,
     SUCCESS,
     TASK,
@@ -115,15 +118,41 @@ class Episode:
     iteration: int = 0
     advantages: np.ndarray | None = None  # per step, set by the algorithm
     milestones: tuple[int, int] | None = None  # (hit, total) when a milestone wrapper reports them
+    #: the components that are trajectory-level values repeated at every step (the outcome, SPA)
+    trajectory_terms: tuple[str, ...] = (OUTCOME,)
+    #: what batch-settled terms need (``info["episode_settle"]``, :func:`wrappers.spec.settle_batch`)
+    settle: dict[str, Any] = field(default_factory=dict)
+    #: per step, the advantage of each of its tokens, where an algorithm has token-level ones
+    token_advantages: list[np.ndarray] | None = None
 
     @property
     def length(self) -> int:
         return len(self.decisions)
 
     @property
+    def group(self) -> int:
+        return self.instance.group
+
+    @property
+    def member(self) -> int:
+        return self.instance.member
+
+    @property
     def ret(self) -> float:
-        """R(τ): the mean of the final per-step rewards (the outcome itself for an unshaped env)."""
-        return float(np.mean(self.rewards)) if len(self.rewards) else 0.0
+        """R(τ) as a sum (:func:`agents.algos.returns.trajectory_return`): the trajectory terms once
+        plus the step terms; the outcome itself for an unshaped env."""
+        from agents.algos.returns import trajectory_return
+
+        return trajectory_return(self)
+
+    def set_component(self, name: str, values: Sequence[float]) -> None:
+        """Replace the final per-step values of one term (a batch-settled term); :attr:`rewards` follow."""
+        new = np.asarray(values, dtype=np.float64)
+        if new.shape != (self.length,) or not np.all(np.isfinite(new)):
+            raise ValueError(f"term {name!r} needs {self.length} finite per-step values, got {new.tolist()}")
+        old = self.components.get(name, np.zeros(self.length))
+        self.rewards = np.asarray(self.rewards, dtype=np.float64) + (new - old)
+        self.components[name] = new
 
     @property
     def outcome(self) -> float:
@@ -210,6 +239,23 @@ def _milestones(info: dict[str, Any]) -> tuple[int, int] | None:
     if "milestones_total" not in info:
         return None
     return int(info.get("milestones_hit", 0)), int(info["milestones_total"])
+
+
+def _trajectory_terms(info: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(str(t) for t in (info.get(EPISODE_TRAJECTORY_TERMS) or (OUTCOME,)))
+
+
+def _settle(info: dict[str, Any]) -> dict[str, Any]:
+    """What batch-settled terms published (a JSON text, so that it crosses vector envs intact)."""
+    text = info.get(EPISODE_SETTLE)
+    if not text:
+        return {}
+    try:
+        data = json.loads(str(text))
+    except (ValueError, RecursionError) as e:
+        log.warning("ignored a malformed %s from the env: %s", EPISODE_SETTLE, e)
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _describe(e: BaseException) -> str:
@@ -357,6 +403,8 @@ def collect(
                     run.descriptions,
                     iteration,
                     milestones=_milestones(info),
+                    trajectory_terms=_trajectory_terms(info),
+                    settle=_settle(info),
                 )
                 done[run.instance] = ep
                 if on_episode is not None:

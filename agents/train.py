@@ -11,8 +11,11 @@ asks the algorithm object (:mod:`agents.algos.registry`) and the group sampler
    a gymnasium vector env or Ray actors);
 2. the algorithm may keep only some groups and ask for more (DAPO drops groups whose rewards
    are all equal), at most ``max_resample`` times;
-3. the algorithm's advantages per group from the final per-step rewards the wrappers publish
-   (``info["episode_rewards"]``), SPA-adjusted for AdaGRPO;
+3. the batch's settled rewards: terms final only over a batch are settled now
+   (:func:`wrappers.spec.settle_batch`: ADMIRE's milestone book refined from the batch's
+   successes, then every episode credited against it; SPA's T_min from each group), and the
+   algorithm's advantages per group from the final per-step rewards, with R(τ) the algorithm's
+   choice (:mod:`agents.algos.returns`: the sum, SPA-adjusted for AdaGRPO, step-level for ADMIRE);
 4. the algorithm selects the batch (AdaGRPO: replayed trajectories join it and negatives are
    pruned to 1:2; after the update the top κ enter the AdaPR buffer);
 5. ``ppo_epochs`` passes of clipped-surrogate updates over mini-batches
@@ -58,7 +61,7 @@ import gui_gym  # noqa: F401  (registers the env ids)
 from agents.algos.adagrpo import ReplayBuffer
 from agents.algos.base import Algorithm, Round, by_group
 from agents.algos.grpo import group_returns
-from agents.algos.losses import kl_k3, policy_loss
+from agents.algos.losses import policy_loss
 from agents.algos.registry import algorithm
 from agents.collect import EPISODE_CLASSES, Episode, Instance, LocalRollouts
 from agents.policies.base import Decision, TrainablePolicy
@@ -66,7 +69,7 @@ from agents.sampling import SAMPLERS, TRAIN_SEED_BASE, UniformSampler, make_samp
 from gui_gym.core.contract import DIFFICULTIES
 from gui_gym.core.family import EnvFamily, family_of
 from gui_gym.core.io import atomic_write, load_plain
-from wrappers.spec import RewardState, make_env, parse_reward
+from wrappers.spec import RewardState, make_env, parse_reward, settle_batch
 from wrappers.state import read_torch_checkpoint
 
 log = logging.getLogger(__name__)
@@ -93,6 +96,7 @@ RESUME_KEYS = (
     "policy",
     "algo",
     "level",
+    "returns",
     "sampler",
     "reward",
     "tasks",
@@ -123,6 +127,7 @@ class TrainConfig:
     # algorithm
     algo: str = "grpo"
     level: str = "trajectory"  # "step": ADMIRE's step-level GRPO (Eq. 12-13)
+    returns: str | None = None  # R(τ): "sum", "spa", "mean" (agents.algos.returns); None: the algorithm's
     sampler: str | None = None  # group sampler (agents.sampling); None: the algorithm's (AdaGRPO: fcf)
     iterations: int = 100
     tasks_per_iter: int = 4
@@ -168,7 +173,7 @@ class TrainConfig:
 
     def check(self) -> None:
         """Raise ``ValueError`` naming the first setting that cannot work."""
-        algorithm(self.algo, self.level)
+        algorithm(self.algo, self.level, self.returns)
         parse_reward(self.reward)
         if self.sampler is not None and self.sampler not in SAMPLERS:
             raise ValueError(f"unknown sampler {self.sampler!r}; choose from {', '.join(SAMPLERS)}")
@@ -257,7 +262,8 @@ class Trainer:
     def __init__(self, cfg: TrainConfig, resume: bool = False, policy: TrainablePolicy | None = None) -> None:
         cfg.check()
         self.cfg = cfg
-        self.algo = algorithm(cfg.algo, cfg.level)
+        self.algo = algorithm(cfg.algo, cfg.level, cfg.returns)
+        _warn_sum_of_milestones(cfg.reward, self.algo)
         self.clip_low = cfg.clip_low if cfg.clip_low is not None else self.algo.clip_low
         self.clip_high = cfg.clip_high if cfg.clip_high is not None else self.algo.clip_high
         self.kl_coef = cfg.kl_coef if cfg.kl_coef is not None else self.algo.kl_coef
@@ -302,7 +308,7 @@ class Trainer:
         cfg = self.cfg
         return functools.partial(
             make_env, cfg.env_id, tasks=self.train_tasks, reward=reward, state=self.reward_state,
-            spa_alpha=cfg.spa_alpha, **cfg.make_kwargs,
+            spa_alpha=cfg.spa_alpha, batch=True, **cfg.make_kwargs,
         )  # fmt: skip
 
     def _rollout_backend(self, reward: str | None = None) -> Any:
@@ -336,9 +342,11 @@ class Trainer:
             first += want
             got, errors = self.rollouts.collect(self.policy, instances, iteration=self.iteration)
             stats["dropped_episodes"] += len(errors)
+            # ADMIRE Alg. 1 / MobileRL Eq. 2: terms final only over the batch are settled before any use
+            settle_batch(cfg.reward, got, self.reward_state, self.epoch, cfg.spa_alpha)
             stats.setdefault("all_episodes", []).extend(got)
             groups = [[got[i] for i in idx] for idx in by_group(got)]
-            keep = self.algo.keep_groups(groups)
+            keep = self.algo.keep_groups(groups, spa_alpha=cfg.spa_alpha)
             if keep is None:
                 episodes = got
                 break
@@ -365,10 +373,14 @@ class Trainer:
 
         kl = None
         if algo.kl_in_reward and self.reference is not None and self.kl_coef > 0 and episodes:
-            kl = self._step_kl(episodes)
+            kl = self._token_kl(episodes)
         advantages = algo.advantages(episodes, spa_alpha=cfg.spa_alpha, gamma=cfg.gamma, kl=kl, kl_coef=self.kl_coef)
         for ep, a in zip(episodes, advantages, strict=True):
-            ep.advantages = a
+            if isinstance(a, list):  # one advantage per token of each step (REINFORCE++ with its KL)
+                ep.token_advantages = [np.asarray(x, dtype=np.float64) for x in a]
+                ep.advantages = np.asarray([float(np.mean(x)) for x in a], dtype=np.float64)
+            else:
+                ep.token_advantages, ep.advantages = None, np.asarray(a, dtype=np.float64)
 
         rnd = Round(self.iteration, self.rng, self.replay, cfg.replay_gamma, cfg.prune_ratio, stats)
         batch = algo.select(episodes, rnd)
@@ -384,26 +396,38 @@ class Trainer:
             metrics.update(self.sampler.end_epoch())
         return metrics
 
-    def _step_kl(self, episodes: Sequence[Episode]) -> list[np.ndarray]:
-        """Per-step KL (k3, summed over a step's tokens) of the policy to the reference."""
+    def _token_kl(self, episodes: Sequence[Episode]) -> list[list[np.ndarray]]:
+        """Per episode, per step: the k1 estimate log π_old(tok) − log π_ref(tok) of each sampled
+        token, REINFORCE++'s per-token KL in the reward (ProgRM §2.4)."""
         assert self.reference is not None
         decisions = [d for ep in episodes for d in ep.decisions]
+        per_step: list[np.ndarray] = []
         with torch.no_grad():
-            ref, mask, _ = self.reference.log_probs(decisions)
-            old = _padded([d.logp for d in decisions], ref.shape[1])
-            per_step = (kl_k3(old, ref) * mask).sum(dim=1).cpu().numpy()
+            for start in range(0, len(decisions), self.cfg.minibatch):
+                chunk = decisions[start : start + self.cfg.minibatch]
+                ref, mask, _ = self.reference.log_probs(chunk)
+                old = _padded([d.logp for d in chunk], ref.shape[1])
+                k1 = (old - ref.float().cpu()).numpy()
+                per_step += [row[m].astype(np.float64) for row, m in zip(k1, mask.bool().cpu().numpy(), strict=True)]
         out, i = [], 0
         for ep in episodes:
-            out.append(per_step[i : i + ep.length].astype(np.float64))
+            out.append(per_step[i : i + ep.length])
             i += ep.length
         return out
 
     def update(self, batch: Sequence[Episode]) -> dict[str, Any]:
         """``ppo_epochs`` passes of clipped-surrogate updates over mini-batches of decisions."""
         cfg = self.cfg
-        rows: list[tuple[Decision, float, int]] = [
-            (d, float(a), t) for t, ep in enumerate(batch) for d, a in zip(ep.decisions, ep.advantages, strict=True)
-        ]
+        rows: list[tuple[Decision, np.ndarray, int]] = []
+        for t, ep in enumerate(batch):
+            per_token = ep.token_advantages or [
+                np.full(len(d.logp), a) for d, a in zip(ep.decisions, ep.advantages, strict=True)
+            ]
+            rows += [(d, np.asarray(a, dtype=np.float64), t) for d, a in zip(ep.decisions, per_token, strict=True)]
+        # MobileRL Eq. 1: each token weighs M/(G·T_i) with T_i its trajectory's tokens in the *whole*
+        # batch, so that a trajectory split between the M shuffled mini-batches still weighs 1/G
+        n_minibatches = math.ceil(len(rows) / cfg.minibatch)
+        weight = [n_minibatches / (len(batch) * max(1, sum(len(d.logp) for d in ep.decisions))) for ep in batch]
         totals: dict[str, float] = defaultdict(float)
         updates = skipped = 0
         # The reference is frozen: score every decision under it once, not once per epoch.
@@ -422,8 +446,9 @@ class Trainer:
                 decisions = [r[0] for r in mb]
                 logp, mask, entropy = self.policy.log_probs(decisions)
                 old = _padded([d.logp for d in decisions], logp.shape[1]).to(logp.device)
-                adv = torch.tensor([r[1] for r in mb], dtype=logp.dtype, device=logp.device)
+                adv = _padded([r[1] for r in mb], logp.shape[1]).to(device=logp.device, dtype=logp.dtype)
                 groups = torch.tensor([r[2] for r in mb], device=logp.device)
+                weights = torch.tensor([weight[r[2]] for r in mb], dtype=torch.float64, device=logp.device)
                 ref = None
                 if refs is not None:
                     ref = _padded([refs[i].numpy() for i in order[start : start + cfg.minibatch]], logp.shape[1])
@@ -432,7 +457,7 @@ class Trainer:
                     loss, stats = policy_loss(
                         logp, old, adv, mask, self.clip_low, self.clip_high, self.algo.aggregation, groups=groups,
                         ref_logp=ref, kl_coef=self.kl_coef if ref is not None else 0.0,
-                        entropy=entropy, entropy_coef=cfg.entropy_coef,
+                        entropy=entropy, entropy_coef=cfg.entropy_coef, token_weights=weights,
                     )  # fmt: skip
                     if not torch.isfinite(loss):
                         raise FloatingPointError(f"loss is {loss.item()}")
@@ -668,6 +693,16 @@ def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     milestone book inside it are read by :func:`load_objects`, so a crafted file runs no code.
     """
     return read_torch_checkpoint(path, "training checkpoint", FORMAT, VERSION, "start a run without --resume first")
+
+
+def _warn_sum_of_milestones(reward: str, algo: Algorithm) -> None:
+    """ADMIRE's failure credit is paid every step: summed into R(τ), stalling pays. Say so once."""
+    if algo.returns == "sum" and any(name.startswith("milestone") for name, _ in parse_reward(reward)):
+        log.warning(
+            "R(τ) = sum with %s: ADMIRE pays a failed episode k/K at every step, so a long failure "
+            "outscores a short one; ADMIRE trains it at step level (--level step, Eq. 12-13)",
+            reward,
+        )
 
 
 def _padded(rows: Sequence[np.ndarray], width: int) -> torch.Tensor:

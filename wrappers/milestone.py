@@ -11,8 +11,13 @@ and adds two terms to ``info["reward_components"]``:
 
 Milestones come from the task's annotations (``book=None``, "Static (Human)" in Table 3) or from a
 :class:`~wrappers.book.MilestoneBook` that distils them from successful episodes and refines them
-as the policy improves. As in Alg. 1 (Phase 1 before Phase 2), a successful episode first
-updates the book and is then credited against the updated milestones.
+as the policy improves. Alg. 1 works batch by batch: Phase 1 refines each task's milestones from
+the batch's superior success, Phase 2 then credits *every* trajectory of the batch against the
+refined milestones. A group trainer gets exactly that with ``batch=True``: the wrapper leaves the
+book alone and publishes what :func:`settle_milestones` needs (``info["episode_settle"]``), and
+the trainer settles each rollout batch at once, so two identical failures get the same credit
+whatever order they finished in. Without a trainer (``batch=False``, one env at a time) a
+success updates the book as it ends and is credited against the updated milestones.
 
 Example (the annotated milestones of a task, scored by a stand-in matcher):
     >>> import gymnasium as gym, gui_gym
@@ -31,6 +36,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -38,7 +44,7 @@ import gymnasium as gym
 
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.admire import AdmireConfig, Matches, asymmetric_credit, curriculum_weight, match_milestones
-from wrappers.book import MilestoneBook
+from wrappers.book import MilestoneBook, _from_record, _to_record
 from wrappers.generation import abstract, instantiate
 from wrappers.protocol import RewardShaping
 
@@ -65,6 +71,9 @@ class MilestoneReward(RewardShaping):
             matcher of a process shares).
         config: ADMIRE's hyperparameters and ablation switches (:class:`AdmireConfig`).
         epoch: the training epoch E of λ(E) = λ0·γ^E; trainers call :meth:`set_epoch`.
+        batch: with a book, leave Phase 1 and the final credit to :func:`settle_milestones`
+            over the whole rollout batch (Alg. 1); the credit published at the last step is
+            then provisional, against the milestones the batch started with.
 
     Extra ``info`` keys each step: ``milestone_hit`` (the milestone this step hit, or None) and
     ``milestone_target`` (the next unmet one, or None); at the last step ``milestones_hit`` and
@@ -81,12 +90,14 @@ class MilestoneReward(RewardShaping):
         matcher: Matcher | None = None,
         config: AdmireConfig | None = None,
         epoch: int = 0,
+        batch: bool = False,
     ) -> None:
         gym.utils.RecordConstructorArgs.__init__(  # no deep copy: a rebuilt env shares book and matcher
-            self, book=book, matcher=matcher, config=config, epoch=epoch, _disable_deepcopy=True
+            self, book=book, matcher=matcher, config=config, epoch=epoch, batch=batch, _disable_deepcopy=True
         )
         super().__init__(env)
         self.book = book
+        self.batch = bool(batch) and book is not None
         self.config = config or AdmireConfig()
         self._matcher = matcher
         self.epoch = int(epoch)
@@ -170,7 +181,8 @@ class MilestoneReward(RewardShaping):
         matches = Matches(self._rewards, self._hit_idx)
         milestones, templates = self._milestones, self._templates
         all_hit = bool(milestones) and matches.count == len(milestones)
-        if self.book is not None and episode.success and self.book.update(episode, self.epoch, all_hit):
+        update = self.book is not None and not self.batch and episode.success
+        if update and self.book.update(episode, self.epoch, all_hit):  # type: ignore[union-attr]
             # Alg. 1: Phase 1 (milestones from this batch's successes) comes before Phase 2.
             templates = self.book.templates(episode.task_id)
             milestones = [instantiate(t, episode.meta["placeholders"]) for t in templates]
@@ -178,15 +190,19 @@ class MilestoneReward(RewardShaping):
             matches = match_milestones(descriptions, milestones, self.matcher.score, self.delta)
         hit_templates = [templates[i] for i in matches.hits if i is not None]
         self.hits.update((episode.task_id, self.epoch, t) for t in hit_templates)
-        if self.book is not None:
+        if self.book is not None and not self.batch:
             self.book.record(episode.task_id, hit_templates, self.epoch)
-        c = self.config
-        credit = asymmetric_credit(
-            matches, episode.success, len(milestones), c.zeta, c.base_on_success, c.base_on_failure
-        )
         return {
             "format": [self._format_term(s.format_valid) for s in episode.steps],
-            "milestone": [self.weight * x for x in credit],
+            "milestone": milestone_credit(matches, episode.success, len(milestones), self.config, self.epoch),
+        }
+
+    def settle_payload(self, episode: Trajectory) -> tuple[str, Any] | None:
+        if not self.batch:
+            return None
+        return SETTLE_TERM, {
+            "placeholders": dict(episode.meta.get("placeholders") or {}),
+            "trajectory": _to_record(episode) if episode.success else None,
         }
 
     def close(self) -> None:
@@ -196,3 +212,84 @@ class MilestoneReward(RewardShaping):
 
     def _format_term(self, valid: bool) -> float:
         return 0.0 if valid else -self.config.eta
+
+
+SETTLE_TERM = "milestone"
+
+
+def milestone_credit(
+    matches: Matches, success: bool, n_milestones: int, config: AdmireConfig, epoch: int
+) -> list[float]:
+    """λ(E)·R_mil(t) per step: Eq. 10-11's asymmetric credit weighted by Alg. 1 line 4's λ(E)."""
+    c = config
+    weight = curriculum_weight(epoch, c.lambda0, c.gamma if c.decay else 1.0)
+    credit = asymmetric_credit(matches, success, n_milestones, c.zeta, c.base_on_success, c.base_on_failure)
+    return [weight * x for x in credit]
+
+
+class SettleEpisode(Protocol):
+    """What :func:`settle_milestones` reads and writes of a trainer's episode."""
+
+    task_id: str
+    success: bool
+    descriptions: list[str]
+    settle: dict[str, Any]
+    milestones: tuple[int, int] | None
+
+    @property
+    def length(self) -> int: ...
+    @property
+    def group(self) -> int: ...
+    @property
+    def member(self) -> int: ...
+    def set_component(self, name: str, values: Sequence[float]) -> None: ...
+
+
+def settle_milestones(
+    book: MilestoneBook,
+    episodes: Sequence[SettleEpisode],
+    matcher: Matcher,
+    config: AdmireConfig | None = None,
+    epoch: int = 0,
+) -> int:
+    """ADMIRE Alg. 1 over one rollout batch; returns how many tasks' milestones changed.
+
+    Phase 1 (lines 7-16): for each task, the superior success of the batch — the shortest, ties
+    broken by group and member, never by finishing order — refines the task's milestones (or
+    initialises them). Phase 2 (lines 19-35): every episode of the batch is credited against the
+    milestones as they are now (Eq. 8-11, weighted by λ(E)); its ``milestone`` term is replaced
+    and its hits are counted in the book. Episodes without a milestone payload (built without
+    ``batch=True``) are left as they are.
+    """
+    config = config or AdmireConfig()
+    delta = float(config.delta if config.delta is not None else matcher.delta)
+    mine = [ep for ep in episodes if isinstance(ep.settle.get(SETTLE_TERM), dict)]
+    superior: dict[str, tuple[tuple[int, int, int], Trajectory]] = {}
+    for ep in mine:
+        record = ep.settle[SETTLE_TERM].get("trajectory")
+        if not ep.success or not isinstance(record, dict):
+            continue
+        rank = (ep.length, ep.group, ep.member)
+        if ep.task_id not in superior or rank < superior[ep.task_id][0]:
+            superior[ep.task_id] = (rank, _from_record(record))
+    changed = 0
+    for task_id in sorted(superior):
+        trajectory = superior[task_id][1]
+        current = instantiated(book, task_id, trajectory.meta.get("placeholders") or {})
+        descriptions = [s.action_description for s in trajectory.steps]
+        hit_all = bool(current) and match_milestones(descriptions, current, matcher.score, delta).count == len(current)
+        changed += book.update(trajectory, epoch, hit_all)
+    for ep in mine:
+        placeholders = ep.settle[SETTLE_TERM].get("placeholders") or {}
+        templates = book.templates(ep.task_id)
+        milestones = [instantiate(t, placeholders) for t in templates]
+        matches = match_milestones(ep.descriptions, milestones, matcher.score, delta)
+        ep.set_component(SETTLE_TERM, milestone_credit(matches, ep.success, len(milestones), config, epoch))
+        book.record(ep.task_id, [templates[i] for i in matches.hits if i is not None], epoch)
+        ep.milestones = (matches.count, len(milestones))
+    return changed
+
+
+def instantiated(book: MilestoneBook, task_id: str, placeholders: dict[str, Any]) -> list[str]:
+    """The task's milestones in the book with an instance's slot values filled in."""
+    return [instantiate(t, placeholders) for t in book.templates(task_id)]

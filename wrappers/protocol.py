@@ -16,7 +16,14 @@ shaping wrapper therefore also publishes
   convention of ADMIRE §3.3 (Eq. 12-13) and MobileRL §2.2.1;
 - ``info["episode_rewards"]``: their element-wise sum — only when some wrapper in the stack
   depends on the outcome. This is the per-step vector a trainer must use in place of the
-  provisional step rewards.
+  provisional step rewards;
+- ``info["episode_trajectory_terms"]``: the names of the components that are one
+  trajectory-level value repeated at every step (``outcome``, SPA's ``spa``), as opposed to
+  rewards earned step by step; a trainer that sums step rewards counts them once
+  (:func:`agents.algos.returns.terminal_rewards`);
+- ``info["episode_settle"]`` (only from terms a group trainer settles over the whole batch,
+  such as ADMIRE's adaptive milestones in batch mode): a JSON text of what each needs
+  (:func:`wrappers.spec.settle_batch`).
 
 Wrappers compose in any order: each one reads the components its inner wrappers published and
 adds its own. A wrapper reads only the env contract (``task_id``, ``instruction``,
@@ -40,6 +47,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any, ClassVar, SupportsFloat
 
@@ -99,6 +107,8 @@ class RewardShaping(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """
 
     outcome_dependent: ClassVar[bool] = False
+    #: this wrapper's terms that are one trajectory-level value repeated at every step
+    trajectory_terms: ClassVar[tuple[str, ...]] = ()
     record_observations: bool = False  # digest each observation (for milestone generation)
 
     def __init__(self, env: gym.Env) -> None:
@@ -120,6 +130,10 @@ class RewardShaping(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     def episode_terms(self, episode: Trajectory) -> dict[str, list[float]]:
         raise NotImplementedError
+
+    def settle_payload(self, episode: Trajectory) -> tuple[str, Any] | None:
+        """``(term, JSON-able data)`` a batch trainer needs to settle this episode's term, or None."""
+        return None
 
     # -- gymnasium API -------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
@@ -166,6 +180,13 @@ class RewardShaping(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 vectors[OUTCOME] = [sum(s.reward for s in ep.steps)] * len(ep.steps)
             vectors.update(self.episode_terms(ep))
             info[C.EPISODE_REWARD_COMPONENTS] = vectors
+            inner_terms = info.get(C.EPISODE_TRAJECTORY_TERMS) or [OUTCOME]
+            info[C.EPISODE_TRAJECTORY_TERMS] = sorted({*map(str, inner_terms), *self.trajectory_terms})
+            payload = self.settle_payload(ep)
+            if payload is not None:
+                settle = json.loads(info[C.EPISODE_SETTLE]) if info.get(C.EPISODE_SETTLE) else {}
+                settle[payload[0]] = payload[1]
+                info[C.EPISODE_SETTLE] = json.dumps(settle, default=str)
             if self.outcome_dependent or C.EPISODE_REWARDS in info:
                 info[C.EPISODE_REWARDS] = [float(sum(col)) for col in zip(*vectors.values(), strict=True)]
         return obs, shaped, terminated, truncated, info

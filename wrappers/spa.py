@@ -140,6 +140,11 @@ class ShortestPathReward(RewardShaping):
     processes). ``key="instance"`` (default) keys T_min by task id and instruction, as the paper
     does; ``key="task"`` by task id only; or pass a function of the episode.
 
+    Eq. 2's T_min is the shortest success among the rollouts of the current problem instance:
+    a group trainer (:mod:`agents.train`) replaces the running minimum by its group's shortest
+    success when it settles the batch (:func:`wrappers.spec.settle_batch`); the running minimum
+    is for one env at a time (SB3, evaluation), which has no group.
+
     Example:
         >>> import gymnasium as gym, gui_gym
         >>> env = ShortestPathReward(gym.make("GuiAndroid-v0", task="SystemWifiTurnOn"))
@@ -155,6 +160,7 @@ class ShortestPathReward(RewardShaping):
     """
 
     outcome_dependent = True
+    trajectory_terms = ("spa",)  # one adjustment of the outcome, repeated at every step
 
     def __init__(
         self,

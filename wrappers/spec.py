@@ -8,9 +8,12 @@ are the entries of :data:`TERMS`:
 ``orm=PATH``              a learned outcome reward model's verdict instead of the env's check
 ``milestone``             ADMIRE with the task's annotated milestones ("static", ADMIRE Table 3)
 ``milestone-adaptive``    ADMIRE with a :class:`~wrappers.MilestoneBook` distilled from successes
-``progress``              ProgRM progress reward from the env's milestones ("ProgRM Env")
+``progress``              oracle progress: Eq. 2's gains of the env's own milestone progress (an
+                          upper bound; ProgRM's "ProgRM Env" is a *model* trained on those labels,
+                          ``progress=PATH``)
 ``progress=PATH``         ProgRM progress reward from a trained progress model checkpoint
-``spa``                   MobileRL's shortest-path adjustment with a running T_min per instance
+``spa``                   MobileRL's shortest-path adjustment: T_min is the group's shortest success
+                          under a group trainer, a running minimum per instance otherwise
 ========================  ==========================================================================
 
 e.g. ``milestone+spa``. The milestone terms take ADMIRE's ablation switches (App. B.3) after
@@ -24,6 +27,11 @@ The terms read only the env contract (:mod:`gui_gym.core.contract`), so a spec w
 env that keeps it. What outlives an episode (the milestone book, SPA's shortest lengths, loaded
 reward models) is one :class:`RewardState` per run, shared by every env built with it (the
 sub-envs of a vector env).
+
+Some terms are final only over a whole batch of rollouts (ADMIRE's adaptive milestones, Alg. 1;
+SPA's group T_min, MobileRL Eq. 2). Envs built with ``batch=True`` (the trainer's) publish
+what such a term needs, and the trainer calls :func:`settle_batch` on each rollout batch, which
+runs every term's ``settle`` hook over the batch's episodes.
 
 A new shaping term is one entry: a builder ``(env, arg, ctx) -> env`` registered under its name.
 ``arg`` is the text after ``=`` (or ``None``) and ``ctx`` a :class:`TermContext` (the run's
@@ -47,7 +55,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -55,11 +64,11 @@ import gymnasium as gym
 
 from wrappers.admire import AdmireConfig
 from wrappers.book import MilestoneBook
-from wrappers.milestone import MilestoneReward
+from wrappers.milestone import MilestoneReward, settle_milestones
 from wrappers.progress.outcome import OutcomeModelReward
 from wrappers.progress.reward import ProgressReward
 from wrappers.protocol import RewardShaping
-from wrappers.spa import ShortestLengths, ShortestPathReward
+from wrappers.spa import ShortestLengths, ShortestPathReward, adjust_group
 
 __all__ = [
     "MILESTONE_OPTIONS",
@@ -71,6 +80,7 @@ __all__ = [
     "make_env",
     "parse_reward",
     "register_term",
+    "settle_batch",
     "wrap",
     "wrapper_chain",
 ]
@@ -118,14 +128,18 @@ class TermContext:
         spa_alpha: SPA's α (MobileRL Eq. 2).
         matcher: the milestone matcher (an object with ``score``/``delta``) or ``None`` for the
             default :class:`~wrappers.matching.SemanticMatcher`.
+        batch: the env belongs to a group trainer that calls :func:`settle_batch`.
     """
 
     state: RewardState
     spa_alpha: float = 1.0
     matcher: Any = None
+    batch: bool = False
 
 
 Builder = Callable[[gym.Env, "str | None", TermContext], gym.Env]
+#: ``(episodes, arg, ctx, epoch)``: finalise the term over one rollout batch (episodes of a trainer).
+Settler = Callable[[Sequence[Any], "str | None", TermContext, int], None]
 ArgKind = Literal["none", "optional", "required", "options"]
 
 
@@ -144,6 +158,8 @@ class Term:
         options: for ``arg="options"``: the allowed words.
         innermost: built before every other term, whatever its place in the spec.
         group: terms of one group exclude each other in a spec.
+        settle: ``(episodes, arg, ctx, epoch) -> None``, for terms final only over a batch
+            (:func:`settle_batch`); ``None`` for terms final at each episode's end.
     """
 
     name: str
@@ -155,6 +171,7 @@ class Term:
     options: tuple[str, ...] = ()
     innermost: bool = False
     group: str | None = None
+    settle: Settler | None = None
 
 
 #: Every reward term a spec may name: name → :class:`Term`. Add one with :func:`register_term`.
@@ -172,6 +189,7 @@ def register_term(
     innermost: bool = False,
     group: str | None = None,
     replace: bool = False,
+    settle: Settler | None = None,
 ) -> Callable[[Builder], Builder]:
     """Register the decorated builder as the reward term ``name`` (see :class:`Term`).
 
@@ -186,7 +204,7 @@ def register_term(
     def decorate(build: Builder) -> Builder:
         if key in TERMS and not replace:
             raise ValueError(f"reward term {key!r} is already registered")
-        TERMS[key] = Term(key, build, summary, arg, arg_name, arg_help, tuple(options), innermost, group)
+        TERMS[key] = Term(key, build, summary, arg, arg_name, arg_help, tuple(options), innermost, group, settle)
         return build
 
     return decorate
@@ -241,15 +259,20 @@ def _options(arg: str | None) -> list[str]:
 
 
 def wrap(
-    env: gym.Env, spec: str, state: RewardState | None = None, spa_alpha: float = 1.0, matcher: Any = None
+    env: gym.Env,
+    spec: str,
+    state: RewardState | None = None,
+    spa_alpha: float = 1.0,
+    matcher: Any = None,
+    batch: bool = False,
 ) -> gym.Env:
     """``env`` wrapped by the terms of ``spec``, innermost first (see :func:`parse_reward`).
 
-    ``state`` is shared by every env of a run (a fresh one if ``None``); ``spa_alpha`` and
-    ``matcher`` are handed to the terms through their :class:`TermContext`.
+    ``state`` is shared by every env of a run (a fresh one if ``None``); ``spa_alpha``,
+    ``matcher`` and ``batch`` are handed to the terms through their :class:`TermContext`.
     """
     terms = parse_reward(spec)
-    ctx = TermContext(state if state is not None else RewardState(), float(spa_alpha), matcher)
+    ctx = TermContext(state if state is not None else RewardState(), float(spa_alpha), matcher, bool(batch))
     for name, arg in terms:
         env = TERMS[name].build(env, arg, ctx)
     return env
@@ -262,18 +285,41 @@ def make_env(
     state: RewardState | None = None,
     spa_alpha: float = 1.0,
     matcher: Any = None,
+    batch: bool = False,
     **env_kwargs: Any,
 ) -> gym.Env:
     """``gym.make(env_id, task=tasks, **env_kwargs)`` wrapped by the terms of ``reward`` in order.
 
     ``env_id`` is any registered id (importing :mod:`gui_gym` registers ours) or gymnasium's
     ``"module:EnvId"`` form. The spec is checked before the env is made. ``state``,
-    ``spa_alpha`` and ``matcher`` are :func:`wrap`'s.
+    ``spa_alpha``, ``matcher`` and ``batch`` are :func:`wrap`'s.
     """
     import gui_gym  # noqa: F401  (registers the env ids; no family code is imported)
 
     parse_reward(reward)
-    return wrap(gym.make(env_id, task=tasks, **env_kwargs), reward, state, spa_alpha, matcher)
+    return wrap(gym.make(env_id, task=tasks, **env_kwargs), reward, state, spa_alpha, matcher, batch)
+
+
+def settle_batch(
+    spec: str,
+    episodes: Sequence[Any],
+    state: RewardState,
+    epoch: int = 0,
+    spa_alpha: float = 1.0,
+    matcher: Any = None,
+) -> None:
+    """Finalise the batch-settled terms of ``spec`` over one rollout batch, in place.
+
+    ``episodes`` are a trainer's (:class:`agents.collect.Episode`: ``task_id``, ``success``,
+    ``length``, ``group``, ``member``, ``components``, ``settle``, ``set_component``); ``state``
+    is the run's :class:`RewardState`, the one the envs were built with. Each term with a
+    ``settle`` hook runs once, innermost first, so the episodes' rewards are final afterwards.
+    """
+    ctx = TermContext(state, float(spa_alpha), matcher, True)
+    for name, arg in parse_reward(spec):
+        settle = TERMS[name].settle
+        if settle is not None and episodes:
+            settle(episodes, arg, ctx, int(epoch))
 
 
 def wrapper_chain(env: gym.Env) -> list[gym.Wrapper]:
@@ -335,20 +381,32 @@ def _milestone(env: gym.Env, arg: str | None, ctx: TermContext) -> gym.Env:
     return MilestoneReward(env, matcher=ctx.matcher, config=admire_config(arg))
 
 
+def _settle_milestones(episodes: Sequence[Any], arg: str | None, ctx: TermContext, epoch: int) -> None:
+    """ADMIRE Alg. 1 over the batch: Phase 1 refines the book, Phase 2 credits every episode."""
+    matcher = ctx.matcher
+    if matcher is None:
+        from wrappers.matching import SemanticMatcher
+
+        matcher = SemanticMatcher()
+    settle_milestones(ctx.state.milestone_book(), episodes, matcher, admire_config(arg), epoch)
+
+
 @register_term(
     "milestone-adaptive",
     summary="ADMIRE with a milestone book distilled from successes",
     arg="options",
     options=tuple(MILESTONE_OPTIONS),
     group="milestone",
+    settle=_settle_milestones,
 )
 def _milestone_adaptive(env: gym.Env, arg: str | None, ctx: TermContext) -> gym.Env:
-    return MilestoneReward(env, book=ctx.state.milestone_book(), matcher=ctx.matcher, config=admire_config(arg))
+    book = ctx.state.milestone_book()
+    return MilestoneReward(env, book=book, matcher=ctx.matcher, config=admire_config(arg), batch=ctx.batch)
 
 
 @register_term(
     "progress",
-    summary="ProgRM progress reward: the env's milestones, or =PATH a progress model",
+    summary="ProgRM progress gains (Eq. 2): =PATH a trained progress model; alone, the env's oracle progress",
     arg="optional",
     arg_name="PATH",
 )
@@ -356,6 +414,23 @@ def _progress(env: gym.Env, arg: str | None, ctx: TermContext) -> gym.Env:
     return ProgressReward(env, model="env" if arg is None else ctx.state.model(arg))
 
 
-@register_term("spa", summary="MobileRL's shortest-path adjustment with a running T_min per instance")
+def _settle_spa(episodes: Sequence[Any], arg: str | None, ctx: TermContext, epoch: int) -> None:
+    """MobileRL Eq. 2 with T_min the shortest success of each episode's group (its instance)."""
+    groups: dict[int, list[Any]] = defaultdict(list)
+    for ep in episodes:
+        if "spa" in ep.components:
+            groups[ep.group].append(ep)
+    for group in groups.values():
+        outcomes = [ep.outcome for ep in group]
+        adjusted = adjust_group([ep.length for ep in group], outcomes, ctx.spa_alpha, [ep.success for ep in group])
+        for ep, r, o in zip(group, adjusted, outcomes, strict=True):
+            ep.set_component("spa", [r - o] * ep.length)
+
+
+@register_term(
+    "spa",
+    summary="MobileRL's shortest-path adjustment (T_min: the group's shortest success)",
+    settle=_settle_spa,
+)
 def _spa(env: gym.Env, arg: str | None, ctx: TermContext) -> gym.Env:
     return ShortestPathReward(env, lengths=ctx.state.shortest_lengths(), alpha=ctx.spa_alpha)

@@ -6,6 +6,7 @@ The trainer's iteration (:meth:`agents.train.Trainer.iterate`) is one fixed loop
 =============================  ======================================================================
 ``aggregation``, ``clip_*``    how the clipped surrogate is averaged and clipped (``policy_loss``)
 ``kl_coef``, ``kl_in_reward``  the KL to a frozen reference: in the loss, or (REINFORCE++) in the reward
+``returns``                    R(τ): ``sum``, ``spa``, ``mean`` or ``step`` (:mod:`agents.algos.returns`)
 ``sampler``                    the default group sampler (:mod:`agents.sampling`): ``uniform``, ``fcf``
 :meth:`keep_groups`            selection while rolling out (DAPO's dynamic sampling); ``None``: one round
 :meth:`advantages`             per-step advantages of a batch of episodes, by groups
@@ -76,11 +77,14 @@ class Algorithm:
     kl_coef: float = 0.0
     sampler: str = "uniform"  # the default group sampler (agents.sampling.SAMPLERS)
     level: str = "trajectory"  # "step": ADMIRE's step-level advantage, where the algorithm has one
+    returns: str = "sum"  # R(τ), agents.algos.returns.RETURNS; "step" exactly when level="step"
 
     #: REINFORCE++: the per-step KL to the reference is part of the reward, not of the loss.
     kl_in_reward = False
     #: whether :meth:`at_level` accepts ``"step"``.
     has_step_level = False
+    #: the R(τ) modes this algorithm can train on (:meth:`with_returns`).
+    return_modes: tuple[str, ...] = ("sum", "spa", "mean")
 
     def at_level(self, level: str) -> Algorithm:
         """This algorithm with ``level`` ("trajectory" or "step"); ValueError where it has no such level."""
@@ -90,10 +94,26 @@ class Algorithm:
             raise ValueError(f"level must be 'trajectory' or 'step', got {level!r}")
         if level == "step" and not self.has_step_level:
             raise ValueError(f"the step-level advantage (ADMIRE Eq. 13) applies to grpo and dapo, not {self.name}")
-        return dataclasses.replace(self, level=level, aggregation="token-mean" if level == "step" else self.aggregation)
+        if level == "step":
+            return dataclasses.replace(self, level=level, aggregation="token-mean", returns="step")
+        base = type(self)(self.name)  # the algorithm's own trajectory-level settings
+        return dataclasses.replace(self, level=level, aggregation=base.aggregation, returns=base.returns)
+
+    def with_returns(self, mode: str | None) -> Algorithm:
+        """This algorithm with R(τ) = ``mode`` (``None``: its default); ValueError where it cannot train on it."""
+        if mode is None or mode == self.returns:
+            return self
+        if self.level == "step" or mode == "step":
+            raise ValueError(
+                f"R(τ) {mode!r} with level {self.level!r}: the step level (ADMIRE Eq. 12-13) normalises step "
+                "rewards, not R(τ); use --level step alone, or a trajectory-level R(τ) without it"
+            )
+        if mode not in self.return_modes:
+            raise ValueError(f"{self.name} trains on R(τ) {', '.join(self.return_modes)}, not {mode!r}")
+        return dataclasses.replace(self, returns=mode)
 
     # -- rollout ---------------------------------------------------------------------------
-    def keep_groups(self, groups: Sequence[Sequence[Episode]]) -> list[bool] | None:
+    def keep_groups(self, groups: Sequence[Sequence[Episode]], spa_alpha: float = 1.0) -> list[bool] | None:
         """Which of a rollout round's groups to keep; ``None`` keeps all and ends the rollout."""
         return None
 

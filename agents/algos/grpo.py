@@ -1,10 +1,12 @@
 """GRPO (MobileRL Eq. 1; ADMIRE's step-level variant, Eq. 12-13) and MobileRL's AdaGRPO.
 
-- :class:`GRPO`: R(τ) normalised by its group's mean and std, the same advantage at every
-  step; ``level="step"`` normalises every step reward by the mean and std of all step rewards
-  of its group (ADMIRE Eq. 13) and averages the loss over all steps (Eq. 12's 1/ΣT_i).
-- :class:`AdaGRPO`: GRPO on shortest-path-adjusted returns (SPA, MobileRL Eq. 2), with AdaPR
-  positive replay, negative pruning to 1:2, failure curriculum sampling and KL β = 0.001.
+- :class:`GRPO`: R(τ) (the sum of the rewards, :mod:`agents.algos.returns`) normalised by its
+  group's mean and std, the same advantage at every step; ``level="step"`` normalises every
+  step reward by the mean and std of all step rewards of its group (ADMIRE Eq. 13) and
+  averages the loss over all steps (Eq. 12's 1/ΣT_i).
+- :class:`AdaGRPO`: GRPO on the shortest-path-adjusted outcome (SPA over the group's
+  successes, MobileRL Eq. 2) plus any shaping terms, with AdaPR positive replay, negative
+  pruning to 1:2, failure curriculum sampling and KL β = 0.001.
 
 >>> from agents.algos.registry import algorithm
 >>> algorithm("grpo", level="step").aggregation, algorithm("adagrpo").sampler
@@ -22,24 +24,12 @@ import numpy as np
 from agents.algos.adagrpo import prune_negatives
 from agents.algos.advantages import group_advantages, step_group_advantages
 from agents.algos.base import Algorithm, Round, broadcast
-from wrappers.spa import adjust_group
+from agents.algos.returns import group_returns
 
 if TYPE_CHECKING:
     from agents.collect import Episode
 
 __all__ = ["GRPO", "AdaGRPO", "group_returns"]
-
-
-def group_returns(episodes: Sequence[Episode], spa_alpha: float | None = None) -> list[float]:
-    """R(τ) of each episode of one group; with ``spa_alpha``, SPA over the group (MobileRL Eq. 2)."""
-    if spa_alpha is None:
-        return [ep.ret for ep in episodes]
-    return adjust_group(
-        [ep.length for ep in episodes],
-        [ep.outcome for ep in episodes],
-        alpha=spa_alpha,
-        successes=[ep.success for ep in episodes],
-    )
 
 
 @dataclass(frozen=True)
@@ -48,14 +38,10 @@ class GRPO(Algorithm):
 
     has_step_level = True
 
-    def returns(self, episodes: Sequence[Episode], spa_alpha: float) -> list[float]:
-        """R(τ) of each episode of one group."""
-        return group_returns(episodes)
-
     def group_advantages(self, episodes: Sequence[Episode], *, spa_alpha: float = 1.0) -> list[np.ndarray]:
         if self.level == "step":
             return [np.asarray(v, dtype=np.float64) for v in step_group_advantages([ep.rewards for ep in episodes])]
-        return broadcast(episodes, group_advantages(self.returns(episodes, spa_alpha)))
+        return broadcast(episodes, group_advantages(group_returns(episodes, self.returns, spa_alpha)))
 
 
 @dataclass(frozen=True)
@@ -70,10 +56,8 @@ class AdaGRPO(GRPO):
 
     kl_coef: float = 0.001
     sampler: str = "fcf"
+    returns: str = "spa"
     has_step_level = False
-
-    def returns(self, episodes: Sequence[Episode], spa_alpha: float) -> list[float]:
-        return group_returns(episodes, spa_alpha)
 
     def select(self, episodes: Sequence[Episode], rnd: Round) -> list[Episode]:
         batch = list(episodes)

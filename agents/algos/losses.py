@@ -13,7 +13,13 @@ clip-higher; β = 0.001 is MobileRL's KL coefficient). Three ways to average it:
   ADMIRE Eq. 12's 1/ΣT_i normalisation when every step is one token (paper 000 §3.3).
 - ``"step-mean"``: the mean over rows of each row's token mean (every decision weighs the same).
 - ``"trajectory-mean"``: MobileRL Eq. 1 (paper 003 §2.2), 1/G Σ_i 1/T_i Σ_t: the mean over
-  trajectories of the mean over all their tokens; ``groups[n]`` names row n's trajectory.
+  trajectories of the mean over all their tokens; ``groups[n]`` names row n's trajectory. When
+  one batch is cut into M shuffled mini-batches, a trajectory may be split between them; the
+  mini-batch then passes ``token_weights``: w_n = M/(G·T_i) for row n of trajectory i (G
+  trajectories, T_i valid tokens each, in the whole batch), and its loss is Σ_n w_n·Σ_tok ℓ.
+  The mean of the M mini-batch losses is then Eq. 1 exactly and every trajectory weighs 1/G,
+  however the shuffle split it (a mini-batch-local mean would count a split trajectory once
+  per mini-batch it lands in: a 15-step trajectory twice, a 2-step one once).
 
 Only ``logp`` (and ``entropy``) carry gradients; ``old_logp``, ``ref_logp`` and ``advantages``
 are detached here. Padding may hold anything (``-inf`` log-probs included): it never reaches the
@@ -66,6 +72,7 @@ def policy_loss(
     kl_coef: float = 0.0,
     entropy: Tensor | None = None,
     entropy_coef: float = 0.0,
+    token_weights: Tensor | None = None,
 ) -> tuple[Tensor, dict[str, float]]:
     """The clipped surrogate loss of a batch of decisions, aggregated as asked (see the module doc).
 
@@ -81,6 +88,8 @@ def policy_loss(
         kl_coef: β of the KL term (needs ``ref_logp`` when > 0).
         entropy: [N, L] per-token policy entropy, for the bonus and stat.
         entropy_coef: weight of the entropy bonus (needs ``entropy`` when > 0).
+        token_weights: [N] for ``"trajectory-mean"`` over a mini-batch of a larger batch: the
+            weight of each valid token of row n, M/(G·T_i) (see the module docstring).
 
     Returns:
         The scalar loss and float stats: ``loss`` (the total), ``policy_loss`` (the clipped
@@ -133,6 +142,11 @@ def policy_loss(
         raise ValueError(
             f"groups must be an integer tensor of shape [N]={shape[0]}, got {groups.dtype} {tuple(groups.shape)}"
         )
+    weights = None
+    if token_weights is not None and aggregation == "trajectory-mean":
+        weights = token_weights.to(dtype)
+        if weights.shape != shape[:1] or not bool(torch.isfinite(weights).all() and (weights >= 0).all()):
+            raise ValueError(f"token_weights must be [N]={shape[0]} finite weights >= 0")
 
     lp, adv = clean["logp"], clean["advantages"]
     ratio = torch.exp(lp - clean["old_logp"])
@@ -146,7 +160,7 @@ def policy_loss(
     if entropy is not None and entropy_coef > 0:
         total = total - entropy_coef * clean["entropy"]
 
-    loss = _aggregate(total, mask, aggregation, groups)
+    loss = _aggregate(total, mask, aggregation, groups, weights)
     if not torch.isfinite(loss):
         raise FloatingPointError(
             f"policy_loss overflowed to {loss.item()}: the ratio exp(logp − old_logp) or the k3 term "
@@ -156,7 +170,7 @@ def policy_loss(
         n = mask.sum()
         stats = {
             "loss": loss.item(),
-            "policy_loss": _aggregate(pg, mask, aggregation, groups).item(),
+            "policy_loss": _aggregate(pg, mask, aggregation, groups, weights).item(),
             "clip_frac": ((clipped > unclipped) & mask).sum().item() / n.item(),
             "approx_kl": (kl_k3(clean["old_logp"], lp) * mask).sum().item() / n.item(),
         }
@@ -187,12 +201,16 @@ def _check_finite(name: str, x: Tensor, mask: Tensor) -> None:
         )
 
 
-def _aggregate(x: Tensor, mask: Tensor, aggregation: str, groups: Tensor | None) -> Tensor:
+def _aggregate(
+    x: Tensor, mask: Tensor, aggregation: str, groups: Tensor | None, weights: Tensor | None = None
+) -> Tensor:
     """Average ``x`` (zero on padding) over the valid tokens as ``aggregation`` says."""
     m = mask.to(x.dtype)
     if aggregation == "token-mean":
         return (x * m).sum() / m.sum()
     row_sum, row_n = (x * m).sum(dim=1), m.sum(dim=1)
+    if weights is not None:  # trajectory-mean over a mini-batch: each token weighs M/(G·T_i)
+        return (row_sum * weights).sum()
     if aggregation == "trajectory-mean":
         assert groups is not None
         _, index = torch.unique(groups, return_inverse=True)  # any labels → 0..K-1

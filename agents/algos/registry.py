@@ -1,15 +1,20 @@
 """The named algorithms: one object each on top of one rollout → advantage → loss core.
 
-=============  ===========================  =================  ===================================================
-name           advantage                    loss aggregation   extras
-=============  ===========================  =================  ===================================================
-``grpo``       group-normalised R(τ)        trajectory-mean    MobileRL Eq. 1; ``level="step"``: ADMIRE Eq. 12-13
-``rloo``       leave-one-out baseline       trajectory-mean
-``dapo``       group-normalised             token-mean         clip-higher ε_high = 0.28, dynamic sampling
-``reinforce++``  returns − β·KL, whitened   token-mean         KL to the reference in the reward (ProgRM §2.4)
-``adagrpo``    group-normalised SPA reward  trajectory-mean    SPA, AdaPR replay, FCF, negative pruning, KL β=0.001
-=============  ===========================  =================  ===================================================
+===============  ===========================  =======  ===============  =============================================
+name             advantage                    R(τ)     loss             extras
+===============  ===========================  =======  ===============  =============================================
+``grpo``         group-normalised R(τ)        sum      trajectory-mean  MobileRL Eq. 1; ``level="step"``: ADMIRE Eq.
+                                                                        12-13 (R(τ) "step", token-mean)
+``rloo``         leave-one-out baseline       sum      trajectory-mean
+``dapo``         group-normalised R(τ)        sum      token-mean       clip-higher ε_high = 0.28, dynamic sampling
+``reinforce++``  token returns − β·k1 KL,     sum      token-mean       KL to the reference in the reward (ProgRM
+                 whitened over the batch                                §2.4)
+``adagrpo``      group-normalised R(τ)        spa      trajectory-mean  SPA over the group, AdaPR replay, FCF,
+                                                                        negative pruning, KL β = 0.001
+===============  ===========================  =======  ===============  =============================================
 
+R(τ) is :mod:`agents.algos.returns`' choice (``sum``, ``spa``, ``mean``, ``step``); each
+algorithm's default is its paper's, and ``algorithm(name, returns=...)`` picks another.
 ``level="step"`` (GRPO, DAPO) normalises every step reward by the mean and std of all step
 rewards of its group (ADMIRE Eq. 13) and averages the loss over all steps (Eq. 12's 1/ΣT_i).
 
@@ -36,8 +41,9 @@ ALGORITHMS: dict[str, Algorithm] = {
 }
 
 
-def algorithm(name: str, level: str = "trajectory") -> Algorithm:
-    """The named algorithm, with ADMIRE's step-level advantage when ``level="step"``.
+def algorithm(name: str, level: str = "trajectory", returns: str | None = None) -> Algorithm:
+    """The named algorithm, with ADMIRE's step-level advantage when ``level="step"``, training on
+    R(τ) = ``returns`` (``None``: the algorithm's own, :mod:`agents.algos.returns`).
 
     >>> algorithm("grpo", level="step").level, algorithm("grpo", level="step").aggregation
     ('step', 'token-mean')
@@ -45,4 +51,4 @@ def algorithm(name: str, level: str = "trajectory") -> Algorithm:
     key = name.lower()
     if key not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {name!r}; choose from {', '.join(ALGORITHMS)} (or 'ppo' for SB3)")
-    return ALGORITHMS[key].at_level(level)
+    return ALGORITHMS[key].at_level(level).with_returns(returns)

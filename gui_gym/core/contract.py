@@ -45,6 +45,8 @@ __all__ = [
     "DIFFICULTY",
     "EPISODE_REWARDS",
     "EPISODE_REWARD_COMPONENTS",
+    "EPISODE_SETTLE",
+    "EPISODE_TRAJECTORY_TERMS",
     "FINISH",
     "FORMAT_VALID",
     "INPUT",
@@ -92,6 +94,12 @@ REWARD_COMPONENTS = "reward_components"
 #: At the last step, when a reward depends on the outcome: the final per-step rewards (and per term).
 EPISODE_REWARDS = "episode_rewards"
 EPISODE_REWARD_COMPONENTS = "episode_reward_components"
+#: With them: the components that are one trajectory-level value repeated at every step (the
+#: outcome, SPA's adjustment), as opposed to rewards earned step by step.
+EPISODE_TRAJECTORY_TERMS = "episode_trajectory_terms"
+#: With them, from terms a group trainer settles over the whole batch (ADMIRE's adaptive
+#: milestones): a JSON text of what each such term needs (``wrappers.spec.settle_batch``).
+EPISODE_SETTLE = "episode_settle"
 #: At reset, where the env has them: this instance's annotated milestones and their slot values.
 TASK_MILESTONES = "task_milestones"
 PLACEHOLDERS = "placeholders"
@@ -139,6 +147,8 @@ class StepInfo(TypedDict, total=False):
     reward_components: dict[str, float]
     episode_rewards: list[float]
     episode_reward_components: dict[str, list[float]]
+    episode_trajectory_terms: list[str]
+    episode_settle: str
 
 
 class ContractError(AssertionError):

@@ -81,11 +81,11 @@ def test_adagrpo_advantage_uses_spa_with_the_given_alpha():
 def test_reinforce_pp_puts_the_kl_in_the_reward():
     eps = [_ep(0, [1.0, 1.0], True), _ep(1, [0.0], False)]
     assert terminal_rewards(eps[0]).tolist() == [0.0, 1.0]  # the broadcast outcome once, at the end
-    kl = [np.array([0.5, 0.5]), np.array([0.0])]
+    kl = [[np.array([0.5]), np.array([0.5])], [np.array([0.0])]]  # per episode, per step, per token (k1)
     adv = algorithm("reinforce++").advantages(eps, kl=kl, kl_coef=0.1)
     g = np.array([0.9, 0.95, 0.0])  # returns of r − 0.1·kl = [−.05, .95] and [0]
     expected = (g - g.mean()) / (g.std(ddof=1) + 1e-8)
-    assert np.allclose(np.concatenate(adv), expected)
+    assert np.allclose(np.concatenate([np.concatenate(steps) for steps in adv]), expected)
 
 
 def test_adagrpo_select_replays_then_prunes_and_after_update_offers_the_round():

@@ -257,8 +257,9 @@ def test_the_lm_policy_trains_through_the_same_trainer(tmp_path):
 
 
 def test_the_candidate_policy_learns_an_easy_task(tmp_path):
-    """GRPO with milestone rewards, the real MiniLM, fixed seeds: held-out (sampled) success rises."""
-    cfg = TrainConfig(tasks="SystemWifiTurnOn", reward="milestone", iterations=12, tasks_per_iter=2, group_size=8,
+    """ADMIRE (step-level GRPO, milestone rewards), the real MiniLM, fixed seeds: held-out success rises."""
+    cfg = TrainConfig(tasks="SystemWifiTurnOn", reward="milestone", level="step", iterations=12, tasks_per_iter=2,
+                      group_size=8,
                       num_envs=8, max_steps=12, eval_every=12, eval_episodes=24, eval_greedy=False,
                       out=str(tmp_path / "run"), progress=False, seed=0)  # fmt: skip
     summary = Trainer(cfg).run()
