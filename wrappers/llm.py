@@ -5,12 +5,17 @@ and, for the process-reward baseline, as an LLM-as-judge of each step (Fig. 16).
 can play those parts through the small :class:`LLM` protocol:
 
 - :class:`OpenAICompatibleLLM` — any server speaking the OpenAI chat-completions API (vLLM,
-  SGLang, llama.cpp, Ollama, OpenAI itself), over the standard library's ``urllib``;
+  SGLang, llama.cpp, Ollama, OpenAI itself), over the standard library's ``http.client``. A
+  server cannot hold it up or exhaust its memory: ``timeout`` is a deadline for the whole call
+  (connect, reply headers and body, retries), the body is capped at ``max_response_bytes``
+  (8 MiB by default), redirects are not followed (the API key goes to ``base_url``'s host
+  only), and every failure is an :class:`LLMError`;
 - :class:`TransformersLLM` — a local causal LM loaded with ``transformers`` from a path
   (``local_files_only=True``: nothing is downloaded).
 
 :func:`parse_milestones` reads a milestone list back strictly: a JSON array of non-empty
-strings, nothing else.
+strings, nothing else; :func:`strip_think` drops a reasoning model's ``<think>…</think>`` blocks.
+Reply parsing is linear in the reply's length.
 
 Example:
     >>> parse_milestones('```json\\n["Open <App>", "Tap \\\\"Save\\\\""]\\n```')
@@ -29,13 +34,19 @@ Example:
 from __future__ import annotations
 
 import base64
+import contextlib
+import functools
 import http.client
+import io
 import json
 import os
 import re
+import selectors
+import socket
+import ssl
 import threading
 import time
-import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
@@ -66,34 +77,89 @@ class LLM(Protocol):
 
 
 def _snippet(text: str | bytes, n: int = _ECHO) -> str:
+    """The first ``n`` characters of ``text`` (cut before decoding, so a huge body costs nothing)."""
     if isinstance(text, bytes):
-        text = text.decode("utf-8", "replace")
+        text = text[: 4 * n + 4].decode("utf-8", "replace")
     return text if len(text) <= n else text[:n] + "…"
 
 
+# -- reply text helpers (all linear in the length of the reply) ---------------------------------------
+_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
+_FENCE_TAG = re.compile(r"[\w+-]*")
+
+
+def strip_think(text: str) -> str:
+    """``text`` without its ``<think>…</think>`` blocks (a reasoning model's scratchpad), in linear time.
+
+    Same result as ``re.sub(r"<think>.*?</think>", "", text, flags=re.DOTALL | re.IGNORECASE)``,
+    which is quadratic when a reply holds many ``<think>`` tags without a closing one (each one
+    rescans the rest of the reply): here every tag is found once and paired with the first
+    ``</think>`` after it. An unclosed ``<think>`` and everything after it is kept.
+
+    >>> strip_think("<think>hmm</think>yes")
+    'yes'
+    >>> strip_think("<THINK>a<think>b</think>c</think>d<think>open")
+    'c</think>d<think>open'
+    """
+    opens = [(m.start(), m.end()) for m in _THINK_OPEN.finditer(text)]
+    if not opens:
+        return text
+    closes = [(m.start(), m.end()) for m in _THINK_CLOSE.finditer(text)]
+    kept: list[str] = []
+    pos = k = 0
+    for start, end in opens:
+        if start < pos:  # inside a block already dropped
+            continue
+        while k < len(closes) and closes[k][0] < end:
+            k += 1
+        if k == len(closes):  # no closing tag after this one, nor after any later one
+            break
+        kept.append(text[pos:start])
+        pos = closes[k][1]
+        k += 1
+    kept.append(text[pos:])
+    return "".join(kept)
+
+
+def _unfence(body: str) -> str:
+    """The inside of one markdown code fence around ``body`` (language tag dropped), else ``body``.
+
+    A string scan rather than a regex: a lazy ``(.*?)\\n?[ \\t]*```\\Z`` backtracks over every
+    run of blanks and is quadratic on a long one.
+    """
+    if len(body) < 6 or not (body.startswith("```") and body.endswith("```")):
+        return body
+    inner = body[3:-3]
+    return inner[_FENCE_TAG.match(inner).end() :].strip()  # type: ignore[union-attr]
+
+
+def _loads(text: str | bytes) -> Any:
+    """``json.loads`` that reports nesting too deep for the parser as a ``ValueError``, not ``RecursionError``."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply to parse") from None
+
+
 # -- strict milestone-list parsing --------------------------------------------------------------
-_FENCE = re.compile(r"\A```[\w+-]*[ \t]*\n?(.*?)\n?[ \t]*```\Z", re.DOTALL)
-
-
 def parse_milestones(text: str) -> list[str]:
     """Parse an LLM's milestone list strictly (the "strict JSON array" of Fig. 14-15).
 
     Accepted: a JSON array of non-empty strings, with surrounding whitespace and at most one
     markdown code fence around it (```` ```json ... ``` ````). Anything else — prose around the
-    array, numbering, an empty array, non-string or blank items — raises
-    :class:`~wrappers.generation.GenerationError` saying what was wrong (the output is echoed,
-    truncated). Items are returned stripped of surrounding whitespace.
+    array, numbering, an empty array, non-string or blank items, nesting too deep to parse —
+    raises :class:`~wrappers.generation.GenerationError` saying what was wrong (the output is
+    echoed, truncated). Items are returned stripped of surrounding whitespace. Linear time.
     """
     if not isinstance(text, str):
         raise GenerationError(f"expected the LLM's text output, got {type(text).__name__}")
     body = text.strip()
     if not body:
         raise GenerationError("expected a JSON array of non-empty strings, but the output is empty")
-    fenced = _FENCE.match(body)
-    if fenced:
-        body = fenced.group(1).strip()
+    body = _unfence(body)
     try:
-        value = json.loads(body)
+        value = _loads(body)
     except ValueError as e:
         raise GenerationError(
             f"expected a JSON array of non-empty strings, but the output is not JSON ({e}); output: {_snippet(text)!r}"
@@ -107,10 +173,17 @@ def parse_milestones(text: str) -> list[str]:
     for i, item in enumerate(value):
         if not isinstance(item, str) or not item.strip():
             raise GenerationError(
-                f"expected a JSON array of non-empty strings, but item {i} is {_snippet(json.dumps(item), 60)}; "
+                f"expected a JSON array of non-empty strings, but item {i} is {_snippet(_dumps(item), 60)}; "
                 f"output: {_snippet(text)!r}"
             )
     return [item.strip() for item in value]
+
+
+def _dumps(value: Any) -> str:
+    try:
+        return json.dumps(value)
+    except (RecursionError, ValueError):
+        return f"a deeply nested JSON {type(value).__name__}"
 
 
 # -- OpenAI-compatible HTTP backend ----------------------------------------------------------------
@@ -132,7 +205,205 @@ def image_data_url(data: bytes) -> str:
     >>> image_data_url(b"\\x89PNG\\r\\n\\x1a\\n")[:30]
     'data:image/png;base64,iVBORw0K'
     """
-    return f"data:{_image_mime(data)};base64,{base64.b64encode(data).decode('ascii')}"
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise LLMError(f"images must be encoded image files as bytes, got {type(data).__name__}")
+    return f"data:{_image_mime(bytes(data))};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+#: Default cap on the size of one reply body: a chat completion is kilobytes, so a body this
+#: large is a misbehaving server, and reading on would only exhaust memory.
+DEFAULT_MAX_RESPONSE_BYTES = 8 * 2**20
+_ERROR_BODY_BYTES = 4096  # bytes of an error response read for its message
+_CHUNK = 64 * 1024  # bytes read or sent per socket call
+
+
+class _OutOfTime(Exception):
+    """The call's deadline passed."""
+
+
+class _Transient(Exception):
+    """A failure that another attempt may not meet (connection trouble, HTTP 5xx/429)."""
+
+    def __init__(self, problem: str, retry_after: float | None = None) -> None:
+        super().__init__(problem)
+        self.retry_after = retry_after
+
+
+class _Deadline:
+    """A monotonic point in time that every socket operation of one call must finish before."""
+
+    def __init__(self, seconds: float) -> None:
+        self.end = time.monotonic() + seconds
+
+    def left(self) -> float:
+        """Seconds left; raises :class:`_OutOfTime` when none are."""
+        left = self.end - time.monotonic()
+        if left <= 0:
+            raise _OutOfTime
+        return left
+
+
+class _DeadlineReader(io.RawIOBase):
+    """A socket's reads, each allowed only the time left before the deadline.
+
+    A per-read socket timeout alone lets a server that drips one byte per read keep a call
+    going forever; here every ``recv`` gets what remains of the call's time, so the drip ends
+    at the deadline.
+    """
+
+    def __init__(self, sock: socket.socket, deadline: _Deadline) -> None:
+        self._sock = sock
+        self._raw = sock.makefile("rb", buffering=0)  # holds the socket open while the reply is read
+        self._deadline = deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        self._sock.settimeout(self._deadline.left())
+        return self._raw.readinto(buffer)
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+class _DeadlineSocketView:
+    """What :class:`http.client.HTTPResponse` takes of a socket (``makefile``), reading on a deadline."""
+
+    def __init__(self, sock: socket.socket, deadline: _Deadline) -> None:
+        self._sock = sock
+        self._deadline = deadline
+
+    def makefile(self, mode: str = "rb", *args: Any, **kwargs: Any) -> io.BufferedReader:
+        return io.BufferedReader(_DeadlineReader(self._sock, self._deadline), _CHUNK)
+
+
+def _resolve(host: str, port: int, deadline: _Deadline) -> list[tuple[Any, ...]]:
+    """``getaddrinfo`` within the deadline: the lookup runs in a thread so a stuck resolver cannot hold the call."""
+    outcome: list[Any] = []
+
+    def lookup() -> None:
+        try:
+            outcome.append(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
+        except Exception as e:  # handed to the caller below
+            outcome.append(e)
+
+    thread = threading.Thread(target=lookup, name="llm-resolve", daemon=True)
+    thread.start()
+    thread.join(deadline.left())
+    if not outcome:
+        raise _OutOfTime
+    if isinstance(outcome[0], Exception):
+        raise outcome[0]
+    return outcome[0]
+
+
+def _open_socket(host: str, port: int, deadline: _Deadline) -> socket.socket:
+    """A TCP connection to ``host:port``, trying each resolved address, all within the deadline."""
+    error: OSError | None = None
+    for family, kind, proto, _, address in _resolve(host, port, deadline):
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.settimeout(deadline.left())
+            sock.connect(address)
+        except OSError as e:
+            sock.close()
+            if isinstance(e, TimeoutError):
+                deadline.left()  # out of time: raise that, not a connection error
+            error = e
+            continue
+        except BaseException:
+            sock.close()
+            raise
+        return sock
+    raise error or OSError(f"{host!r} resolved to no address")
+
+
+class _HTTPConnection(http.client.HTTPConnection):
+    """An HTTP connection whose connect, sends and response reads all end by one deadline."""
+
+    def __init__(self, host: str, port: int, deadline: _Deadline) -> None:
+        super().__init__(host, port)
+        self.deadline = deadline
+        self.response_class = self._response  # type: ignore[assignment]
+
+    def _response(self, sock: socket.socket, *args: Any, **kwargs: Any) -> http.client.HTTPResponse:
+        return http.client.HTTPResponse(_DeadlineSocketView(sock, self.deadline), *args, **kwargs)  # type: ignore[arg-type]
+
+    def connect(self) -> None:
+        self.sock = _open_socket(self.host, self.port, self.deadline)
+        with contextlib.suppress(OSError):  # not every platform has it
+            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if self._tunnel_host:  # type: ignore[attr-defined]
+            self._tunnel()  # type: ignore[attr-defined]
+
+    def send(self, data: Any) -> None:
+        """``data`` (bytes) in chunks, each allowed only the time left: a slow reader cannot stall the call."""
+        if self.sock is None:
+            self.connect()
+        view = memoryview(data if isinstance(data, bytes | bytearray) else bytes(data))
+        for i in range(0, len(view), _CHUNK):
+            self.sock.settimeout(self.deadline.left())  # type: ignore[union-attr]
+            self.sock.sendall(view[i : i + _CHUNK])  # type: ignore[union-attr]
+
+
+class _HTTPSConnection(_HTTPConnection):
+    """:class:`_HTTPConnection` over TLS; the handshake, too, ends by the deadline."""
+
+    default_port = http.client.HTTPS_PORT
+
+    def __init__(self, host: str, port: int, deadline: _Deadline, context: ssl.SSLContext) -> None:
+        super().__init__(host, port, deadline)
+        self._context = context
+
+    def connect(self) -> None:
+        super().connect()
+        server_hostname = self._tunnel_host or self.host  # type: ignore[attr-defined]
+        sock = self._context.wrap_socket(self.sock, server_hostname=server_hostname, do_handshake_on_connect=False)  # type: ignore[arg-type]
+        self.sock = sock
+        sock.setblocking(False)  # handshake step by step, waiting at most the time left for each
+        with selectors.DefaultSelector() as selector:
+            while True:
+                try:
+                    sock.do_handshake()
+                    return
+                except ssl.SSLWantReadError:
+                    event = selectors.EVENT_READ
+                except ssl.SSLWantWriteError:
+                    event = selectors.EVENT_WRITE
+                selector.register(sock, event)
+                ready = selector.select(self.deadline.left())
+                selector.unregister(sock)
+                if not ready:
+                    raise _OutOfTime
+
+
+def _tls_context() -> ssl.SSLContext:
+    """The default TLS context: certificates and host names checked; ``$SSL_CERT_FILE``, ``$SSL_CERT_DIR`` honoured."""
+    return _tls_context_for(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
+@functools.lru_cache(maxsize=4)
+def _tls_context_for(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    return ssl.create_default_context()  # loading the CA store takes ~0.1 s: once per setting, not per call
+
+
+def _proxy(scheme: str, host: str) -> urllib.parse.SplitResult | None:
+    """The proxy ``$http_proxy`` / ``$https_proxy`` name for ``scheme``, unless ``$no_proxy`` exempts ``host``."""
+    url = urllib.request.getproxies().get(scheme)
+    if not url or urllib.request.proxy_bypass(host):
+        return None
+    return urllib.parse.urlsplit(url if "://" in url else f"http://{url}")
+
+
+def _proxy_authorization(proxy: urllib.parse.SplitResult) -> dict[str, str]:
+    if proxy.username is None:
+        return {}
+    user = urllib.parse.unquote(proxy.username)
+    password = urllib.parse.unquote(proxy.password or "")
+    token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    return {"Proxy-Authorization": f"Basic {token}"}
 
 
 class OpenAICompatibleLLM:
@@ -145,18 +416,31 @@ class OpenAICompatibleLLM:
         api_key: sent as ``Authorization: Bearer``; if ``None``, read from the environment
             variable ``GUI_GYM_LLM_API_KEY``, else ``OPENAI_API_KEY``; if neither is set, no
             header is sent (local servers need none).
-        timeout: seconds to wait for the connection and for each read of the reply.
-        retries: further attempts after a connection error, a timeout, HTTP 5xx or HTTP 429.
+        timeout: seconds for the whole :meth:`complete` call — name lookup, connecting, the TLS
+            handshake, sending, the reply's headers and body, and every retry with its wait.
+            It is a deadline, not a per-read timeout: a server dripping bytes slowly is cut off
+            when it passes.
+        retries: further attempts after a connection error, HTTP 5xx or HTTP 429, made only
+            while the deadline leaves time for them.
         backoff: seconds before the first retry, doubled each retry (capped at ``max_backoff``;
-            a 429/503 ``Retry-After`` header is honoured up to the same cap).
+            a 429/503 ``Retry-After`` header is honoured up to the same cap). A wait that would
+            pass the deadline is not begun: the call fails at once.
         temperature: sampling temperature (0: greedy-like, for reproducible judgments).
         max_tokens: cap on the reply length (``None``: the server's default).
         supports_images: whether the model takes images (sent as base64 ``image_url`` parts);
             set False for a text-only model so callers send text alone.
         system_prompt: an optional system message before the user turn.
+        max_response_bytes: cap on the reply body (default :data:`DEFAULT_MAX_RESPONSE_BYTES`,
+            8 MiB); a larger one, announced by ``Content-Length`` or found while reading, fails.
 
-    Every failure raises :class:`LLMError` naming the URL, what happened and what to check;
-    client errors (4xx other than 429) and malformed replies are not retried.
+    Every failure raises :class:`LLMError` naming the URL, what happened and what to check; no
+    other exception leaves :meth:`complete`. Client errors (4xx other than 429), TLS errors and
+    malformed replies are not retried; an HTTP error's body is echoed cut short.
+
+    Redirects are not followed: a 3xx reply is an :class:`LLMError` naming the ``Location``, so
+    the API key is only ever sent to ``base_url``'s own host (set ``base_url`` to the final
+    address). Proxies named by ``$http_proxy`` / ``$https_proxy`` are used, except for hosts in
+    ``$no_proxy``.
     """
 
     supports_images: bool
@@ -174,18 +458,35 @@ class OpenAICompatibleLLM:
         supports_images: bool = True,
         system_prompt: str | None = None,
         max_backoff: float = 30.0,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         if not isinstance(base_url, str) or not re.match(r"^https?://[^/\s]+", base_url):
             raise ValueError(f"base_url must be an http(s) URL such as 'http://localhost:8000/v1', got {base_url!r}")
         if not model:
             raise ValueError("model must name the model the server serves (e.g. 'gpt-4o')")
-        if timeout <= 0 or retries < 0 or backoff < 0 or max_backoff < 0:
+        if not timeout > 0 or retries < 0 or backoff < 0 or max_backoff < 0:
             raise ValueError("timeout must be positive; retries, backoff and max_backoff non-negative")
+        if isinstance(max_response_bytes, bool) or not isinstance(max_response_bytes, int) or max_response_bytes < 1:
+            raise ValueError(f"max_response_bytes must be a positive number of bytes, got {max_response_bytes!r}")
         self.base_url = base_url.rstrip("/")
         self.url = f"{self.base_url}/chat/completions"
+        parts = urllib.parse.urlsplit(self.url)
+        try:
+            port = parts.port
+        except ValueError:
+            raise ValueError(f"base_url has an invalid port: {base_url!r}") from None
+        if not parts.hostname:
+            raise ValueError(f"base_url must name a host, e.g. 'http://localhost:8000/v1', got {base_url!r}")
+        self._scheme = parts.scheme.lower()
+        self._host = parts.hostname
+        self._port = port or (443 if self._scheme == "https" else 80)
+        self._target = parts.path + (f"?{parts.query}" if parts.query else "")
         self.model = model
         if api_key is None:
             api_key = next((os.environ[v] for v in API_KEY_ENV_VARS if os.environ.get(v)), None)
+        api_key = api_key.strip() if isinstance(api_key, str) else api_key
+        if api_key and not re.fullmatch(r"[\x21-\x7e]+", api_key):  # the key itself is never echoed
+            raise ValueError("api_key must be printable ASCII without spaces, as an Authorization header requires")
         self._api_key = api_key
         self.timeout = float(timeout)
         self.retries = int(retries)
@@ -195,7 +496,7 @@ class OpenAICompatibleLLM:
         self.max_tokens = max_tokens
         self.supports_images = bool(supports_images)
         self.system_prompt = system_prompt
-        self._opener = urllib.request.build_opener()  # honours http(s)_proxy / no_proxy
+        self.max_response_bytes = max_response_bytes
 
     def __repr__(self) -> str:
         return f"OpenAICompatibleLLM(base_url={self.base_url!r}, model={self.model!r})"
@@ -203,15 +504,10 @@ class OpenAICompatibleLLM:
     def __deepcopy__(self, memo: dict[int, Any]) -> OpenAICompatibleLLM:
         return self  # a client (and its loaded model) is shared, never copied (e.g. by ``env.spec``)
 
-    def __getstate__(self) -> dict[str, Any]:  # picklable for subprocess vector envs
-        return {k: v for k, v in self.__dict__.items() if k != "_opener"}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._opener = urllib.request.build_opener()
-
     def payload(self, prompt: str, images: Sequence[bytes] | None = None) -> dict[str, Any]:
         """The JSON body for one user turn (images as base64 data-URL ``image_url`` parts)."""
+        if not isinstance(prompt, str):
+            raise LLMError(f"the prompt must be a str, got {type(prompt).__name__}")
         if images:
             if not self.supports_images:
                 raise LLMError(f"{self!r} was configured with supports_images=False but was given images")
@@ -227,86 +523,195 @@ class OpenAICompatibleLLM:
         return body
 
     def complete(self, prompt: str, images: Sequence[bytes] | None = None) -> str:
-        data = json.dumps(self.payload(prompt, images)).encode("utf-8")
+        """The model's reply to ``prompt`` (and ``images``); :class:`LLMError` on any failure, within ``timeout``."""
+        deadline = _Deadline(self.timeout)
+        try:
+            data = json.dumps(self.payload(prompt, images)).encode("utf-8")
+            return self._complete(data, deadline)
+        except LLMError:
+            raise
+        except _OutOfTime:
+            raise LLMError(self._out_of_time()) from None
+        except Exception as e:  # the public call raises LLMError only; the cause stays chained
+            raise LLMError(f"POST {self.url} failed unexpectedly ({type(e).__name__}: {e})") from e
+
+    def _complete(self, data: bytes, deadline: _Deadline) -> str:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
-        attempts = self.retries + 1
+        attempts = 0
         problem = ""
         retry_after: float | None = None
-        for attempt in range(attempts):
+        for attempt in range(self.retries + 1):
             if attempt:
-                delay = self.backoff * 2 ** (attempt - 1) if retry_after is None else retry_after
-                time.sleep(min(delay, self.max_backoff))
-            retry_after = None
-            request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
+                delay = min(self.backoff * 2 ** (attempt - 1) if retry_after is None else retry_after, self.max_backoff)
+                if delay >= deadline.end - time.monotonic():
+                    problem += f"; no time left within timeout={self.timeout:g}s for another attempt"
+                    break
+                time.sleep(delay)
+            attempts += 1
             try:
-                with self._opener.open(request, timeout=self.timeout) as response:
-                    raw = response.read()
-            except urllib.error.HTTPError as e:
-                detail = _snippet(_read_quietly(e))
-                problem = f"HTTP {e.code} {e.reason}" + (f": {detail}" if detail else "")
-                if e.code == 429 or e.code >= 500:
-                    retry_after = _retry_after(e.headers.get("Retry-After") if e.headers else None)
-                    continue
-                hint = {
-                    401: "the API key (api_key= or $GUI_GYM_LLM_API_KEY / $OPENAI_API_KEY)",
-                    403: "the API key and its permissions",
-                    404: "base_url (the API root, usually ending in /v1) and the model name",
-                }.get(e.code, "the request: base_url, model name and server logs")
-                raise LLMError(f"POST {self.url} failed with {problem}. Check {hint}.") from None
-            except (TimeoutError, urllib.error.URLError, http.client.HTTPException, OSError) as e:
-                reason = e.reason if isinstance(e, urllib.error.URLError) else e
-                if isinstance(reason, TimeoutError) or "timed out" in str(reason):
-                    problem = f"no reply within timeout={self.timeout:g}s"
-                else:
-                    problem = f"connection failed ({type(reason).__name__}: {reason})"
-                continue
-            return self._parse(raw)
+                return self._parse(self._post(data, headers, deadline))
+            except _Transient as e:
+                problem, retry_after = str(e), e.retry_after
+            except _OutOfTime:
+                raise LLMError(self._out_of_time(attempts, problem)) from None
         raise LLMError(
             f"POST {self.url} failed after {attempts} attempt(s): {problem}. Check that an OpenAI-compatible "
             f"server is running and reachable at base_url={self.base_url!r} and serves model {self.model!r}; "
             f"raise timeout= for slow models."
         )
 
-    def _parse(self, raw: bytes) -> str:
+    def _out_of_time(self, attempts: int = 0, problem: str = "") -> str:
+        earlier = f" Attempt {attempts} was cut off; the one before failed with {problem}." if problem else ""
+        return (
+            f"POST {self.url}: no complete reply within timeout={self.timeout:g}s (the deadline for the whole "
+            f"call: connecting, the reply's headers and body, and retries).{earlier} Check that the server at "
+            f"base_url={self.base_url!r} is up and not overloaded; raise timeout= for slow models."
+        )
+
+    def _connection(self, deadline: _Deadline) -> tuple[_HTTPConnection, str, dict[str, str]]:
+        """A connection to the server (or to the proxy for it), the request target, and proxy headers."""
+        proxy = _proxy(self._scheme, self._host)
+        if proxy is None:
+            if self._scheme == "https":
+                return _HTTPSConnection(self._host, self._port, deadline, _tls_context()), self._target, {}
+            return _HTTPConnection(self._host, self._port, deadline), self._target, {}
+        proxy_host, proxy_port = proxy.hostname or "", proxy.port or 80
+        auth = _proxy_authorization(proxy)
+        if self._scheme == "https":  # a CONNECT tunnel; TLS runs end to end with the server
+            conn = _HTTPSConnection(proxy_host, proxy_port, deadline, _tls_context())
+            conn.set_tunnel(self._host, self._port, headers=auth)
+            return conn, self._target, {}
+        return _HTTPConnection(proxy_host, proxy_port, deadline), self.url, auth
+
+    def _post(self, data: bytes, headers: dict[str, str], deadline: _Deadline) -> bytes:
+        """One attempt: the body of a 2xx reply; :class:`_Transient` for what a retry may fix, else LLMError."""
+        conn, target, extra = self._connection(deadline)
+        response: http.client.HTTPResponse | None = None
         try:
-            reply = json.loads(raw)
-        except ValueError:
+            try:
+                self._connect(conn)
+                conn.request("POST", target, body=data, headers={**headers, **extra})
+                response = conn.getresponse()
+                if 200 <= response.status < 300:
+                    return self._read_body(response)
+                self._refuse(response)
+            except TimeoutError:
+                deadline.left()  # raises _OutOfTime once the deadline has passed
+                raise _Transient(f"no reply within timeout={self.timeout:g}s") from None
+            except http.client.IncompleteRead as e:
+                raise _Transient(f"the server closed the connection mid-body (after {len(e.partial)} bytes)") from None
+            except (OSError, http.client.HTTPException) as e:
+                raise _Transient(f"connection failed ({type(e).__name__}: {e})") from None
+        finally:
+            if response is not None:
+                response.close()
+            conn.close()
+        raise AssertionError("unreachable")  # _refuse always raises
+
+    def _connect(self, conn: _HTTPConnection) -> None:
+        """Open ``conn``; a TLS failure here (wrong scheme, bad certificate) is final: a retry meets it again."""
+        try:
+            conn.connect()
+        except ssl.SSLError as e:
             raise LLMError(
-                f"POST {self.url} returned a body that is not JSON: {_snippet(raw)!r}. Is base_url the "
-                f"OpenAI-compatible API root (usually ending in /v1)?"
+                f"POST {self.url} failed: TLS error ({e}). Check that base_url's scheme matches the server "
+                f"(http:// vs https://) and that its certificate is valid for {self._host!r}."
+            ) from None
+
+    def _read_body(self, response: http.client.HTTPResponse) -> bytes:
+        """The reply body, read in chunks and refused past ``max_response_bytes`` or when short of Content-Length."""
+        limit = self.max_response_bytes
+        declared = response.length  # Content-Length, or None (chunked, or read until close)
+        if declared is not None and declared > limit:
+            raise LLMError(
+                f"POST {self.url} announced a reply of {declared} bytes (Content-Length), over "
+                f"max_response_bytes={limit}; a chat completion is far smaller. Check base_url, or raise "
+                f"max_response_bytes= if the replies are really this large."
+            )
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := response.read(min(_CHUNK, limit + 1 - size)):
+            size += len(chunk)
+            if size > limit:
+                raise LLMError(
+                    f"POST {self.url} sent a reply over max_response_bytes={limit} bytes; reading stopped there. "
+                    f"Check base_url, or raise max_response_bytes= if the replies are really this large."
+                )
+            chunks.append(chunk)
+        if declared is not None and size < declared:
+            raise _Transient(f"the server closed the connection mid-body ({size} of {declared} bytes)")
+        return b"".join(chunks)
+
+    def _refuse(self, response: http.client.HTTPResponse) -> None:
+        """Raise for a non-2xx reply: :class:`_Transient` for 5xx/429, :class:`LLMError` otherwise."""
+        status = response.status
+        detail = _snippet(_read_quietly(response, _ERROR_BODY_BYTES))
+        problem = f"HTTP {status} {response.reason}" + (f": {detail}" if detail else "")
+        if status == 429 or status >= 500:
+            raise _Transient(problem, _retry_after(response.getheader("Retry-After")))
+        if 300 <= status < 400:
+            location = _snippet(response.getheader("Location") or "(none given)")
+            raise LLMError(
+                f"POST {self.url} was redirected (HTTP {status}) to {location}; redirects are not followed, so "
+                f"that the API key goes only to base_url's host. Set base_url to the address the server names."
+            )
+        hint = {
+            401: "the API key (api_key= or $GUI_GYM_LLM_API_KEY / $OPENAI_API_KEY)",
+            403: "the API key and its permissions",
+            404: "base_url (the API root, usually ending in /v1) and the model name",
+        }.get(status, "the request: base_url, model name and server logs")
+        raise LLMError(f"POST {self.url} failed with {problem}. Check {hint}.")
+
+    def _parse(self, raw: bytes) -> str:
+        """The reply text of a chat-completion body; :class:`LLMError` saying what is wrong with any other body."""
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise LLMError(
+                f"POST {self.url} returned a body that is not UTF-8 (bad byte at offset {e.start}): "
+                f"{_snippet(raw)!r}. Is base_url an OpenAI-compatible API root?"
+            ) from None
+        try:
+            reply = _loads(text)
+        except ValueError as e:
+            raise LLMError(
+                f"POST {self.url} returned a body that is not JSON ({_snippet(str(e), 80)}): {_snippet(raw)!r}. "
+                f"Is base_url the OpenAI-compatible API root (usually ending in /v1)?"
             ) from None
         choices = reply.get("choices") if isinstance(reply, dict) else None
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             error = reply.get("error") if isinstance(reply, dict) else None
-            what = f"an error: {_snippet(json.dumps(error))}" if error else f"no choices: {_snippet(raw)!r}"
+            what = f"an error: {_snippet(raw)!r}" if error else f"no choices: {_snippet(raw)!r}"
             raise LLMError(f"POST {self.url} returned {what}")
         choice = choices[0]
         message = choice.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         if isinstance(content, list):  # some servers return content parts
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+            content = "".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
         if not isinstance(content, str):
             raise LLMError(
                 f"POST {self.url} returned a choice without text content "
-                f"(finish_reason={choice.get('finish_reason')!r}): {_snippet(raw)!r}"
+                f"(finish_reason={_snippet(repr(choice.get('finish_reason')), 60)}): {_snippet(raw)!r}"
             )
         return content
 
 
-def _read_quietly(e: urllib.error.HTTPError) -> bytes:
+def _read_quietly(response: http.client.HTTPResponse, limit: int) -> bytes:
+    """Up to ``limit`` bytes of an error reply's body, or what arrived before the read failed."""
     try:
-        return e.read() or b""
-    except Exception:
+        return response.read(limit) or b""
+    except (OSError, http.client.HTTPException, _OutOfTime, ValueError):
         return b""
 
 
 def _retry_after(value: str | None) -> float | None:
     try:
-        return max(0.0, float(value)) if value is not None else None
+        seconds = float(value) if value is not None else None
     except ValueError:
         return None
+    return max(0.0, seconds) if seconds is not None and seconds == seconds else None  # NaN: ignored
 
 
 # -- local transformers backend -------------------------------------------------------------------
