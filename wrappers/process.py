@@ -36,6 +36,7 @@ import numpy as np
 
 from gui_gym.core import contract as C
 from gui_gym.core.trajectory import Step, Trajectory
+from wrappers.llm import strip_think
 from wrappers.protocol import RewardShaping
 
 log = logging.getLogger(__name__)
@@ -82,7 +83,6 @@ Step Action Description: {action description}
 Question: Does this step help progress toward the goal? Answer 'yes' or 'no' directly."""  # noqa: E501
 
 _FIELD = re.compile(r"\{(goal|action|action description)\}")
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _VERDICT = re.compile(r"[\W_]*(yes|no)[\W_]*", re.IGNORECASE)
 _ECHO = 200
 
@@ -105,7 +105,7 @@ def parse_verdict(reply: str) -> bool | None:
     """
     if not isinstance(reply, str):
         return None
-    m = _VERDICT.fullmatch(_THINK.sub("", reply))
+    m = _VERDICT.fullmatch(strip_think(reply))  # linear time, whatever the reply holds
     return None if m is None else m.group(1).lower() == "yes"
 
 

@@ -24,6 +24,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
+from agents.algos.registry import ALGORITHMS
 from agents.cli.common import DEFAULT_ENV, ENV_HELP, ENV_KWARGS_HELP, env_kwargs, parse_env_kwarg
 from agents.train import TrainConfig, Trainer, task_ids
 from gui_gym.core import contract as C
@@ -36,6 +37,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "TasksCompleteTask,TasksDeleteTask,ContactsFavorite",
         reward="milestone",
         algo="grpo",
+        level="step",  # ADMIRE trains its milestone reward with step-level GRPO (Eq. 12-13)
         policy="candidate",
         iterations=120,
         tasks_per_iter=4,
@@ -54,6 +56,7 @@ _HELP = {
     "reward": "reward spec: outcome, milestone, milestone-adaptive, progress[=CKPT], spa, joined with +",
     "algo": "grpo, rloo, dapo, reinforce++, adagrpo (or ppo: Stable-Baselines3 MaskablePPO)",
     "level": "trajectory, or step (ADMIRE's step-level GRPO, Eq. 12-13)",
+    "returns": "R(τ) a group compares: sum, spa or mean (default: the algorithm's; see agents.algos.returns)",
     "policy": "candidate (MiniLM candidate-action policy, CPU) or lm (a local transformers causal LM)",
     "lm_path": "local transformers checkpoint directory for --policy lm",
     "out": "run directory (metrics, checkpoint, plot)",
@@ -105,6 +108,11 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         v = getattr(args, f.name, None)
         if v is not None and f.name != "env_kwargs":
             values[f.name] = v
+    # a preset's step level goes with its algorithm; another --algo without one brings its own level
+    explicit_algo = getattr(args, "algo", None) and getattr(args, "level", None) is None
+    own = ALGORITHMS.get(str(values.get("algo", "grpo")).lower(), ALGORITHMS["grpo"])
+    if explicit_algo and values.get("level") == "step" and not own.has_step_level:
+        values.pop("level")
     kwargs = {**values.get("env_kwargs", {}), **env_kwargs(getattr(args, "env_kwargs", None))}
     if values.get("env_id", DEFAULT_ENV) == DEFAULT_ENV and values.get("policy") == "lm":
         kwargs.setdefault("ui_format", "compressed")  # MobileRL App. C: ~8x fewer tokens than the XML dump
