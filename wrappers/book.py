@@ -277,3 +277,8 @@ def _from_record(r: dict[str, Any]) -> Trajectory:
     ]
     meta = {"placeholders": r.get("placeholders", {}), "start_obs": r.get("start_obs")}
     return Trajectory(task_id=r["task_id"], instruction=r["instruction"], steps=steps, success=True, meta=meta)
+
+
+#: What batch settling publishes for a success and reads back (:func:`wrappers.milestone.settle_milestones`).
+trajectory_record = _to_record
+record_trajectory = _from_record

@@ -44,7 +44,7 @@ import gymnasium as gym
 
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.admire import AdmireConfig, Matches, asymmetric_credit, curriculum_weight, match_milestones
-from wrappers.book import MilestoneBook, _from_record, _to_record
+from wrappers.book import MilestoneBook, record_trajectory, trajectory_record
 from wrappers.generation import abstract, instantiate
 from wrappers.protocol import RewardShaping
 
@@ -202,7 +202,7 @@ class MilestoneReward(RewardShaping):
             return None
         return SETTLE_TERM, {
             "placeholders": dict(episode.meta.get("placeholders") or {}),
-            "trajectory": _to_record(episode) if episode.success else None,
+            "trajectory": trajectory_record(episode) if episode.success else None,
         }
 
     def close(self) -> None:
@@ -271,7 +271,7 @@ def settle_milestones(
             continue
         rank = (ep.length, ep.group, ep.member)
         if ep.task_id not in superior or rank < superior[ep.task_id][0]:
-            superior[ep.task_id] = (rank, _from_record(record))
+            superior[ep.task_id] = (rank, record_trajectory(record))
     changed = 0
     for task_id in sorted(superior):
         trajectory = superior[task_id][1]

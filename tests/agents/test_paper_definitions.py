@@ -24,7 +24,7 @@ from agents.train import TrainConfig, Trainer
 from gui_gym.core import Step, Trajectory
 from gui_gym.core.contract import EPISODE_SETTLE
 from wrappers.admire import AdmireConfig
-from wrappers.book import MilestoneBook, _to_record
+from wrappers.book import MilestoneBook, trajectory_record
 from wrappers.generation import abstract
 from wrappers.spec import TERMS, RewardState, make_env, settle_batch
 
@@ -147,7 +147,7 @@ def _admire_batch(order: list[int]) -> list[Episode]:
     eps = [
         _ep(2, False, member=0, descriptions=["open", "wander"], settle={"milestone": payload}),
         _ep(2, True, member=1, descriptions=["open", "save"],
-            settle={"milestone": {"placeholders": {}, "trajectory": _to_record(win)}}),
+            settle={"milestone": {"placeholders": {}, "trajectory": trajectory_record(win)}}),
         _ep(2, False, member=2, descriptions=["open", "wander"], settle={"milestone": payload}),
     ]  # fmt: skip
     for ep in eps:
