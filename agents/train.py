@@ -160,6 +160,8 @@ class TrainConfig:
     seed: int = 0
     num_envs: int = 8
     vectorization: str = "sync"
+    step_timeout_s: float | None = 60.0  # a reset or step slower than this: the sub-env is hung (agents.collect)
+    max_retries: int = 2  # an episode whose sub-env died or hung is retried this often, then dropped
     eval_every: int = 10
     eval_episodes: int = 4  # per evaluation task, seeds 0..n-1
     eval_greedy: bool = True
@@ -188,6 +190,10 @@ class TrainConfig:
             raise ValueError(f"policy must be 'candidate' or 'lm', got {self.policy!r}")
         if self.policy == "lm" and not self.lm_path:
             raise ValueError("--policy lm needs --lm-path: a local transformers checkpoint directory")
+        if self.step_timeout_s is not None and not self.step_timeout_s > 0:
+            raise ValueError(f"step_timeout_s must be positive (or None: no bound), got {self.step_timeout_s}")
+        if self.max_retries < 0:
+            raise ValueError(f"max_retries must be >= 0, got {self.max_retries}")
         if self.vectorization not in ("sync", "async"):
             raise ValueError(f"vectorization must be 'sync' or 'async', got {self.vectorization!r}")
 
@@ -320,7 +326,10 @@ class Trainer:
             return RayRollouts(
                 self._env_fn(reward), functools.partial(build_policy, cfg), cfg.ray_workers, address=cfg.ray_address
             )
-        return LocalRollouts(self._env_fn(reward), cfg.num_envs, cfg.vectorization)
+        return LocalRollouts(
+            self._env_fn(reward), cfg.num_envs, cfg.vectorization, step_timeout_s=cfg.step_timeout_s,
+            max_retries=cfg.max_retries,
+        )  # fmt: skip
 
     # -- one iteration -------------------------------------------------------------------
     @property
