@@ -71,3 +71,20 @@ def test_play_ends_on_eof(monkeypatch, capsys: pytest.CaptureFixture) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO('finish(message="done")\n'))
     assert main(["play", "--task", "ClockStopWatchRunning"]) == 0
     assert "episode over: success=False" in capsys.readouterr().out
+
+
+def test_train_preset_is_admire_at_step_level_and_another_algo_brings_its_own_level() -> None:
+    import argparse
+
+    from agents.cli.train import add_parser, config_from_args
+
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers())
+    quick = config_from_args(parser.parse_args(["train", "--preset", "quick"]))
+    assert (quick.reward, quick.algo, quick.level) == ("milestone", "grpo", "step")
+    ada = config_from_args(parser.parse_args(["train", "--preset", "quick", "--algo", "adagrpo"]))
+    assert (ada.algo, ada.level) == ("adagrpo", "trajectory")
+    ada.check()  # a valid run, not a step-level AdaGRPO
+    mean = config_from_args(parser.parse_args(["train", "--preset", "quick", "--level", "trajectory",
+                                               "--returns", "mean"]))  # fmt: skip
+    assert (mean.level, mean.returns) == ("trajectory", "mean")
