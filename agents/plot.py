@@ -48,11 +48,13 @@ def read_metrics(run: str | os.PathLike[str]) -> list[dict[str, Any]]:
     reported with ``file:line`` and skipped, and the skipped lines are counted; a file with
     lines but no good one raises :class:`~gui_gym.core.io.CorruptFileError` (a ValueError).
     """
-    path = Path(run)
-    if path.is_dir():
-        path = path / "metrics.jsonl"
     hint = f"is {run} a gui-gym train run directory?"
-    return read_jsonl_records(path, "metrics row", _row, report=log, missing_hint=hint)
+    return read_jsonl_records(_metrics_path(run), "metrics row", _row, report=log, missing_hint=hint)
+
+
+def _metrics_path(run: str | os.PathLike[str]) -> Path:
+    path = Path(run)
+    return path / "metrics.jsonl" if path.is_dir() else path
 
 
 def plot_runs(runs: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], labels: Sequence[str] | None = None):
@@ -68,7 +70,7 @@ def plot_runs(runs: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str
     if len(labels) != len(runs):
         raise ValueError(f"{len(runs)} runs but {len(labels)} labels")
     data = [read_metrics(r) for r in runs]
-    if empty := [str(r) for r, rows in zip(runs, data, strict=True) if not rows]:
+    if empty := [str(_metrics_path(r)) for r, rows in zip(runs, data, strict=True) if not rows]:
         raise ValueError(f"no metrics rows yet in {', '.join(empty)}: nothing to plot")
     comps = sorted({k for rows in data for row in rows for k in row if k.startswith("reward_")})
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))

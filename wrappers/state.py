@@ -31,6 +31,7 @@ import fcntl
 import json
 import logging
 import os
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -66,8 +67,8 @@ def read_torch_checkpoint(
         check_zip(f, str(path), what)  # every member against its CRC-32: damage never loads as other numbers
         try:
             ckpt = torch.load(f, map_location="cpu", weights_only=True)  # tensors and plain data only
-        except Exception as e:
-            raise ValueError(f"{path} is not a readable {what} (truncated or corrupt?): {e}") from e
+        except Exception as e:  # a zip that is not torch's, or objects weights_only refuses
+            raise ValueError(f"{path} is not a readable {what}: {_one_line(e)}") from e
     if not isinstance(ckpt, dict) or ckpt.get("format") != fmt:
         raise ValueError(f"{path} is not a {what} (no format {fmt!r})")
     if ckpt.get("version") != version:
@@ -75,6 +76,14 @@ def read_torch_checkpoint(
     if missing := [k for k in required if not isinstance(ckpt.get(k), dict)]:
         raise ValueError(f"{path} is missing {', '.join(missing)}")
     return ckpt
+
+
+def _one_line(e: Exception) -> str:
+    """The gist of a ``torch.load`` error, whose messages run to paragraphs of advice."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(e))
+    _, found, rest = text.partition("WeightsUnpickler error:")
+    line = (rest if found else text).strip().split("\n")[0].split(". Please use")[0].strip()
+    return line or type(e).__name__
 
 
 @contextlib.contextmanager

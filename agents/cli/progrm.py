@@ -34,7 +34,7 @@ def _read(path: str) -> list[Trajectory]:
     file:line each, then skipped)."""
     trajectories = read_jsonl(path)
     if not trajectories:
-        raise ValueError(f"{path} holds no trajectory (an empty file)")
+        raise ValueError(f"{path} holds no readable trajectory (an empty file)")
     return trajectories
 
 

@@ -253,7 +253,7 @@ def loads_json(text: str | bytes, source: str, what: str = "JSON document", max_
     except RecursionError:
         raise bad(f"nested deeper than {max_depth} levels") from None
     except json.JSONDecodeError as e:
-        raise bad(f"not JSON ({e.msg} at line {e.lineno} column {e.colno}; truncated or damaged?)") from None
+        raise bad(f"not JSON ({e.msg}: line {e.lineno} column {e.colno}; truncated or damaged?)") from None
     except ValueError as e:  # an integer of thousands of digits, and the like
         raise bad(f"not JSON ({e})") from None
     if isinstance(value, dict | list) and _too_deep(value, max_depth):
@@ -303,16 +303,16 @@ def read_jsonl_records(
             try:
                 out.append(parse(loads_json(raw, where, record, max_depth)))
             except (ValueError, TypeError, KeyError) as e:
-                problem = str(e) if str(e).startswith(where) else f"{where}: not a valid {record} ({e})"
+                detail = str(e).removeprefix(f"{where}: not a readable {record}: ")
                 if strict:
-                    raise CorruptFileError(problem) from None
+                    raise CorruptFileError(f"{where}: corrupt {record} line ({detail})") from None
                 skipped += 1
                 if len(bad) < 5:
-                    bad.append(problem)
+                    bad.append(f"{where}: skipped corrupt {record} line ({detail})")
     if skipped and not out:
         raise CorruptFileError(f"{path}: not a {what}: no line is a valid {record}; first: {bad[0]}")
     for problem in bad:
-        report.warning("%s; line skipped", problem)
+        report.warning("%s", problem)
     if skipped:
         n = skipped + len(out)
         report.warning("%s: skipped %d bad line(s) of %d, read %d %s(s)", path, skipped, n, len(out), record)

@@ -92,7 +92,8 @@ def test_jsonl_bad_lines_are_named_counted_and_skipped(tmp_path, caplog):
     msgs = [r.getMessage() for r in caplog.records]
     assert [m.split(":")[1] for m in msgs[:5]] == ["2", "3", "4", "5", "6"]  # the first five, one by one
     assert msgs[5] == f"{path}: skipped 9 bad line(s) of 11, read 2 row(s)"
-    with pytest.raises(CorruptFileError, match=rf"^{path}:2: not a valid row \(no integer i\)"):
+    assert msgs[0] == f"{path}:2: skipped corrupt row line (no integer i)"
+    with pytest.raises(CorruptFileError, match=rf"^{path}:2: corrupt row line \(no integer i\)"):
         read_jsonl_records(path, "row", _row, strict=True)
 
 
@@ -100,7 +101,8 @@ def test_jsonl_bad_lines_are_named_counted_and_skipped(tmp_path, caplog):
 def test_jsonl_with_nothing_readable_is_an_error(tmp_path, data):
     path = tmp_path / "rows.jsonl"
     path.write_bytes(data)
-    with pytest.raises(CorruptFileError, match=rf"^{path}: not a row file: no line is a valid row; first: {path}:1"):
+    first = rf"{path}:1: skipped corrupt row line \(not JSON"
+    with pytest.raises(CorruptFileError, match=rf"^{path}: not a row file: no line is a valid row; first: {first}"):
         read_jsonl_records(path, "row", _row)
 
 
