@@ -275,7 +275,8 @@ def loaders(root: Path) -> list[Loader]:
         Loader("plot command", "metrics.jsonl", _write_metrics, lambda p: cli("plot", p.parent, "-o", plot_out),
                "jsonl", METRICS_WRONG_TYPES, [b"[0, 0.5]\n"], command=True),
         Loader("synth command", "trajs.jsonl", lambda p: write_jsonl(p, [_trajectory()]),
-               lambda p: cli("progrm", "synth", p, synth_out), "jsonl", TRAJECTORY_WRONG_TYPES,
+               lambda p: cli("progrm", "synth", p, synth_out), "jsonl",
+               [*TRAJECTORY_WRONG_TYPES, _traj_with(("steps",), [])],  # a success with no step to edit
                [b"[1, 2]\n", b"{}\n"], command=True),
     ]  # fmt: skip
 

@@ -64,9 +64,18 @@ def labelled_examples(trajectories: Sequence[Trajectory], path: str = "") -> lis
 def cmd_synth(args: argparse.Namespace) -> int:
     from wrappers.progress import synthesize
 
+    if Path(args.output).is_dir():
+        raise ValueError(
+            f"{args.output} is a directory: give the file to write, e.g. {Path(args.output) / 'synth.jsonl'}"
+        )
     trajectories = _read(args.input)
     # the logs are GuiAndroid-v0 rollouts (`gui-gym rollout`): its family gives the edit actions
-    out = synthesize(trajectories, seed=args.seed, augment_per_success=args.augment_per_success, edits="GuiAndroid-v0")
+    try:
+        out = synthesize(
+            trajectories, seed=args.seed, augment_per_success=args.augment_per_success, edits="GuiAndroid-v0"
+        )
+    except ValueError as e:  # a trajectory synthesis cannot use (a success without steps, ...)
+        raise ValueError(f"cannot synthesise from {args.input}: {e}") from None
     write_jsonl(args.output, out)
     successes = sum(t.success for t in out)
     print(

@@ -339,10 +339,14 @@ def check_zip(file: IO[bytes], source: str, what: str) -> None:
             raise CorruptFileError(
                 f"{source}: checksum mismatch: the file is damaged; restore it or start again ({e})"
             ) from None
-        raise CorruptFileError(f"{source} is not a {what}, or a damaged one ({e}); restore it or start again") from None
+        raise CorruptFileError(
+            f"{source} is not a readable {what}: damaged, truncated, or not a {what} at all ({e}); "
+            "restore it or start again"
+        ) from None
     except Exception as e:  # zipfile fails on garbage in many ways (EOFError, struct.error, ...)
         raise CorruptFileError(
-            f"{source} is not a {what}, or a damaged one ({type(e).__name__}: {e}); restore it or start again"
+            f"{source} is not a readable {what}: damaged, truncated, or not a {what} at all "
+            f"({type(e).__name__}: {e}); restore it or start again"
         ) from None
     finally:
         file.seek(0)
