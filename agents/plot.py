@@ -6,38 +6,55 @@ rate, every reward component (mean per-step value), and the mean episode length.
 
 from __future__ import annotations
 
-import json
 import logging
+import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from gui_gym.core.io import read_jsonl_records
+
 log = logging.getLogger(__name__)
 
 __all__ = ["plot_runs", "read_metrics"]
 
+#: The columns the plot reads besides ``iteration`` (and every ``reward_*``): numbers or null.
+PLOTTED = ("success_rate", "eval_success_rate", "mean_length")
+
+
+def _row(value: Any) -> dict[str, Any]:
+    """A metrics row as the plot reads it; ValueError on a row it could not draw."""
+    if not isinstance(value, dict):
+        raise ValueError(f"a metrics row must be an object, not a JSON {type(value).__name__}")
+    it = value.get("iteration")
+    if not isinstance(it, int) or isinstance(it, bool):
+        raise ValueError(f"a metrics row needs an integer iteration, not {it!r}")
+    row = {"iteration": it}
+    for k, v in value.items():
+        if k in PLOTTED or k.startswith("reward_"):
+            if v is None:
+                continue  # not measured this iteration
+            if not isinstance(v, int | float) or isinstance(v, bool) or math.isinf(v):
+                raise ValueError(f"{k} must be a number, not {v!r}")
+            row[k] = v
+    return row
+
 
 def read_metrics(run: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The rows of ``RUN/metrics.jsonl`` (a file path works too); corrupt lines are reported and skipped."""
+    """The rows of ``RUN/metrics.jsonl`` (a file path works too), with the columns the plot reads.
+
+    A bad line (not JSON, no integer ``iteration``, a plotted column that is not a number) is
+    reported with ``file:line`` and skipped, and the skipped lines are counted; a file with
+    lines but no good one raises :class:`~gui_gym.core.io.CorruptFileError` (a ValueError).
+    """
+    hint = f"is {run} a gui-gym train run directory?"
+    return read_jsonl_records(_metrics_path(run), "metrics row", _row, report=log, missing_hint=hint)
+
+
+def _metrics_path(run: str | os.PathLike[str]) -> Path:
     path = Path(run)
-    if path.is_dir():
-        path = path / "metrics.jsonl"
-    if not path.is_file():
-        raise FileNotFoundError(f"no metrics at {path}; is {run} a gui-gym train run directory?")
-    rows = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                log.warning("%s:%d: skipped a corrupt line (%s)", path, n, e)
-                continue
-            if isinstance(row, dict) and "iteration" in row:
-                rows.append(row)
-    return rows
+    return path / "metrics.jsonl" if path.is_dir() else path
 
 
 def plot_runs(runs: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], labels: Sequence[str] | None = None):
@@ -53,6 +70,8 @@ def plot_runs(runs: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str
     if len(labels) != len(runs):
         raise ValueError(f"{len(runs)} runs but {len(labels)} labels")
     data = [read_metrics(r) for r in runs]
+    if empty := [str(_metrics_path(r)) for r, rows in zip(runs, data, strict=True) if not rows]:
+        raise ValueError(f"no metrics rows yet in {', '.join(empty)}: nothing to plot")
     comps = sorted({k for rows in data for row in rows for k in row if k.startswith("reward_")})
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
     ax_s, ax_r, ax_l = axes

@@ -71,13 +71,15 @@ class MilestoneBook(SharedState):
         return {"tasks": {}}
 
     def _check(self, doc: dict[str, Any]) -> None:
+        """Every field the book reads later, checked now: a bad entry fails at load, naming its task."""
         tasks = doc.get("tasks")
         if not isinstance(tasks, dict):
             raise ValueError("'tasks' must be an object")
         for tid, entry in tasks.items():
-            ms = entry.get("milestones") if isinstance(entry, dict) else None
-            if not isinstance(ms, list) or not all(isinstance(m, str) for m in ms):
-                raise ValueError(f"task {tid!r}: 'milestones' must be a list of strings")
+            try:
+                _check_entry(entry)
+            except ValueError as e:
+                raise ValueError(f"task {tid!r}: {e}") from None
 
     @staticmethod
     def _entry(data: dict[str, Any], task_id: str) -> dict[str, Any]:
@@ -241,6 +243,82 @@ class MilestoneBook(SharedState):
                 hits[epoch] = dict(merged)
         self._pending.clear()
         self._pending_episodes.clear()
+
+
+_ENTRY_KEYS = ("milestones", "versions", "history", "hits", "episodes", "successes")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _strings(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(m, str) for m in v)
+
+
+def _check_entry(entry: Any) -> None:
+    """Raise ValueError naming the first field of a task's entry that the book could not use."""
+    if not isinstance(entry, dict):
+        raise ValueError("the entry must be an object")
+    if missing := [k for k in _ENTRY_KEYS if k not in entry]:
+        raise ValueError(f"missing {', '.join(missing)}")
+    if not _strings(entry["milestones"]):
+        raise ValueError("'milestones' must be a list of strings")
+    for k in ("episodes", "successes"):
+        if not _is_int(entry[k]) or entry[k] < 0:
+            raise ValueError(f"{k!r} must be a count (an integer >= 0), not {entry[k]!r}")
+    if not isinstance(entry["versions"], list):
+        raise ValueError("'versions' must be a list")
+    for i, v in enumerate(entry["versions"]):
+        if not (
+            isinstance(v, dict)
+            and _is_int(v.get("version"))
+            and _strings(v.get("milestones"))
+            and _is_int(v.get("epoch"))
+            and isinstance(v.get("source"), str)
+            and (v.get("length") is None or _is_int(v["length"]))
+        ):
+            raise ValueError(
+                f"versions[{i}] must be an object with an integer version and epoch, a list of "
+                f"string milestones, a string source and an integer or null length: {str(v)[:200]}"
+            )
+    hits = entry["hits"]
+    if not isinstance(hits, dict):
+        raise ValueError("'hits' must be an object")
+    for epoch, counts in hits.items():
+        if not epoch.lstrip("-").isdigit():
+            raise ValueError(f"hits: epoch {epoch!r} is not an integer")
+        if not isinstance(counts, dict) or not all(_is_int(n) and n >= 0 for n in counts.values()):
+            raise ValueError(f"hits[{epoch!r}] must map milestones to counts")
+    if not isinstance(entry["history"], list):
+        raise ValueError("'history' must be a list")
+    for i, r in enumerate(entry["history"]):
+        try:
+            _check_record(r)
+        except ValueError as e:
+            raise ValueError(f"history[{i}]: {e}") from None
+
+
+def _check_record(r: Any) -> None:
+    """What :func:`_from_record` reads of a remembered trajectory."""
+    if not isinstance(r, dict) or not isinstance(r.get("task_id"), str) or not isinstance(r.get("instruction"), str):
+        raise ValueError("a record must be an object with a string task_id and instruction")
+    placeholders = r.get("placeholders", {})
+    if not isinstance(placeholders, dict) or not all(isinstance(v, str) for v in placeholders.values()):
+        raise ValueError("placeholders must map names to strings")
+    steps = r.get("steps")
+    if not isinstance(steps, list):
+        raise ValueError("steps must be a list")
+    for j, step in enumerate(steps):
+        # [description, format_valid, obs] then, in newer records, the action and its kind.
+        if not (
+            isinstance(step, list)
+            and 3 <= len(step) <= 5
+            and isinstance(step[0], str)
+            and isinstance(step[1], bool)
+            and all(isinstance(x, str) for x in step[3:])
+        ):
+            raise ValueError(f"steps[{j}] must be [description, format_valid, obs, action?, kind?]: {str(step)[:200]}")
 
 
 def _validated(milestones: Any) -> list[str]:

@@ -71,7 +71,7 @@ from typing import Any
 
 import numpy as np
 
-from gui_gym.core.io import atomic_write
+from gui_gym.core.io import CorruptFileError, atomic_write, check_file, check_zip
 from wrappers.encoder import DEFAULT_MODEL, default_model_path, offline, quiet_transformers
 
 MODES = ("cosine", "guarded")
@@ -622,18 +622,32 @@ class SemanticMatcher:
         return len(texts)
 
     def load_cache(self, path: str | os.PathLike[str]) -> int:
-        """Add the embeddings saved by :meth:`save_cache` (of the same model); returns how many."""
-        try:
-            with np.load(Path(path), allow_pickle=False) as z:
-                texts, emb, key = [str(t) for t in z["texts"]], z["embeddings"], str(z["model"])
-        except FileNotFoundError:
-            raise
-        except Exception as e:
-            raise ValueError(f"{path} is not a matcher cache file: {e}") from e
-        if key != self._key:
-            raise ValueError(f"{path} holds embeddings of model {key!r}, not {self._key!r}")
-        if texts:
-            self.add_to_cache(texts, emb)
+        """Add the embeddings saved by :meth:`save_cache` (of the same model); returns how many.
+
+        FileNotFoundError if there is no file; :class:`~gui_gym.core.io.CorruptFileError` (a
+        ValueError) naming it if it is damaged (each array is checked against its CRC-32) or
+        is not a cache of this model: one text per row of finite embeddings.
+        """
+        path = check_file(path, "matcher cache file")
+        with open(path, "rb") as f:
+            check_zip(f, str(path), "matcher cache file")
+            try:
+                with np.load(f, allow_pickle=False) as z:
+                    texts, emb, key = z["texts"], z["embeddings"], z["model"]
+            except Exception as e:  # numpy refuses a file in many ways
+                raise CorruptFileError(f"{path} is not a matcher cache file: {type(e).__name__}: {e}") from e
+        if texts.ndim != 1 or texts.dtype.kind != "U" or key.ndim != 0 or key.dtype.kind != "U":
+            raise CorruptFileError(f"{path} is not a matcher cache file: texts and model must be text")
+        if len(texts) and (emb.ndim != 2 or emb.shape[0] != len(texts) or emb.dtype.kind != "f"):
+            raise CorruptFileError(
+                f"{path} is not a matcher cache file: {len(texts)} texts but embeddings of {emb.dtype} {emb.shape}"
+            )
+        if len(texts) and not np.isfinite(emb).all():
+            raise CorruptFileError(f"{path} holds embeddings that are not finite numbers")
+        if str(key) != self._key:
+            raise ValueError(f"{path} holds embeddings of model {str(key)!r}, not {self._key!r}")
+        if len(texts):
+            self.add_to_cache([str(t) for t in texts], emb)
         return len(texts)
 
 

@@ -87,8 +87,11 @@ class ShortestLengths(SharedState):
 
     def _check(self, doc: dict[str, Any]) -> None:
         table = doc.get("shortest")
-        if not isinstance(table, dict) or not all(isinstance(v, int) and v > 0 for v in table.values()):
-            raise ValueError("'shortest' must map keys to positive integers")
+        if not isinstance(table, dict):
+            raise ValueError("'shortest' must be an object")
+        for key, v in table.items():
+            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                raise ValueError(f"'shortest' must map keys to positive integers; {key!r} has {v!r}")
 
     def get(self, key: str) -> int | None:
         with self._lock:

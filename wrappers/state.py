@@ -9,8 +9,19 @@ the whole document back atomically; reads reload when the file changed on disk.
 A write never loses the previous copy (:func:`gui_gym.core.io.atomic_write_json`): the new
 document goes to a temporary file that is flushed and fsynced, the current file is hard-linked
 to ``<path>.bak``, and only then the temporary file replaces ``<path>`` (an atomic rename). A
-crash at any point leaves a complete ``<path>``. A file that does not parse raises
-:class:`StateFileError`, naming the backup; it is never overwritten by an empty document.
+crash at any point leaves a complete ``<path>``. A file that does not parse (empty, not UTF-8,
+not JSON, nested too deeply, the wrong kind, or a document its class's ``_check`` rejects)
+raises :class:`StateFileError`, naming the file, the problem and the backup; it is never
+overwritten by an empty document.
+
+Checkpoints (``torch.save`` files) load through :func:`read_torch_checkpoint`, which first
+checks every member of the zip archive ``torch.save`` writes against the CRC-32 stored with it
+(:func:`gui_gym.core.io.check_zip`): ``torch.load`` does not, and would load damaged bytes as
+different numbers. Why the CRCs and not a SHA-256 of our own: they are already in every
+checkpoint, old ones and ones written by plain ``torch.save`` included, so no format changes;
+a CRC-32 catches any burst of damage up to 32 bits and other damage but for a 2⁻³² chance,
+which is what a damaged disk or a half-copied file needs (it is no defence against a crafted
+file; ``weights_only`` is that).
 """
 
 from __future__ import annotations
@@ -20,19 +31,20 @@ import fcntl
 import json
 import logging
 import os
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from gui_gym.core.io import atomic_write_json
+from gui_gym.core.io import CorruptFileError, atomic_write_json, check_file, check_zip, read_json
 
 log = logging.getLogger(__name__)
 
 S = TypeVar("S", bound="SharedState")
 
 
-class StateFileError(ValueError):
+class StateFileError(CorruptFileError):
     """A state file is missing, corrupt, or holds another kind of state."""
 
 
@@ -50,13 +62,13 @@ def read_torch_checkpoint(
     """
     import torch
 
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no {what} at {path}; {missing_hint}")
-    try:
-        ckpt = torch.load(path, map_location="cpu", weights_only=True)  # tensors and plain data only
-    except Exception as e:
-        raise ValueError(f"{path} is not a readable {what} (truncated or corrupt?): {e}") from e
+    path = check_file(path, what, missing_hint)
+    with open(path, "rb") as f:
+        check_zip(f, str(path), what)  # every member against its CRC-32: damage never loads as other numbers
+        try:
+            ckpt = torch.load(f, map_location="cpu", weights_only=True)  # tensors and plain data only
+        except Exception as e:  # a zip that is not torch's, or objects weights_only refuses
+            raise ValueError(f"{path} is not a readable {what}: {_one_line(e)}") from e
     if not isinstance(ckpt, dict) or ckpt.get("format") != fmt:
         raise ValueError(f"{path} is not a {what} (no format {fmt!r})")
     if ckpt.get("version") != version:
@@ -64,6 +76,14 @@ def read_torch_checkpoint(
     if missing := [k for k in required if not isinstance(ckpt.get(k), dict)]:
         raise ValueError(f"{path} is missing {', '.join(missing)}")
     return ckpt
+
+
+def _one_line(e: Exception) -> str:
+    """The gist of a ``torch.load`` error, whose messages run to paragraphs of advice."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(e))
+    _, found, rest = text.partition("WeightsUnpickler error:")
+    line = (rest if found else text).strip().split("\n")[0].split(". Please use")[0].strip()
+    return line or type(e).__name__
 
 
 @contextlib.contextmanager
@@ -150,21 +170,28 @@ class SharedState:
 
     def _read_file(self, path: Path) -> dict[str, Any]:
         try:
-            with open(path, encoding="utf-8") as f:
-                doc = json.load(f)
-            kind = doc.get("kind") if isinstance(doc, dict) else None
+            doc = read_json(path, f"{self.kind} file")
+            if not isinstance(doc, dict):
+                raise ValueError(f"not a {self.kind} file (a JSON {type(doc).__name__}, not an object)")
+            kind = doc.get("kind")
             if kind != self.kind:
                 raise ValueError(f"not a {self.kind} file (kind={kind!r})")
-            if int(doc.get("format_version", 0)) > self.format_version:
-                raise ValueError(f"format version {doc['format_version']} is newer than this gui-gym reads")
+            version = doc.get("format_version", 0)
+            if not isinstance(version, int) or isinstance(version, bool):
+                raise ValueError(f"format_version must be an integer, not {version!r}")
+            if version > self.format_version:
+                raise ValueError(f"format version {version} is newer than this gui-gym reads")
             data = doc.get("data")
             if not isinstance(data, dict):
                 raise ValueError("no 'data' object")
             self._check(data)
+        except (FileNotFoundError, IsADirectoryError) as e:
+            raise StateFileError(f"{path}: no such {self.kind} file ({e})") from e
         except (OSError, ValueError, TypeError, KeyError) as e:
             bak = Path(f"{path}.bak")
             hint = f"; the previous good copy is {bak}" if bak.exists() else ""
-            raise StateFileError(f"{path}: cannot read this {self.kind} ({e}){hint}") from e
+            problem = str(e).removeprefix(f"{path}: ")
+            raise StateFileError(f"{path}: cannot read this {self.kind} ({problem}){hint}") from e
         return data
 
     def _refresh(self, force: bool = False) -> None:

@@ -22,17 +22,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from gui_gym.core.io import read_json
 from gui_gym.core.trajectory import Trajectory, read_jsonl, write_jsonl
 
 log = logging.getLogger("gui_gym.progrm")
 
 
 def _read(path: str) -> list[Trajectory]:
-    if not Path(path).is_file():
-        raise FileNotFoundError(f"no trajectory file at {path}")
-    trajectories = read_jsonl(path)  # corrupt lines: a warning with file:line, then skipped
+    """The trajectories in ``path``: FileNotFoundError, or ValueError naming the file when it is
+    empty, damaged or holds no trajectory (corrupt lines among good ones: a warning with
+    file:line each, then skipped)."""
+    trajectories = read_jsonl(path)
     if not trajectories:
-        raise ValueError(f"{path} holds no readable trajectory")
+        raise ValueError(f"{path} holds no readable trajectory (an empty file)")
     return trajectories
 
 
@@ -62,9 +64,18 @@ def labelled_examples(trajectories: Sequence[Trajectory], path: str = "") -> lis
 def cmd_synth(args: argparse.Namespace) -> int:
     from wrappers.progress import synthesize
 
+    if Path(args.output).is_dir():
+        raise ValueError(
+            f"{args.output} is a directory: give the file to write, e.g. {Path(args.output) / 'synth.jsonl'}"
+        )
     trajectories = _read(args.input)
     # the logs are GuiAndroid-v0 rollouts (`gui-gym rollout`): its family gives the edit actions
-    out = synthesize(trajectories, seed=args.seed, augment_per_success=args.augment_per_success, edits="GuiAndroid-v0")
+    try:
+        out = synthesize(
+            trajectories, seed=args.seed, augment_per_success=args.augment_per_success, edits="GuiAndroid-v0"
+        )
+    except ValueError as e:  # a trajectory synthesis cannot use (a success without steps, ...)
+        raise ValueError(f"cannot synthesise from {args.input}: {e}") from None
     write_jsonl(args.output, out)
     successes = sum(t.success for t in out)
     print(
@@ -152,10 +163,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     baseline = None
     if args.split_from:
         split_path = Path(args.split_from) / "split.json"
-        try:
-            held_out = set(json.loads(split_path.read_text())["val_tasks"])
-        except (OSError, ValueError, KeyError) as e:
-            raise ValueError(f"cannot read the task split {split_path}: {e}") from None
+        split = read_json(split_path, "task split", "give --split-from the --out of a `progrm train` run")
+        val_tasks = split.get("val_tasks") if isinstance(split, dict) else None
+        if not isinstance(val_tasks, list) or not all(isinstance(t, str) for t in val_tasks):
+            raise ValueError(f"{split_path}: not a task split (no list of val_tasks)")
+        held_out = set(val_tasks)
         seen = [e.label for e in data if e.task_id not in held_out]
         data = [e for e in data if e.task_id in held_out]
         if not data:

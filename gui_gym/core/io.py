@@ -17,6 +17,19 @@ Example:
     >>> json.load(open(path)), open(path + ".bak").read()
     ({'done': 4}, 'first')
 
+**Temporary files.** The temporary file is ``.<name>.<host>.<pid>.<random>.tmp`` beside the
+target. A writer killed before its rename (SIGKILL, power cut) cannot remove its own; the next
+write or load of the same file does (:func:`remove_stale_temporaries`): one of this host whose
+writer process is gone, or one of another host (or an older naming) untouched for
+:data:`STALE_AFTER_S` seconds.
+
+**Reading.** Every loader reads through :func:`read_json`, :func:`read_jsonl_records` or
+:func:`check_zip`. A file that exists but is not what it should hold raises
+:class:`CorruptFileError` (a ``ValueError``) naming the file and the problem: empty, not UTF-8
+(a UTF-8 byte-order mark is accepted), not JSON, nested deeper than :data:`MAX_JSON_DEPTH`,
+a directory, or a zip archive whose members fail their CRC-32 — never a bare
+``RecursionError``, ``UnicodeDecodeError`` or ``zipfile.BadZipFile``.
+
 **Plain data only.** Bytes that come from a file or another process are unpickled with
 :func:`load_plain`: it builds the standard containers and numbers, numpy arrays and the classes
 its caller names, and refuses every other global, so a crafted file or message cannot run code.
@@ -28,16 +41,43 @@ leaves the process and restoring one reads only bytes this process wrote.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
+import logging
 import os
 import pickle
-import tempfile
+import secrets
+import socket
+import time
+import zipfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
-__all__ = ["PLAIN_GLOBALS", "Snapshot", "atomic_write", "atomic_write_json", "load_plain"]
+__all__ = [
+    "MAX_JSON_DEPTH",
+    "PLAIN_GLOBALS",
+    "STALE_AFTER_S",
+    "CorruptFileError",
+    "Snapshot",
+    "atomic_write",
+    "atomic_write_json",
+    "check_file",
+    "check_zip",
+    "load_plain",
+    "loads_json",
+    "read_json",
+    "read_jsonl_records",
+    "remove_stale_temporaries",
+]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class CorruptFileError(ValueError):
+    """A file exists but does not hold what it should: truncated, damaged, or another kind of file."""
 
 
 def _read_umask() -> int:
@@ -49,6 +89,63 @@ def _read_umask() -> int:
 # Read once: os.umask can only be read by setting it, which would race with other threads' writes.
 _UMASK = _read_umask()
 
+#: A temporary file of another host (whose writer cannot be asked) or of an older naming is
+#: removed once it has not changed for this long; a live writer keeps touching its file.
+STALE_AFTER_S = 3600.0
+# Hostnames may hold dots; a short digest keeps the temporary's name parseable.
+_HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+
+
+def _temporary_name(target: Path) -> Path:
+    return target.parent / f".{target.name}.{_HOST}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def _is_stale(name: str, mtime: float, now: float) -> bool:
+    """Whether a temporary called ``.<target>.<rest>.tmp[.bak]`` was left by a writer that is gone."""
+    parts = name.removesuffix(".bak").removesuffix(".tmp").split(".")
+    if len(parts) >= 4 and parts[-3] == _HOST and parts[-2].isdigit():
+        pid = int(parts[-2])
+        return pid != os.getpid() and not _pid_alive(pid)
+    return now - mtime > STALE_AFTER_S
+
+
+def remove_stale_temporaries(path: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporaries that writers of ``path`` killed mid-write left beside it; returns them.
+
+    A temporary of this host goes when its writer's process is gone; one of another host (a
+    shared disk) or named before pids were part of the name, once untouched for
+    :data:`STALE_AFTER_S` seconds. Called by every :func:`atomic_write` and :func:`check_file`.
+    """
+    path = Path(path)
+    prefix = f".{path.name}."
+    removed: list[Path] = []
+    now = time.time()
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:  # no directory yet, or not readable: nothing to clean
+        return removed
+    for entry in entries:
+        name = entry.name
+        if not name.startswith(prefix) or not name.endswith((".tmp", ".tmp.bak")):
+            continue
+        with contextlib.suppress(OSError):  # gone already, or not ours to remove
+            if _is_stale(name, entry.stat(follow_symlinks=False).st_mtime, now):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+    if removed:
+        log.info("removed %d temporary file(s) left by killed writers of %s", len(removed), path)
+    return removed
+
 
 def atomic_write(
     path: str | os.PathLike[str], write_fn: Callable[[IO[Any]], object], binary: bool = False, backup: bool = False
@@ -57,12 +154,15 @@ def atomic_write(
 
     ``f`` is a text file (UTF-8) or, with ``binary``, a binary one. Missing parent directories
     are created. A crash or an exception leaves either the old file or the new one, never half
-    of one, and no temporary file. With ``backup`` the previous file is kept as ``<path>.bak``
-    (hard-linked before the rename, so ``path`` itself always exists).
+    of one, and no temporary file; temporaries that killed writers left are removed first
+    (:func:`remove_stale_temporaries`). With ``backup`` the previous file is kept as
+    ``<path>.bak`` (hard-linked before the rename, so ``path`` itself always exists).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    remove_stale_temporaries(path)
+    tmp = _temporary_name(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
             write_fn(f)
@@ -85,6 +185,171 @@ def atomic_write_json(path: str | os.PathLike[str], data: Any, backup: bool = Tr
     """Write ``data`` as JSON (UTF-8, indent 1) to ``path`` atomically; by default the previous
     file is kept as ``<path>.bak``."""
     atomic_write(path, lambda f: json.dump(data, f, ensure_ascii=False, indent=1), backup=backup)
+
+
+# ----------------------------------------------------------------------------- reading
+
+#: Deepest nesting of lists and objects a JSON file of ours may have. Our documents nest fewer
+#: than ten levels; a deeper one is damaged or crafted, and would fail later in code that
+#: walks it recursively (``copy.deepcopy``, ``json.dumps``).
+MAX_JSON_DEPTH = 100
+_BOM = "\ufeff"
+_UTF8_BOM = _BOM.encode()
+
+
+def check_file(path: str | os.PathLike[str], what: str, missing_hint: str = "") -> Path:
+    """``path`` as a :class:`~pathlib.Path` if it is a file; FileNotFoundError (with
+    ``missing_hint``) or :class:`CorruptFileError` (a directory, say) naming it otherwise.
+
+    Also removes the temporaries killed writers of the file left (:func:`remove_stale_temporaries`).
+    """
+    path = Path(path)
+    remove_stale_temporaries(path)
+    if path.is_dir():
+        raise CorruptFileError(f"{path} is a directory, not a {what}")
+    if not path.is_file():
+        hint = f"; {missing_hint}" if missing_hint else ""
+        raise FileNotFoundError(f"no {what} at {path}{hint}")
+    return path
+
+
+def _too_deep(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists and dicts more than ``limit`` levels (iteratively: any depth)."""
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        children = v.values() if isinstance(v, dict) else v
+        if depth > limit:
+            return True
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return False
+
+
+def loads_json(text: str | bytes, source: str, what: str = "JSON document", max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """Parse ``text`` as JSON; :class:`CorruptFileError` starting with ``source`` (a path, or
+    ``path:line``) if it is empty, not UTF-8, not JSON, or nested deeper than ``max_depth``.
+
+    >>> loads_json('\ufeff{"a": [1]}', "x.json")
+    {'a': [1]}
+    >>> loads_json("[" * 100_000, "x.json")
+    Traceback (most recent call last):
+    ...
+    gui_gym.core.io.CorruptFileError: x.json: not a readable JSON document: nested deeper than 100 levels
+    """
+
+    def bad(problem: str) -> CorruptFileError:
+        return CorruptFileError(f"{source}: not a readable {what}: {problem}")
+
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise bad(f"not UTF-8 text (byte {e.start}: {e.object[e.start : e.start + 4]!r})") from None
+    text = text.removeprefix(_BOM)
+    if not text.strip():
+        raise bad("empty")
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise bad(f"nested deeper than {max_depth} levels") from None
+    except json.JSONDecodeError as e:
+        raise bad(f"not JSON ({e.msg}: line {e.lineno} column {e.colno}; truncated or damaged?)") from None
+    except ValueError as e:  # an integer of thousands of digits, and the like
+        raise bad(f"not JSON ({e})") from None
+    if isinstance(value, dict | list) and _too_deep(value, max_depth):
+        raise bad(f"nested deeper than {max_depth} levels")
+    return value
+
+
+def read_json(
+    path: str | os.PathLike[str], what: str = "JSON file", missing_hint: str = "", max_depth: int = MAX_JSON_DEPTH
+) -> Any:
+    """The JSON document in ``path`` (UTF-8, a byte-order mark allowed). FileNotFoundError if
+    there is none; :class:`CorruptFileError` naming the file if it cannot be read as JSON."""
+    path = check_file(path, what, missing_hint)
+    return loads_json(path.read_bytes(), str(path), what, max_depth)
+
+
+def read_jsonl_records(
+    path: str | os.PathLike[str],
+    record: str,
+    parse: Callable[[Any], T],
+    strict: bool = False,
+    report: logging.Logger | None = None,
+    missing_hint: str = "",
+    max_depth: int = MAX_JSON_DEPTH,
+) -> list[T]:
+    """``parse(value)`` of each non-blank line of a JSON Lines file of ``record``-s, in order.
+
+    A bad line (not UTF-8, not JSON, too deep, or ``parse`` raising ``ValueError``,
+    ``TypeError`` or ``KeyError``) is logged as a warning with ``path:line`` and skipped —
+    the first few one by one, then one warning counting them all — or, with ``strict``, raises
+    :class:`CorruptFileError` naming ``path:line``. A file with lines but no good one raises
+    too: it is not a file of ``record``-s. An empty file gives ``[]``. A UTF-8 byte-order mark
+    is accepted. FileNotFoundError (with ``missing_hint``) if there is no file.
+    """
+    what = f"{record} file"
+    path = check_file(path, what, missing_hint)
+    report = report or log
+    out: list[T] = []
+    bad: list[str] = []  # the first few problems
+    skipped = 0
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            raw = raw.removeprefix(_UTF8_BOM)  # at the file's start, or a concatenated file's
+            if not raw.strip():
+                continue
+            where = f"{path}:{lineno}"
+            try:
+                out.append(parse(loads_json(raw, where, record, max_depth)))
+            except (ValueError, TypeError, KeyError) as e:
+                detail = str(e).removeprefix(f"{where}: not a readable {record}: ")
+                if strict:
+                    raise CorruptFileError(f"{where}: corrupt {record} line ({detail})") from None
+                skipped += 1
+                if len(bad) < 5:
+                    bad.append(f"{where}: skipped corrupt {record} line ({detail})")
+    if skipped and not out:
+        raise CorruptFileError(f"{path}: not a {what}: no line is a valid {record}; first: {bad[0]}")
+    for problem in bad:
+        report.warning("%s", problem)
+    if skipped:
+        n = skipped + len(out)
+        report.warning("%s: skipped %d bad line(s) of %d, read %d %s(s)", path, skipped, n, len(out), record)
+    return out
+
+
+def check_zip(file: IO[bytes], source: str, what: str) -> None:
+    """Check that ``file`` is a zip archive whose every member matches its recorded CRC-32.
+
+    ``torch.save`` and ``numpy.savez`` write zip archives; the CRC-32 of each member's bytes is
+    stored when it is written, but neither ``torch.load`` nor reading one array checks all of
+    them, so damaged bytes could load as different numbers. Reading every member to its end
+    makes :mod:`zipfile` compare them. :class:`CorruptFileError` naming ``source`` otherwise.
+    The file is left positioned at its start.
+    """
+    try:
+        with zipfile.ZipFile(file) as archive:
+            for info in archive.infolist():
+                with archive.open(info) as member:
+                    while member.read(1 << 20):
+                        pass
+    except zipfile.BadZipFile as e:
+        if "CRC" in str(e):
+            raise CorruptFileError(
+                f"{source}: checksum mismatch: the file is damaged; restore it or start again ({e})"
+            ) from None
+        raise CorruptFileError(
+            f"{source} is not a readable {what}: damaged, truncated, or not a {what} at all ({e}); "
+            "restore it or start again"
+        ) from None
+    except Exception as e:  # zipfile fails on garbage in many ways (EOFError, struct.error, ...)
+        raise CorruptFileError(
+            f"{source} is not a readable {what}: damaged, truncated, or not a {what} at all "
+            f"({type(e).__name__}: {e}); restore it or start again"
+        ) from None
+    finally:
+        file.seek(0)
 
 
 # ----------------------------------------------------------------------------- plain data

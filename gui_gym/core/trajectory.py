@@ -1,7 +1,9 @@
 """Step and trajectory records with JSON Lines read/write.
 
-One trajectory per line. ``read_jsonl`` reports a corrupt line with its file and line
-number and keeps reading (or raises, with ``strict=True``).
+One trajectory per line, UTF-8 (a byte-order mark is accepted). ``read_jsonl`` logs a corrupt
+line (not UTF-8, not JSON, too deep, or fields of the wrong type) with its file and line number
+and keeps reading, then warns with how many it skipped; with ``strict=True`` it raises. A file
+with lines but no readable trajectory raises :class:`~gui_gym.core.io.CorruptFileError`.
 
 Example:
     >>> import tempfile, os
@@ -23,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from gui_gym.core import contract as C
-from gui_gym.core.io import atomic_write
+from gui_gym.core.io import atomic_write, read_jsonl_records
 
 log = logging.getLogger(__name__)
 
@@ -89,19 +91,42 @@ class Trajectory:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Trajectory:
+        """The trajectory of a :meth:`to_dict` record; ValueError naming the first field that does
+        not fit (wrong types would pass the constructors and fail far from the line that held them)."""
         if not isinstance(d, dict) or "task_id" not in d or "instruction" not in d:
             raise ValueError("a trajectory needs task_id and instruction")
-        # Wrong container types would pass the constructors and fail far from the line that held them.
-        if not isinstance(d.get("steps", []), list) or not isinstance(d.get("meta", {}), dict):
-            raise ValueError("steps must be a list and meta an object")
-        for s in d.get("steps", []):
-            if not isinstance(s, dict) or not isinstance(s.get("info", {}), dict):
-                raise ValueError("each step must be an object with an object info")
-            if not isinstance(s.get("milestones", []), list):
-                raise ValueError("a step's milestones must be a list")
+        _check_fields(d, _TRAJECTORY_FIELDS, "trajectory")
+        for i, s in enumerate(d.get("steps", [])):
+            if not isinstance(s, dict) or "action" not in s:
+                raise ValueError(f"step {i} must be an object with an action")
+            _check_fields(s, _STEP_FIELDS, f"step {i}")
+            if not all(isinstance(m, str) for m in s.get("milestones", [])):
+                raise ValueError(f"step {i}: milestones must be strings")
         steps = [Step(**s) for s in d.get("steps", [])]
         rest = {k: v for k, v in d.items() if k != "steps"}
         return cls(steps=steps, **rest)
+
+
+_NUMBER = (int, float)
+#: The JSON types of each field of a record (bool is an int in Python: numbers exclude it below).
+_TRAJECTORY_FIELDS: dict[str, tuple[type, ...]] = {
+    "task_id": (str,), "instruction": (str,), "seed": (int, type(None)), "steps": (list,),
+    "success": (bool,), "truncated": (bool,), "meta": (dict,),
+}  # fmt: skip
+_STEP_FIELDS: dict[str, tuple[type, ...]] = {
+    "action": (str,), "observation": (str,), "reward": _NUMBER, "format_valid": (bool,),
+    "action_description": (str,), "milestones": (list,), "progress": _NUMBER, "info": (dict,), "action_kind": (str,),
+}  # fmt: skip
+
+
+def _check_fields(record: dict[str, Any], fields: Mapping[str, tuple[type, ...]], what: str) -> None:
+    if unknown := sorted(set(record) - set(fields)):
+        raise ValueError(f"{what}: unknown field(s) {', '.join(map(repr, unknown))}")
+    for key, value in record.items():
+        types = fields[key]
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            names = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+            raise ValueError(f"{what}: {key} must be {names}, not {type(value).__name__}")
 
 
 def write_jsonl(path: str | os.PathLike, trajectories: Iterable[Trajectory], append: bool = False) -> None:
@@ -115,17 +140,7 @@ def write_jsonl(path: str | os.PathLike, trajectories: Iterable[Trajectory], app
 
 
 def read_jsonl(path: str | os.PathLike, strict: bool = False) -> list[Trajectory]:
-    """Read trajectories; corrupt lines are logged with file and line and skipped."""
-    out: list[Trajectory] = []
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                out.append(Trajectory.from_dict(json.loads(line)))
-            except (ValueError, TypeError, RecursionError) as e:
-                msg = f"{path}:{lineno}: skipped corrupt trajectory line ({e})"
-                if strict:
-                    raise ValueError(msg) from None
-                log.warning(msg)
-    return out
+    """Read trajectories; corrupt lines are logged with file and line, skipped and counted (or,
+    with ``strict``, raise ValueError). FileNotFoundError if there is no file; a file with lines
+    but no readable trajectory raises :class:`~gui_gym.core.io.CorruptFileError`."""
+    return read_jsonl_records(path, "trajectory", Trajectory.from_dict, strict=strict, report=log)

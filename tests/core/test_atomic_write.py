@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
+import subprocess
+import sys
+import time
 
 import pytest
 import torch
 
-from gui_gym.core.io import atomic_write, atomic_write_json
+from gui_gym.core.io import STALE_AFTER_S, atomic_write, atomic_write_json, read_json, remove_stale_temporaries
 from gui_gym.core.trajectory import Step, Trajectory, read_jsonl, write_jsonl
 from wrappers.progress.model import atomic_save
 
@@ -91,3 +95,78 @@ def test_the_callers_write_through_it(tmp_path):
         atomic_save({"bad": lambda: None}, ckpt)
     assert torch.load(ckpt, weights_only=True)["w"].tolist() == [1.0, 1.0, 1.0]
     assert _listing(tmp_path) == ["best.pt", "runs.jsonl"]
+
+
+# ----------------------------------------------------------------------------- killed writers
+
+_SLOW_WRITER = """
+import sys, time
+from gui_gym.core.io import atomic_write
+
+def slow(f):
+    f.write("half of the new docu")
+    f.flush()
+    print("writing", flush=True)
+    time.sleep(120)
+
+atomic_write(sys.argv[1], slow)
+"""
+
+
+def _start_slow_writer(path) -> subprocess.Popen:
+    """A process caught in the middle of ``atomic_write(path)``: its temporary exists, no rename yet."""
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW_WRITER, str(path)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline() == "writing\n"  # EOF ("") if the writer died instead
+    return proc
+
+
+def _temporaries(directory) -> list[str]:
+    return sorted(n for n in os.listdir(directory) if n.endswith((".tmp", ".tmp.bak")))
+
+
+def test_a_writer_killed_mid_write_leaves_a_temporary_the_next_write_removes(tmp_path):
+    path = tmp_path / "status.json"
+    atomic_write_json(path, {"done": 1})
+    proc = _start_slow_writer(path)
+    try:
+        (tmp,) = _temporaries(tmp_path)
+        assert tmp.startswith(".status.json.") and f".{proc.pid}." in tmp  # recognisable: target and pid
+        atomic_write_json(path, {"done": 2})  # the writer is alive: its temporary stays
+        assert _temporaries(tmp_path) == [tmp]
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+    assert json.loads(path.read_text()) == {"done": 2}  # the killed write changed nothing
+    assert _temporaries(tmp_path) == [tmp]  # no one could remove it while it died
+    atomic_write_json(path, {"done": 3})
+    assert _temporaries(tmp_path) == []
+    assert json.loads(path.read_text()) == {"done": 3}
+
+
+def test_loading_removes_a_killed_writers_temporary_too(tmp_path):
+    path = tmp_path / "book.json"
+    atomic_write_json(path, {"done": 1})
+    proc = _start_slow_writer(path)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(30)
+    assert len(_temporaries(tmp_path)) == 1
+    assert read_json(path) == {"done": 1}
+    assert _temporaries(tmp_path) == []
+
+
+def test_temporaries_that_cannot_be_asked_go_once_old(tmp_path):
+    """Another host's (a shared disk) or an older naming's: removed once untouched for STALE_AFTER_S."""
+    path = tmp_path / "spa.json"
+    names = [".spa.json.k2x9q7ab.tmp", ".spa.json.0a1b2c3d.4242.beef.tmp", ".spa.json.0a1b2c3d.4242.beef.tmp.bak"]
+    for n in names:
+        (tmp_path / n).write_text("partial")
+    old = tmp_path / "other.json"  # another target's temporary is not this write's business
+    (tmp_path / ".other.json.k2x9q7ab.tmp").write_text("partial")
+    atomic_write_json(path, {"a": 1})
+    assert _temporaries(tmp_path) == sorted([*names, ".other.json.k2x9q7ab.tmp"])  # recent: kept
+    long_ago = time.time() - STALE_AFTER_S - 60
+    for n in [*names, ".other.json.k2x9q7ab.tmp"]:
+        os.utime(tmp_path / n, (long_ago, long_ago))
+    assert len(remove_stale_temporaries(path)) == 3
+    assert _temporaries(tmp_path) == [".other.json.k2x9q7ab.tmp"] and not old.exists()
+    assert json.loads(path.read_text()) == {"a": 1}

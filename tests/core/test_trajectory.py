@@ -136,10 +136,10 @@ def test_corrupt_line_is_skipped_with_a_warning(tmp_path, caplog, bad: str) -> N
     with caplog.at_level(logging.WARNING):
         back = read_jsonl(path)
     assert back == good
-    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
-    assert len(warnings) == 1
-    msg = warnings[0].getMessage()
-    assert str(path) in msg and ":2:" in msg, msg
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 2, warnings  # the line, then the count
+    assert str(path) in warnings[0] and ":2:" in warnings[0], warnings[0]
+    assert warnings[1] == f"{path}: skipped 1 bad line(s) of 3, read 2 trajectory(s)"
     with pytest.raises(ValueError, match=":2:"):
         read_jsonl(path, strict=True)
 

@@ -167,3 +167,97 @@ def test_pickled_book_keeps_its_file(tmp_path):
     clone = pickle.loads(pickle.dumps(book))
     clone.update(successful("B", ["b"]))
     assert book.templates("B") == ["b"]  # the original reloads what the clone wrote
+
+
+# ----------------------------------------------------------------------------- damaged documents
+
+
+def _book_document(tmp_path) -> dict:
+    book = MilestoneBook(tmp_path / "good.json", generator=keep_all)
+    book.update(successful("A", ["Open A", "Save <X>"], {"X": "x1"}), epoch=1)
+    book.record("A", ["Open A"], epoch=1)
+    book.flush()
+    return json.loads((tmp_path / "good.json").read_text())
+
+
+def _set(doc: dict, where: tuple, value) -> dict:
+    doc = json.loads(json.dumps(doc))
+    target = doc
+    for key in where[:-1]:
+        target = target[key]
+    target[where[-1]] = value
+    return doc
+
+
+TASK = ("data", "tasks", "A")
+BAD_BOOKS = {
+    "entry not an object": (TASK, ["Open A"]),
+    "milestones not strings": ((*TASK, "milestones"), ["Open A", 3]),
+    "versions not a list": ((*TASK, "versions"), "1"),
+    "version without epoch": ((*TASK, "versions", 0, "epoch"), None),
+    "version number a string": ((*TASK, "versions", 0, "version"), "1"),
+    "version length a string": ((*TASK, "versions", 0, "length"), "2"),
+    "version milestones a string": ((*TASK, "versions", 0, "milestones"), "Open A"),
+    "hits not an object": ((*TASK, "hits"), [1]),
+    "hits epoch not a number": ((*TASK, "hits"), {"first": {"Open A": 1}}),
+    "hit count a string": ((*TASK, "hits", "1", "Open A"), "1"),
+    "episodes a string": ((*TASK, "episodes"), "3"),
+    "successes negative": ((*TASK, "successes"), -1),
+    "successes a bool": ((*TASK, "successes"), True),
+    "history not a list": ((*TASK, "history"), {}),
+    "history record without task": ((*TASK, "history", 0, "task_id"), 7),
+    "history steps not a list": ((*TASK, "history", 0, "steps"), "a"),
+    "history step too short": ((*TASK, "history", 0, "steps", 0), ["Open A", True]),
+    "history step flag a string": ((*TASK, "history", 0, "steps", 0, 1), "yes"),
+    "placeholder not a string": ((*TASK, "history", 0, "placeholders", "X"), 1),
+    "missing successes": (TASK, {"milestones": [], "versions": [], "history": [], "hits": {}, "episodes": 0}),
+    "format_version a string": (("format_version",), "1"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_BOOKS, ids=list(BAD_BOOKS))
+def test_a_half_valid_book_fails_at_load_naming_the_entry(tmp_path, case):
+    """Every field the book reads later is checked at load: the error names the file and the entry."""
+    where, value = BAD_BOOKS[case]
+    path = tmp_path / "book.json"
+    path.write_text(json.dumps(_set(_book_document(tmp_path), where, value)))
+    with pytest.raises(StateFileError) as e:
+        MilestoneBook.load(path)
+    msg = str(e.value)
+    assert msg.startswith(f"{path}: cannot read this milestone_book (")
+    assert "format_version" in msg if where[0] == "format_version" else "task 'A'" in msg, msg
+
+
+def test_the_good_document_of_those_cases_loads(tmp_path):
+    path = tmp_path / "book.json"
+    path.write_text(json.dumps(_book_document(tmp_path)))
+    book = MilestoneBook.load(path, generator=keep_all)
+    assert book.templates("A") == ["Open A", "Save <X>"] and book.hit_counts("A") == {1: {"Open A": 1}}
+    assert book.update(successful("A", ["Open A"]), epoch=2)  # the history it read is usable
+
+
+@pytest.mark.parametrize(
+    "text", ["[" * 100_000 + "]" * 100_000, '{"a": ' * 50_000 + "1" + "}" * 50_000], ids=["lists", "objects"]
+)
+def test_deeply_nested_state_files_are_a_state_file_error(tmp_path, text):
+    for cls in (MilestoneBook, ShortestLengths):
+        path = tmp_path / f"{cls.kind}.json"
+        path.write_text(text)
+        with pytest.raises(StateFileError, match=rf"^{path}: cannot read this {cls.kind} \(.*nested deeper than"):
+            cls.load(path)
+
+
+def test_a_byte_order_mark_is_not_damage(tmp_path):
+    lengths = ShortestLengths()
+    lengths.observe("k", 3)
+    path = lengths.save(tmp_path / "spa.json")
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert ShortestLengths.load(path).get("k") == 3
+
+
+@pytest.mark.parametrize("table", [{"k": True}, {"k": "3"}, {"k": 0}, {"k": 2.5}, []])
+def test_spa_lengths_must_be_positive_integers(tmp_path, table):
+    path = tmp_path / "spa.json"
+    path.write_text(json.dumps({"kind": "spa_shortest_lengths", "format_version": 1, "data": {"shortest": table}}))
+    with pytest.raises(StateFileError, match=rf"^{path}: cannot read this spa_shortest_lengths \('shortest' must"):
+        ShortestLengths.load(path)
