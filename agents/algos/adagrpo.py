@@ -21,7 +21,6 @@ Replayed items come back exactly as they were added, so store in them what the l
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -32,7 +31,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 
 from agents.algos.advantages import finite
-from gui_gym.core.io import atomic_write_json
+from gui_gym.core.io import atomic_write_json, read_json
 from wrappers.state import StateFileError
 
 T = TypeVar("T")
@@ -299,8 +298,7 @@ class FailureCurriculum:
     def load(cls, path: str | os.PathLike) -> FailureCurriculum:
         """The curriculum saved at ``path``: FCF keeps failure histories across training runs."""
         try:
-            with open(path, encoding="utf-8") as f:
-                doc = json.load(f)
+            doc = read_json(path, "failure curriculum")
             if not isinstance(doc, dict) or doc.get("kind") != cls.kind:
                 raise ValueError(f"not a {cls.kind} file")
             if int(doc.get("format_version", 0)) > cls.format_version:

@@ -53,10 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.basicConfig(level=logging.WARNING, format="warning: %(message)s")
     try:
         return args.func(args)
-    except (FileNotFoundError, FileExistsError) as e:
+    except ValueError as e:  # unknown task ids, damaged files and the like: a message, not a traceback
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except ValueError as e:  # unknown task ids and the like: a message, not a traceback
+    except OSError as e:  # a missing, unreadable or unwritable file or directory names itself
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -15,7 +15,6 @@ are the lenient value readers the other study modules share.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import os
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.study.settings import SETTINGS, Setting, setting
+from gui_gym.core.io import loads_json, read_json
 
 log = logging.getLogger(__name__)
 
@@ -121,9 +121,9 @@ def _read_json(path: Path) -> tuple[Any, str | None]:
     if not path.is_file():
         return None, f"{path.name} missing"
     try:
-        return json.loads(path.read_text(encoding="utf-8")), None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        return None, f"{path.name} unreadable ({type(e).__name__}: {e})"
+        return read_json(path), None
+    except (OSError, ValueError) as e:
+        return None, f"{path.name} unreadable ({type(e).__name__}: {str(e).removeprefix(f'{path}: ')})"
 
 
 def read_jsonl_objects(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
@@ -133,13 +133,13 @@ def read_jsonl_objects(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     """
     rows: list[dict[str, Any]] = []
     bad: list[int] = []
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
+    with open(path, "rb") as f:
+        for n, raw in enumerate(f, 1):
+            if not raw.strip():
                 continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
+            try:  # a BOM is fine, bad bytes or nesting are a bad line (never silently altered)
+                row = loads_json(raw, f"{path}:{n}")
+            except ValueError:
                 bad.append(n)
                 continue
             if isinstance(row, dict):
@@ -181,7 +181,7 @@ def _load_run(path: Path, name: str, seed: int) -> RunRecord:
         return run
     status, why = _read_json(path / "status.json")
     if why is not None:
-        run.status = "missing" if "missing" in why else "unreadable"
+        run.status = "missing" if why.endswith(" missing") else "unreadable"
         run.reason = why + (" (unfinished or killed run?)" if run.status == "missing" else "")
     elif not isinstance(status, dict):
         run.status, run.reason = "unreadable", f"status.json holds a {type(status).__name__}, not an object"
@@ -300,7 +300,7 @@ def load_study(out: str | os.PathLike[str]) -> StudyData:
     for name in model_names:
         value, why = _read_json(mdir / name / "eval.json")
         if why is not None:
-            models[name] = ModelEval(name, "missing" if "missing" in why else "unreadable", reason=why)
+            models[name] = ModelEval(name, "missing" if why.endswith(" missing") else "unreadable", reason=why)
         elif not isinstance(value, dict):
             models[name] = ModelEval(name, "unreadable", reason="eval.json is not a JSON object")
         else:

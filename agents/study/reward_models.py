@@ -31,7 +31,6 @@ on, so those figures are slightly optimistic; its tasks are never trained on.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -43,7 +42,7 @@ import numpy as np
 import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
 from agents.policies import NoisyOraclePolicy, OraclePolicy, RandomPolicy
 from agents.rollout import rollout
-from gui_gym.core.io import atomic_write_json
+from gui_gym.core.io import atomic_write_json, read_json
 from gui_gym.core.trajectory import Trajectory, read_jsonl, write_jsonl
 from wrappers.progress import (
     ProgressExample,
@@ -290,7 +289,7 @@ def _done(out: Path, settings: dict[str, Any]) -> dict[str, Any] | None:
 
 def _read_json(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path, "stage record")
     except (OSError, ValueError) as e:
         raise ValueError(f"{path} is unreadable ({e}); delete it to redo its stage") from None
     if not isinstance(data, dict):

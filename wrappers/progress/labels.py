@@ -37,7 +37,6 @@ Example (hard matching; two successes of one task and a partial failure):
 from __future__ import annotations
 
 import copy
-import json
 import logging
 import os
 from collections import Counter, defaultdict
@@ -47,7 +46,7 @@ from typing import Literal
 
 import numpy as np
 
-from gui_gym.core.io import atomic_write_json
+from gui_gym.core.io import atomic_write_json, read_json
 from gui_gym.core.trajectory import Trajectory
 from wrappers.progress.lcs import group_lcs, lcs, similarity
 from wrappers.progress.match import ActionMatch, ActionToken, trajectory_tokens
@@ -258,14 +257,11 @@ class ProgressLabeller:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], match: ActionMatch | None = None) -> ProgressLabeller:
+        data = read_json(path, "recipe library")  # FileNotFoundError, or CorruptFileError naming the file
         try:
-            with open(path, encoding="utf-8") as f:
-                data = json.load(f)
             out = cls(theta=data["theta"], match=match, group_by=data["group_by"])
             out.library = {k: [[ActionToken(**t) for t in r] for r in rs] for k, rs in data["library"].items()}
-        except FileNotFoundError:
-            raise
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"{path}: not a recipe library ({e})") from e
         return out
 
