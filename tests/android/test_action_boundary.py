@@ -28,7 +28,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
-from _util import canon, make
+from _util import canon, find_el, make, tap
 
 from gui_gym.android.actions import (
     DIRECTIONS,
@@ -882,3 +882,21 @@ def test_an_invalid_action_lets_no_time_pass() -> None:
     assert env.unwrapped.device.state.step == twin.unwrapped.device.state.step
     for action in ('do(action="Wait")', 'do(action="Back")'):
         assert _same_step(env.step(action), twin.step(action))
+
+
+def test_a_time_typed_with_too_many_digits_is_refused_with_a_capped_reason() -> None:
+    """An hour of 400 nines once overflowed out of step(); now OK is refused, quoting a capped piece."""
+    env = make("ClockAlarmAdd", max_steps=50)
+    env.reset(seed=0)
+    _, _, _, _, info = env.step('do(action="Launch", app="Clock")')
+    _, _, _, _, info = env.step(tap(find_el(info, content_description="Add alarm")))
+    hour = find_el(info, resource_id="android:id/input_hour")
+    ok = find_el(info, resource_id="android:id/button1")
+    env.step({"action_type": "click", "index": hour.index})
+    _, _, _, _, info = env.step(f'do(action="Type", text="{"9" * 400}")')
+    assert info["format_valid"], info.get("reason")
+    obs, _, _, _, info = env.step({"action_type": "click", "index": ok.index})
+    reason = info["reason"]
+    assert info["format_valid"] is False and reason.startswith("invalid time")
+    assert "9" * (MAX_QUOTE + 1) not in reason and "… (402 characters)" in reason
+    assert "android:id/input_hour" in obs["ui"]  # the picker is still open
