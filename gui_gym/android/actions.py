@@ -25,6 +25,15 @@ Three syntaxes are understood, and :func:`parse_action` tells them apart by shap
     {"action_type": "TOUCH", "touch_position": [0.5, 0.25]}   # normalised x, y
     {"action_type": "LIFT", "touch_position": [0.5, 0.25]}
 
+Untrusted input is checked at this boundary, whatever its form (text, dict or :class:`Action`):
+types (a ``bool`` is no integer; numpy numbers are; NaN and infinity are refused), values
+(directions, distances, goal statuses, the fields each kind takes), and lengths (text and
+messages up to :data:`MAX_TEXT` characters, app names up to :data:`MAX_APP`). What needs the
+screen (coordinates on it, an index below the number of elements) is checked by
+:func:`check_on_screen`. A JSON action is accepted only as the whole text (or a whole fenced
+block), never from inside other text, where it may sit in a quoted argument of a call.
+Reasons quote agent text through :func:`quoted`: at most :data:`MAX_QUOTE` characters of it.
+
 Example:
     >>> a = parse_action('do(action="Tap", element=[40,300,1040,420])')
     >>> a.kind, a.element, a.center()
@@ -39,20 +48,33 @@ import ast
 import json
 import math
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
+from itertools import islice
 from typing import Any
+
+import numpy as np
+
+from gui_gym.android.ui import SCREEN_H, SCREEN_W
 
 __all__ = [
     "ACTION_KINDS",
     "CONTRACT_KINDS",
     "DIRECTIONS",
     "DISTANCES",
+    "KIND_FIELDS",
+    "MAX_APP",
+    "MAX_QUOTE",
+    "MAX_REASON",
+    "MAX_TEXT",
     "SYNTAXES",
     "Action",
     "ActionParseError",
+    "check_on_screen",
+    "clip_text",
     "contract_kind",
     "format_action",
     "parse_action",
+    "quoted",
 ]
 
 #: Every action kind the envs understand.
@@ -78,7 +100,10 @@ DIRECTIONS = ("up", "down", "left", "right")
 DISTANCES = ("short", "medium", "long")
 SYNTAXES = ("androidlab", "androidworld", "android_env")
 GOAL_STATUSES = ("complete", "infeasible")
-MAX_TEXT = 10_000  # longer payloads are refused by the parser
+MAX_TEXT = 10_000  # longer text, answers and messages are refused by the parser
+MAX_APP = 200  # longer app names are refused by the parser
+MAX_QUOTE = 200  # agent text quoted in a reason is cut to this many characters
+MAX_REASON = 1_000  # a reason the env reports is cut to this many characters, marker included
 _MAX_INPUT = 100_000  # longer raw inputs are refused before any parsing
 _MAX_SCANS = 64  # fresh parenthesis scans per text (see _call_spans)
 _MAX_PARSES = 64  # call spans parsed per text, from the last
@@ -109,8 +134,8 @@ class Action:
     touch_position: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in ACTION_KINDS:
-            raise ActionParseError(f"unknown action kind {self.kind!r}; expected one of {ACTION_KINDS}")
+        if not isinstance(self.kind, str) or self.kind not in ACTION_KINDS:
+            raise ActionParseError(f"unknown action kind {quoted(self.kind)}; expected one of {ACTION_KINDS}")
 
     def center(self) -> tuple[int, int] | None:
         """The pixel this action points at, if it names one by bbox or point."""
@@ -135,41 +160,47 @@ class Action:
 
 
 def parse_action(action: str | dict | Action) -> Action:
-    """Parse any accepted syntax into an :class:`Action`.
+    """Parse and check any accepted form into an :class:`Action` of plain values.
 
-    Accepts text in the androidlab, androidworld or android_env syntax (surrounding prose such
-    as ``"Action: do(...)"`` or a fenced block is tolerated: the last action found wins), a
-    dict in either JSON syntax, or an :class:`Action`. Raises :class:`ActionParseError` with
-    the reason on anything else; never raises another exception type.
+    Accepts text in the androidlab, androidworld or android_env syntax, a dict in either JSON
+    syntax, or an :class:`Action`. Prose around a call is tolerated (``"Action: do(...)"``, a
+    fenced block: the last call found wins); a JSON action must be the whole text or a whole
+    fenced block. An :class:`Action` is checked like the other forms and comes back with plain
+    values (numpy numbers as ``int``/``float``, sequences as tuples); one that already has them
+    comes back as itself. Raises :class:`ActionParseError` with a reason an agent can act on,
+    and no other exception, whatever ``action`` is.
     """
     try:
         if isinstance(action, Action):
-            return action
+            return _checked(action)
         if isinstance(action, dict):
-            return _from_json_dict(action)
+            return _checked(_from_json_dict(action))
         if not isinstance(action, str):
-            raise ActionParseError(f"an action must be text, a dict or an Action, not {type(action).__name__}")
-        if len(action) > _MAX_INPUT:
-            raise ActionParseError(f"action text is {len(action)} characters; the limit is {_MAX_INPUT}")
-        text = action.strip()
+            raise ActionParseError(f"an action must be text, a dict or an Action, not {_type_name(action)}")
+        text = _plain_str(action)
+        if len(text) > _MAX_INPUT:
+            raise ActionParseError(f"action text is {len(text)} characters; the limit is {_MAX_INPUT}")
+        text = text.strip()
         if not text:
             raise ActionParseError("empty action")
-        return _parse_text(text)
+        return _checked(_parse_text(text))
     except ActionParseError:
         raise
-    except (ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError, MemoryError) as e:
-        raise ActionParseError(f"malformed action: {e}") from None
+    except Exception as e:  # untrusted input: whatever fails while reading it is a refusal
+        raise ActionParseError(f"malformed action: {_error_text(e)}") from None
 
 
 _CALL_START = re.compile(r"\b(do|finish)\s*\(")
+# A fence around the whole text: ```lang\n ... ``` (the language line is optional).
+_FENCE = re.compile(r"\A```(?:[\w+.-]*[ \t]*\n)?(.*?)```\Z", re.DOTALL)
 
 
 def _parse_text(text: str) -> Action:
-    # JSON first when the text is (or contains) an object.
-    if text[0] == "{":
-        obj = _first_json_object(text, 0)
-        if obj is not None:
-            return _from_json_dict(obj)
+    # A JSON action counts only as the whole text (or the whole of one fenced block): found
+    # anywhere else it may sit in a string argument of a broken call, and must not run.
+    body = _unfenced(text)
+    if body.startswith("{"):
+        return _from_json_dict(_whole_json_object(body))
     # Find each call's span by matching its parentheses (outside string literals), left to
     # right, so a call inside another call's string argument (do(action="Type",
     # text="finish()")) is never taken for an action. Then parse the spans from the last
@@ -186,25 +217,37 @@ def _parse_text(text: str) -> Action:
                 return _from_call(tree.body)
             except ActionParseError as e:  # call-shaped prose such as "do (this)"
                 error = error or e
-    starts = bool(spans) or _CALL_START.search(text) is not None
-    brace = text.find("{")
-    if brace >= 0:
-        obj = _first_json_object(text, brace)
-        if obj is not None:
-            return _from_json_dict(obj)
     if error is not None:
         raise error
-    if starts:
-        raise ActionParseError(f"could not parse the call in {text[:120]!r}: unbalanced or not literal arguments")
-    raise ActionParseError(f"no action found in {text[:120]!r}: expected do(action=...), finish(...), or a JSON action")
+    if spans or _CALL_START.search(text) is not None:
+        raise ActionParseError(f"could not parse the call in {quoted(text)}: unbalanced or not literal arguments")
+    if "action_type" in text:
+        raise ActionParseError(
+            "a JSON action must be the whole reply (or the whole of a ```json fenced block), "
+            "not inside other text: send the object alone"
+        )
+    raise ActionParseError(f"no action found in {quoted(text)}: expected do(action=...), finish(...), or a JSON action")
 
 
-def _first_json_object(text: str, start: int) -> dict | None:
+def _unfenced(text: str) -> str:
+    """The inside of a fenced block that is the whole text, else ``text``."""
+    m = _FENCE.match(text)
+    if m is None or "```" in m.group(1):
+        return text
+    return m.group(1).strip()
+
+
+def _whole_json_object(text: str) -> dict:
     try:
-        obj, _ = json.JSONDecoder().raw_decode(text, start)
-    except (json.JSONDecodeError, RecursionError):
-        return None
-    return obj if isinstance(obj, dict) else None
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ActionParseError(
+            f"the text starts like a JSON action but is not one JSON object ({e.msg} at character {e.pos}); "
+            "a JSON action must be the whole reply"
+        ) from None
+    if not isinstance(obj, dict):
+        raise ActionParseError(f"a JSON action must be an object, got {_type_name(obj)}")
+    return obj
 
 
 def _call_spans(text: str) -> list[tuple[int, int]]:
@@ -302,11 +345,10 @@ def _from_call(call: ast.Call) -> Action:
     if name == "finish":
         unknown = set(kwargs) - {"message"}
         if unknown:
-            raise ActionParseError(f"finish() got unexpected arguments {sorted(unknown)}")
-        msg = kwargs.get("message")
-        return Action("finish", text=None if msg is None else _text(msg, "message"))
+            raise ActionParseError(f"finish() got unexpected arguments {quoted(sorted(unknown))}")
+        return Action("finish", text=_text(kwargs.get("message"), "message"))
     if name != "do":
-        raise ActionParseError(f"unknown call {name}(); expected do(...) or finish(...)")
+        raise ActionParseError(f"unknown call {quoted(name)}(); expected do(...) or finish(...)")
     verb = kwargs.pop("action", None)
     if not isinstance(verb, str):
         raise ActionParseError(
@@ -315,8 +357,10 @@ def _from_call(call: ast.Call) -> Action:
     kind = _LAB_KINDS.get(verb.strip().lower())
     if kind is None:
         raise ActionParseError(
-            f"unknown action {verb!r}; expected one of Tap, Type, Swipe, Long Press, Launch, Back, Home, Wait, Enter"
+            f"unknown action {quoted(verb)}; expected one of Tap, Type, Swipe, Long Press, Launch, Back, Home, "
+            "Wait, Enter"
         )
+    verb = quoted(verb.strip())
     allowed = {
         "tap": {"element"},
         "long_press": {"element"},
@@ -326,7 +370,7 @@ def _from_call(call: ast.Call) -> Action:
     }.get(kind, set())
     unknown = set(kwargs) - allowed
     if unknown:
-        raise ActionParseError(f"{verb} got unexpected arguments {sorted(unknown)}")
+        raise ActionParseError(f"{verb} got unexpected arguments {quoted(sorted(unknown))}")
     if kind in ("tap", "long_press"):
         if "element" not in kwargs:
             raise ActionParseError(f"{verb} needs element=[x1,y1,x2,y2]")
@@ -336,14 +380,11 @@ def _from_call(call: ast.Call) -> Action:
             raise ActionParseError('Type needs text="..."')
         return Action("type", text=_text(kwargs["text"], "text"))
     if kind == "swipe":
-        direction = _direction(kwargs.get("direction"))
-        dist = kwargs.get("dist", "medium")
-        if not isinstance(dist, str) or dist.lower() not in DISTANCES:
-            raise ActionParseError(f"dist must be one of {DISTANCES}, got {dist!r}")
         element = _bbox(kwargs["element"]) if kwargs.get("element") is not None else None
-        return Action("swipe", direction=direction, dist=dist.lower(), element=element)
+        dist = _dist(kwargs.get("dist", "medium"))
+        return Action("swipe", direction=_direction(kwargs.get("direction")), dist=dist, element=element)
     if kind == "launch":
-        return Action("launch", app=_text(kwargs.get("app"), "app", nonempty=True))
+        return Action("launch", app=_app(kwargs.get("app"), "app"))
     return Action(kind)
 
 
@@ -363,22 +404,36 @@ _WORLD_KINDS = {
     "answer": "answer",
     "keyboard_enter": "enter",
 }
-_RAW_KINDS = {"TOUCH": "touch", "LIFT": "lift", "REPEAT": "touch", "0": "touch", "1": "lift", "2": "touch"}
+# The keys each kind's JSON dict may have besides "action_type" (a key whose value is null
+# counts as absent: some serialisers write every field of AndroidWorld's JSONAction).
+_WORLD_KEYS = {
+    "tap": ("index", "x", "y"),
+    "long_press": ("index", "x", "y"),
+    "input_text": ("text", "index", "x", "y"),
+    "scroll": ("direction", "index", "x", "y"),
+    "swipe": ("direction", "index", "x", "y"),
+    "launch": ("app_name", "app"),
+    "status": ("goal_status", "status"),
+    "answer": ("text",),
+}
+_RAW_KINDS = {"TOUCH": "touch", "LIFT": "lift", "REPEAT": "touch", 0: "touch", 1: "lift", 2: "touch"}
 
 
 def _from_json_dict(d: dict) -> Action:
+    d = {k: v for k, v in d.items() if v is not None}
     if "action_type" not in d:
         raise ActionParseError('a JSON action needs "action_type"')
-    raw_type = d["action_type"]
-    if hasattr(raw_type, "item"):  # numpy scalar from android_env
-        raw_type = raw_type.item()
+    raw_type = _scalar(d["action_type"])  # android_env gives a numpy scalar
     if isinstance(raw_type, bool) or not isinstance(raw_type, (str, int)):
-        raise ActionParseError(f"action_type must be a string, got {type(raw_type).__name__}")
+        raise ActionParseError(f"action_type must be a string, got {quoted(raw_type)}")
+    if isinstance(raw_type, str):
+        raw_type = _plain_str(raw_type)
     if isinstance(raw_type, int) or raw_type in ("TOUCH", "LIFT", "REPEAT"):
-        return _from_raw(str(raw_type), d)
+        return _from_raw(raw_type, d)
     kind = _WORLD_KINDS.get(raw_type.strip().lower())
     if kind is None:
-        raise ActionParseError(f"unknown action_type {raw_type!r}; expected one of {sorted(_WORLD_KINDS)}")
+        raise ActionParseError(f"unknown action_type {quoted(raw_type)}; expected one of {sorted(_WORLD_KINDS)}")
+    _only_keys(d, _WORLD_KEYS.get(kind, ()), raw_type)
     if kind in ("tap", "long_press", "input_text"):
         index, point = _target(d, required=kind != "input_text")
         text = _text(d.get("text"), "text") if kind == "input_text" else None
@@ -389,12 +444,9 @@ def _from_json_dict(d: dict) -> Action:
         index, point = _target(d, required=False)
         return Action(kind, direction=_direction(d.get("direction")), index=index, point=point)
     if kind == "launch":
-        return Action("launch", app=_text(d.get("app_name", d.get("app")), "app_name", nonempty=True))
+        return Action("launch", app=_app(d.get("app_name", d.get("app")), "app_name"))
     if kind == "status":
-        status = d.get("goal_status", d.get("status"))
-        if not isinstance(status, str) or status.lower() not in GOAL_STATUSES:
-            raise ActionParseError(f'status needs "goal_status" in {GOAL_STATUSES}, got {status!r}')
-        return Action("status", goal_status=status.lower())
+        return Action("status", goal_status=_goal_status(d.get("goal_status", d.get("status"))))
     if kind == "answer":
         text = _text(d.get("text"), "text")
         if text is None:
@@ -403,73 +455,362 @@ def _from_json_dict(d: dict) -> Action:
     return Action(kind)
 
 
-def _from_raw(raw_type: str, d: dict) -> Action:
+def _from_raw(raw_type: str | int, d: dict) -> Action:
     kind = _RAW_KINDS.get(raw_type)
     if kind is None:
-        raise ActionParseError(f"android_env action_type must be TOUCH(0), LIFT(1) or REPEAT(2), got {raw_type}")
-    pos = d.get("touch_position")
-    if pos is None:
+        raise ActionParseError(
+            f"android_env action_type must be TOUCH (0), LIFT (1) or REPEAT (2), got {quoted(raw_type)}"
+        )
+    _only_keys(d, ("touch_position",), raw_type)
+    if "touch_position" not in d:
         raise ActionParseError("android_env actions need touch_position [x, y] in [0, 1]")
-    if hasattr(pos, "tolist"):
-        pos = pos.tolist()
-    if not isinstance(pos, (list, tuple)) or len(pos) != 2:
-        raise ActionParseError("touch_position must be two numbers [x, y] in [0, 1]")
-    xy = []
-    for v in pos:
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 0.0 <= v <= 1.0:
-            raise ActionParseError(f"touch_position values must be finite numbers in [0, 1], got {pos!r}")
-        xy.append(float(v))
-    return Action(kind, touch_position=(xy[0], xy[1]))
+    return Action(kind, touch_position=_unit_pair(d["touch_position"]))
+
+
+def _only_keys(d: dict, allowed: tuple[str, ...], raw_type: str | int) -> None:
+    for key in d:
+        if key != "action_type" and key not in allowed:
+            takes = f"its keys are {', '.join(allowed)}" if allowed else "it takes no other key"
+            raise ActionParseError(f"action_type {quoted(raw_type)} takes no key {quoted(key)}: {takes}")
 
 
 def _target(d: dict, required: bool) -> tuple[int | None, tuple[int, int] | None]:
-    if d.get("index") is not None:
+    has_xy = "x" in d or "y" in d
+    if "index" in d:
+        if has_xy:
+            raise ActionParseError('give "index" or "x" and "y", not both')
         return _int(d["index"], "index", low=0), None
-    if d.get("x") is not None or d.get("y") is not None:
+    if has_xy:
         return None, (_int(d.get("x"), "x"), _int(d.get("y"), "y"))
     if required:
-        raise ActionParseError(f'{d.get("action_type")} needs "index" or "x" and "y"')
+        raise ActionParseError(f'{quoted(d.get("action_type"))} needs "index" or "x" and "y"')
     return None, None
 
 
-def _int(v: Any, name: str, low: int | None = None) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v != int(v):
-        raise ActionParseError(f"{name} must be an integer, got {v!r}")
-    v = int(v)
-    if abs(v) > 10**6 or (low is not None and v < low):
-        raise ActionParseError(f"{name} out of range: {v}")
+# ----------------------------------------------------------------------------- field checks
+
+_MAX_COORD = 10**6  # coordinates beyond this are refused before any screen is consulted
+_MAX_DIGITS = 100  # a number given as text (a JSON answer of 42) has fewer digits than this
+
+#: The fields each kind of :class:`Action` may set; the others stay ``None``.
+KIND_FIELDS: dict[str, frozenset[str]] = {
+    "tap": frozenset({"element", "point", "index"}),
+    "long_press": frozenset({"element", "point", "index"}),
+    "type": frozenset({"text"}),
+    "input_text": frozenset({"text", "element", "point", "index"}),
+    "swipe": frozenset({"direction", "dist", "element", "point", "index"}),
+    "scroll": frozenset({"direction", "dist", "element", "point", "index"}),
+    "launch": frozenset({"app"}),
+    "back": frozenset(),
+    "home": frozenset(),
+    "wait": frozenset(),
+    "enter": frozenset(),
+    "finish": frozenset({"text"}),
+    "status": frozenset({"goal_status"}),
+    "answer": frozenset({"text"}),
+    "touch": frozenset({"touch_position"}),
+    "lift": frozenset({"touch_position"}),
+}
+_REQUIRED = {
+    "type": "text",
+    "input_text": "text",
+    "swipe": "direction",
+    "scroll": "direction",
+    "launch": "app",
+    "status": "goal_status",
+    "answer": "text",
+    "touch": "touch_position",
+    "lift": "touch_position",
+}
+_TARGETS = ("element", "point", "index")
+
+
+def _checked(a: Action) -> Action:
+    """``a`` with every field checked and made plain, or :class:`ActionParseError`.
+
+    Runs on every action the parser returns, and on :class:`Action` objects given directly,
+    which may hold anything (a dataclass checks no types, and ``object.__setattr__`` writes
+    past ``frozen``).
+    """
+    kind = _scalar(a.kind)
+    if not isinstance(kind, str) or _plain_str(kind) not in ACTION_KINDS:
+        raise ActionParseError(f"unknown action kind {quoted(kind)}; expected one of {ACTION_KINDS}")
+    kind = _plain_str(kind)
+    allowed = KIND_FIELDS[kind]
+    values: dict[str, Any] = {}
+    for f in _FIELD_NAMES:
+        v = getattr(a, f)
+        if v is None:
+            continue
+        if f not in allowed:
+            takes = f"; it takes {', '.join(sorted(allowed))}" if allowed else ""
+            raise ActionParseError(f"a {kind} action takes no {f}{takes}")
+        values[f] = _FIELD_CHECKS[f](v)
+    targets = [t for t in _TARGETS if t in values]
+    if len(targets) > 1:
+        raise ActionParseError(f"a {kind} action takes one target (element, point or index), got {targets}")
+    if kind in ("tap", "long_press") and not targets:
+        raise ActionParseError(f"a {kind} action needs a target: element, point or index")
+    need = _REQUIRED.get(kind)
+    if need is not None and need not in values:
+        raise ActionParseError(f"a {kind} action needs {need}")
+    out = Action(kind, **values)
+    return a if _identical(a, out) else out
+
+
+def check_on_screen(action: Action, n_elements: int) -> None:
+    """Raise :class:`ActionParseError` unless what a checked ``action`` points at is on screen.
+
+    An ``index`` must be below ``n_elements`` (the entries of ``info["ui_elements"]``); an
+    ``element`` bbox must lie inside the ``SCREEN_W`` x ``SCREEN_H`` device and a ``point`` on
+    it (device pixels, whatever size the screenshot is rendered at).
+    """
+    if action.index is not None and not 0 <= action.index < n_elements:
+        raise ActionParseError(
+            f"index {action.index} out of range: the screen has {n_elements} elements, numbered from 0"
+        )
+    if action.element is not None:
+        x1, y1, x2, y2 = action.element
+        if not (0 <= x1 <= x2 <= SCREEN_W and 0 <= y1 <= y2 <= SCREEN_H):
+            raise ActionParseError(
+                f"element {list(action.element)} is outside the {SCREEN_W}x{SCREEN_H} screen: "
+                f"give [x1,y1,x2,y2] with 0<=x1<=x2<={SCREEN_W} and 0<=y1<=y2<={SCREEN_H}"
+            )
+    if action.point is not None:
+        x, y = action.point
+        if not (0 <= x < SCREEN_W and 0 <= y < SCREEN_H):
+            raise ActionParseError(
+                f"point ({x}, {y}) is outside the {SCREEN_W}x{SCREEN_H} screen: "
+                f"give 0<=x<{SCREEN_W} and 0<=y<{SCREEN_H}"
+            )
+
+
+def _identical(a: Action, b: Action) -> bool:
+    """Whether ``a`` already is ``b``: an :class:`Action` with the same values of the same types."""
+    return type(a) is Action and all(_same_value(getattr(a, f), getattr(b, f)) for f in _FIELD_NAMES)
+
+
+def _same_value(x: Any, y: Any) -> bool:
+    if type(x) is not type(y):
+        return False
+    if type(x) is tuple:
+        return len(x) == len(y) and all(_same_value(p, q) for p, q in zip(x, y, strict=True))
+    return bool(x == y)
+
+
+def _scalar(v: Any) -> Any:
+    """A numpy scalar (or 0-d array) as its Python value, an ``int``/``float``/``str`` subclass
+    as the plain type; anything else unchanged."""
+    if isinstance(v, (np.generic, np.ndarray)) and np.ndim(v) == 0:
+        v = v.item()
+    t = type(v)
+    if t is bool or t is int or t is float or t is str:
+        return v
+    if isinstance(v, bool):
+        return bool(v)
+    if isinstance(v, int):
+        return int.__int__(v)  # the plain value, not what a subclass's __int__ says
+    if isinstance(v, float):
+        return float.__float__(v)
+    if isinstance(v, str):
+        return _plain_str(v)
     return v
+
+
+def _plain_str(s: str) -> str:
+    """``s`` as a plain ``str`` (a subclass's own methods are never called)."""
+    return s if type(s) is str else str.__getitem__(s, slice(None))
+
+
+def _int(v: Any, name: str, low: int | None = None) -> int:
+    v = _scalar(v)
+    if isinstance(v, float) and math.isfinite(v) and v.is_integer():
+        v = int(v)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ActionParseError(f"{name} must be an integer, got {quoted(v)}")
+    if abs(v) > _MAX_COORD or (low is not None and v < low):
+        raise ActionParseError(f"{name} out of range: {quoted(v)}")
+    return v
+
+
+def _numbers(v: Any, n: int, what: str) -> list[Any]:
+    """The ``n`` items of a list, tuple or 1-d array ``v``."""
+    if isinstance(v, np.ndarray) and v.ndim == 1:
+        v = v.tolist()
+    if not isinstance(v, (list, tuple)):
+        raise ActionParseError(f"{what}, got {quoted(v)}")
+    items = list(v)
+    if len(items) != n:
+        raise ActionParseError(f"{what}, got {quoted(v)}")
+    return items
 
 
 def _bbox(v: Any) -> tuple[int, int, int, int]:
-    if not isinstance(v, (list, tuple)) or len(v) != 4:
-        raise ActionParseError(f"element must be [x1, y1, x2, y2], got {v!r}")
-    x1, y1, x2, y2 = (_int(c, "element coordinate") for c in v)
+    x1, y1, x2, y2 = (_int(c, "element coordinate") for c in _numbers(v, 4, "element must be [x1, y1, x2, y2]"))
     if x2 < x1 or y2 < y1:
-        raise ActionParseError(f"element must have x1<=x2 and y1<=y2, got {list(v)}")
+        raise ActionParseError(f"element must have x1<=x2 and y1<=y2, got {[x1, y1, x2, y2]}")
     return x1, y1, x2, y2
 
 
+def _point(v: Any) -> tuple[int, int]:
+    x, y = (_int(c, "point coordinate") for c in _numbers(v, 2, "point must be (x, y)"))
+    return x, y
+
+
+def _unit_pair(v: Any) -> tuple[float, float]:
+    what = "touch_position must be two numbers [x, y] in [0, 1]"
+    xy = []
+    for c in _numbers(v, 2, what):
+        c = _scalar(c)
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 <= c <= 1:  # NaN fails the range
+            raise ActionParseError(f"{what}, got {quoted(v)}")
+        xy.append(float(c))
+    return xy[0], xy[1]
+
+
+def _choice(v: Any, name: str, choices: tuple[str, ...]) -> str:
+    v = _scalar(v)
+    if isinstance(v, str) and v.strip().lower() in choices:
+        return v.strip().lower()
+    raise ActionParseError(f"{name} must be one of {choices}, got {quoted(v)}")
+
+
 def _direction(v: Any) -> str:
-    if not isinstance(v, str) or v.strip().lower() not in DIRECTIONS:
-        raise ActionParseError(f"direction must be one of {DIRECTIONS}, got {v!r}")
-    return v.strip().lower()
+    return _choice(v, "direction", DIRECTIONS)
 
 
-def _text(v: Any, name: str, nonempty: bool = False) -> str | None:
+def _dist(v: Any) -> str:
+    return _choice(v, "dist", DISTANCES)
+
+
+def _goal_status(v: Any) -> str:
+    return _choice(v, "goal_status", GOAL_STATUSES)
+
+
+def _text(v: Any, name: str, *, numbers: bool = True, limit: int = MAX_TEXT) -> str | None:
+    """A text field: ``None`` stays ``None``; a finite number becomes its digits when ``numbers``
+    (a JSON answer of ``42``); anything else must be a string of at most ``limit`` characters."""
     if v is None:
-        if nonempty:
-            raise ActionParseError(f"{name} is required")
         return None
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
+    v = _scalar(v)
+    if numbers and not isinstance(v, bool) and isinstance(v, (int, float)):
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ActionParseError(f"{name} must be a string, got {v!r}")
+        if isinstance(v, int) and abs(v) >= 10**_MAX_DIGITS:
+            raise ActionParseError(f"{name} must be a string, got an integer of {v.bit_length()} bits")
         v = str(v)
     if not isinstance(v, str):
-        raise ActionParseError(f"{name} must be a string, got {type(v).__name__}")
-    if nonempty and not v.strip():
-        raise ActionParseError(f"{name} must not be empty")
-    if len(v) > MAX_TEXT:
-        raise ActionParseError(f"{name} is {len(v)} characters; the limit is {MAX_TEXT}")
+        raise ActionParseError(f"{name} must be a string, got {quoted(v)}")
+    if len(v) > limit:
+        raise ActionParseError(f"{name} is {len(v)} characters; the limit is {limit}")
     return v
+
+
+def _app(v: Any, name: str) -> str:
+    app = _text(v, name, limit=MAX_APP)
+    if app is None:
+        raise ActionParseError(f"{name} is required")
+    if not app.strip():
+        raise ActionParseError(f"{name} must not be empty")
+    return app
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(Action) if f.name != "kind")
+_FIELD_CHECKS = {
+    "element": _bbox,
+    "point": _point,
+    "index": lambda v: _int(v, "index", low=0),
+    "text": lambda v: _text(v, "text", numbers=False),
+    "direction": _direction,
+    "dist": _dist,
+    "app": lambda v: _app(v, "app"),
+    "goal_status": _goal_status,
+    "touch_position": _unit_pair,
+}
+
+
+# ----------------------------------------------------------------------------- reasons
+
+
+def quoted(value: Any, limit: int = MAX_QUOTE) -> str:
+    """``value`` as a reason quotes it: its ``repr``, at most ``limit`` characters in all; a
+    longer one is cut and marked with ``…`` and the original length.
+
+    Only plain values (strings, bytes, numbers, lists, tuples, dicts, numpy scalars and arrays)
+    are written out; another object is named by its type, so that quoting agent input runs
+    none of its code and never raises.
+
+    >>> quoted("Contacts"), quoted("x" * 1000, limit=30)
+    ("'Contacts'", "'xxxxxxxxxx… (1000 characters)")
+    """
+    try:
+        return _brief(value, limit, 0)
+    except Exception:  # a value that cannot even be summarised
+        return "<unprintable value>"
+
+
+def clip_text(text: str, limit: int = MAX_REASON) -> str:
+    """``text`` cut to at most ``limit`` characters, marked with ``…`` and its length when cut."""
+    if len(text) <= limit:
+        return text
+    marker = f"… ({len(text)} characters)"
+    return text[: max(0, limit - len(marker))] + marker
+
+
+def _brief(v: Any, limit: int, depth: int) -> str:
+    if isinstance(v, np.generic) and type(v).__module__ == "numpy":
+        v = v.item()
+    t = type(v)
+    if t is str or t is bytes:
+        r = repr(v[:limit])
+        if len(v) <= limit and len(r) <= limit:
+            return r
+        marker = f"… ({len(v)} {'characters' if t is str else 'bytes'})"
+        return r[: max(0, limit - len(marker))] + marker
+    if t is int:
+        r = repr(v) if v.bit_length() <= 4 * limit else f"<an integer of {v.bit_length()} bits>"
+    elif v is None or t in (bool, float, complex):
+        r = repr(v)
+    elif t is np.ndarray:
+        r = repr(v.tolist()) if v.size <= 8 and v.dtype.kind in "biuf" else f"<array of shape {v.shape}>"
+    elif t in (list, tuple, dict, set, frozenset):
+        r = _brief_container(v, limit, depth)
+    else:
+        r = f"<{_type_name(v)} object>"
+    return clip_text(r, limit)
+
+
+def _brief_container(v: Any, limit: int, depth: int) -> str:
+    t = type(v)
+    opening, closing = {list: "[]", tuple: "()", dict: "{}", set: "{}", frozenset: "{}"}[t]
+    if depth >= 3:
+        return f"{opening}…{closing}"
+    n = len(v)
+    if t is dict:
+        items = [f"{_brief(k, limit, depth + 1)}: {_brief(x, limit, depth + 1)}" for k, x in islice(v.items(), 8)]
+    else:
+        items = [_brief(x, limit, depth + 1) for x in islice(v, 8)]
+    if n > 8:
+        items.append(f"… {n} items")
+    return opening + ", ".join(items) + ("," if t is tuple and n == 1 else "") + closing
+
+
+def _type_name(v: Any) -> str:
+    try:
+        name = type(v).__qualname__
+    except Exception:  # a metaclass may make even this run code
+        return "object"
+    return clip_text(name, 80) if type(name) is str else "object"
+
+
+def _error_text(e: Exception) -> str:
+    try:
+        text = str(e)
+    except Exception:  # an exception raised by agent-supplied code may not even print
+        text = ""
+    if type(text) is not str:
+        text = ""
+    return f"{_type_name(e)}: {clip_text(text, MAX_QUOTE)}" if text else _type_name(e)
 
 
 # ----------------------------------------------------------------------------- formatting

@@ -26,7 +26,14 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from gui_gym.android.actions import Action, ActionParseError, contract_kind, parse_action
+from gui_gym.android.actions import (
+    Action,
+    ActionParseError,
+    check_on_screen,
+    clip_text,
+    contract_kind,
+    parse_action,
+)
 from gui_gym.android.backends import AndroidBackend, Episode, make_backend
 from gui_gym.android.backends.base import TaskInfo, require
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, to_compressed, to_xml
@@ -86,9 +93,14 @@ class GuiAndroidEnv(gym.Env):
             :class:`~gui_gym.android.backends.base.AndroidBackend`. Tasks come from the backend.
 
     Actions are text in any syntax of :mod:`gui_gym.android.actions`, a JSON dict, or an
-    :class:`~gui_gym.android.actions.Action`. An action that cannot be parsed or applied
-    changes nothing, costs a step, and is reported with ``info["format_valid"] = False`` and
-    ``info["reason"]``. Reward is the outcome: 1.0 on the final step of a successful episode.
+    :class:`~gui_gym.android.actions.Action`, each checked the same way (types, values, lengths,
+    then against the screen: coordinates on it, an index below the number of elements). An
+    action that cannot be parsed or applied, whatever its value, changes nothing (the phone, a
+    touch gesture in progress, the clock), costs a step, and is reported with
+    ``info["format_valid"] = False`` and ``info["reason"]`` (at most
+    :data:`~gui_gym.android.actions.MAX_REASON` characters); ``step()`` raises only
+    ``ResetNeeded`` after the episode ended. Reward is the outcome: 1.0 on the final step of a
+    successful episode.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array", "ansi"], "render_fps": 4}
@@ -172,14 +184,18 @@ class GuiAndroidEnv(gym.Env):
             raise gym.error.ResetNeeded("call reset() before step() (the episode has ended)")
         self._steps += 1
         try:
-            parsed = parse_action(action)
+            parsed = self._parse(action)
         except ActionParseError as e:
             out = None
-            valid, description, reason, kind = False, f"Invalid action: {e}", str(e), C.INVALID
+            reason = clip_text(str(e))
+            valid, description, kind = False, f"Invalid action: {reason}", C.INVALID
         else:
             out = self.backend.act(parsed)
-            valid, description, reason = out.valid, out.description, out.reason
+            valid, description, reason = out.valid, out.description, clip_text(out.reason)
             kind = contract_kind(parsed) if valid else C.INVALID
+            if not valid:
+                reason = reason or "the backend refused the action"
+                description = clip_text(description)
         before = self._reached
         self._advance_milestones()
         new = self._milestones[before : self._reached]
@@ -284,6 +300,13 @@ class GuiAndroidEnv(gym.Env):
         return self._instruction
 
     # -- internals -----------------------------------------------------------------------
+    def _parse(self, action: Any) -> Action:
+        """``action`` parsed, checked, and checked against the current screen; raises only
+        :class:`~gui_gym.android.actions.ActionParseError`."""
+        parsed = parse_action(action)
+        check_on_screen(parsed, len(self.backend.elements()) if parsed.index is not None else 0)
+        return parsed
+
     def _advance_milestones(self) -> None:
         assert self._task is not None
         n, reached = len(self._milestones), self.backend.milestone_reached

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from _util import (
     TASK_IDS,
+    canon,
     check_ui_xml,
     find_el,
     long_press,
@@ -122,15 +123,17 @@ def test_snapshots_stay_in_memory() -> None:
     env.unwrapped.restore(snap)  # the real one still works
 
 
-def test_clock_advances_every_step() -> None:
+def test_clock_advances_every_valid_step_only() -> None:
+    """Time passes with what the phone does; an invalid action is a no-op, for the clock too."""
     env = make("ContactsAddContact")
     env.reset(seed=0)
     dev = env.unwrapped.device
     t0 = dev.state.now
-    env.step('do(action="Back")')
-    env.step('do(action="Tap", element=[5000,5000,5001,5001])')  # invalid, still a step
-    env.step('do(action="Wait")')
-    assert (dev.state.now - t0).total_seconds() >= 5
+    env.step('do(action="Back")')  # 1 s
+    _, _, _, _, info = env.step('do(action="Tap", element=[500,1700,580,1900])')  # nothing there: invalid
+    assert info["format_valid"] is False
+    env.step('do(action="Wait")')  # 3 s
+    assert (dev.state.now - t0).total_seconds() == 4
 
 
 # ----------------------------------------------------------------------------- Back
@@ -370,19 +373,37 @@ def test_raw_touch_held_is_a_long_press() -> None:
     assert isinstance(dev.top_screen().dialog, MenuDialog)
 
 
-def test_raw_touch_on_nothing_is_invalid_at_lift() -> None:
+def test_raw_touch_on_nothing_is_invalid_and_starts_no_gesture() -> None:
     env = make("ContactsAddContact")
     env.reset(seed=0)
     dev = env.unwrapped.device
-    before = screen_key(dev)
-    _, _, _, _, info = env.step({"action_type": "TOUCH", "touch_position": [0.5, 0.75]})
-    assert info["format_valid"]
-    _, _, _, _, info = env.step({"action_type": "LIFT", "touch_position": [0.5, 0.75]})
-    assert info["format_valid"] is False and "reason" in info
-    assert screen_key(dev) == before and dev.state.foreground is None
-    # the finger is up: the gesture is over, so another LIFT has no TOUCH to complete
+    before = canon(dev.state)  # all of it, the clock included
+    _, _, _, _, info = env.step({"action_type": "TOUCH", "touch_position": [0.5, 0.75]})  # the empty launcher
+    assert info["format_valid"] is False and "nothing clickable" in info["reason"]
+    assert canon(dev.state) == before and dev.state.touches == []
     _, _, _, _, info = env.step({"action_type": "LIFT", "touch_position": [0.5, 0.75]})
     assert info["format_valid"] is False and "TOUCH" in info["reason"]
+    assert canon(dev.state) == before
+
+
+def test_raw_lift_always_ends_the_gesture() -> None:
+    """A LIFT lifts the finger whatever the screen makes of the gesture, so no gesture is left stuck."""
+    env = make("ContactsAddContact")
+    env.reset(seed=0)
+    dev = env.unwrapped.device
+    _, _, _, _, info = env.step(LAUNCH)
+    pos = _norm(find_el(info, content_description="Create contact"))  # takes a tap, not a long press
+    for _ in range(3):  # held this long, the gesture is a long press
+        _, _, _, _, info = env.step({"action_type": "TOUCH", "touch_position": pos})
+        assert info["format_valid"], info
+    _, _, _, _, info = env.step({"action_type": "LIFT", "touch_position": pos})
+    assert info["format_valid"] and "nothing responds" in info["action_description"], info
+    assert "long" in info["action_description"]
+    assert dev.state.touches == [] and isinstance(dev.top_screen(), ContactList)
+    # the next gesture starts afresh: a tap on the same button opens the editor
+    env.step({"action_type": "TOUCH", "touch_position": pos})
+    _, _, _, _, info = env.step({"action_type": "LIFT", "touch_position": pos})
+    assert info["format_valid"] and isinstance(dev.top_screen(), ContactEditor)
 
 
 # ----------------------------------------------------------------------------- every app

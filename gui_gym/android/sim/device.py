@@ -15,7 +15,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from gui_gym.android.actions import Action
+from gui_gym.android.actions import MAX_QUOTE, Action, ActionParseError, clip_text, parse_action, quoted
 from gui_gym.android.backends.base import Outcome
 from gui_gym.android.sim.apps import APPS, App
 from gui_gym.android.sim.widgets import (
@@ -488,7 +488,15 @@ class Device:
 
     # -- input ---------------------------------------------------------------------------
     def act(self, action: Action) -> Outcome:
-        """Apply one action. Nothing about the state changes when it is not applicable."""
+        """Apply one action. One that is not applicable changes nothing, not even the clock.
+
+        The action is checked first (:func:`~gui_gym.android.actions.parse_action`), so a caller
+        that hands the device an :class:`Action` holding anything gets a refusal, not a crash.
+        """
+        try:
+            action = parse_action(action)
+        except ActionParseError as e:
+            return Outcome(False, f"Invalid action: {e}", reason=str(e))
         # Handlers raise Inapplicable before they change anything; input_text is the one
         # composite action (tap, type, Enter) that may fail half-way, so it alone is rolled back.
         before = self.snapshot() if action.kind == "input_text" else None
@@ -497,7 +505,10 @@ class Device:
         except Inapplicable as e:
             if before is not None:
                 self.restore(before)
-            out = Outcome(False, f"Invalid action: {e}", reason=str(e))
+            self.invalidate()
+            return Outcome(False, f"Invalid action: {e}", reason=str(e))
+        # Time passes only when something was done: an invalid action is a no-op, so a toast
+        # stays and the clock stands still, as if the action had never been sent.
         self.state.step += 1
         seconds = 3 if action.kind == "wait" else 1
         self.state.now += dt.timedelta(seconds=seconds)
@@ -507,7 +518,7 @@ class Device:
     def _point(self, a: Action) -> tuple[int, int] | None:
         if a.index is not None:
             els = self.elements()
-            if a.index >= len(els):
+            if not 0 <= a.index < len(els):
                 raise Inapplicable(f"index {a.index} out of range: the screen has {len(els)} elements")
             return els[a.index].center()
         c = a.center()
@@ -583,7 +594,7 @@ class Device:
             if close
             else f"; installed: {', '.join(a.label for a in self.apps.values())}"
         )
-        raise Inapplicable(f"no app named {name!r}{hint}")
+        raise Inapplicable(f"no app named {quoted(name)}{hint}")
 
     def _hit(self, x: int, y: int, attr: str) -> Node | None:
         """Topmost node under (x, y) with a handler ``attr``; an opaque panel stops the search."""
@@ -626,7 +637,7 @@ class Device:
         if node is None:
             under = self._hit(x, y, "on_long_press")
             if under is not None:
-                raise Inapplicable(f'"{under.name}" at ({x}, {y}) responds to long press only')
+                raise Inapplicable(f'"{clip_text(under.name, MAX_QUOTE)}" at ({x}, {y}) responds to long press only')
             if self.state.keyboard and y >= KEYBOARD_TOP and y < NAV_TOP:
                 raise Inapplicable("keyboard keys are not modelled one by one: use Type to enter text")
             raise Inapplicable(f"nothing clickable at ({x}, {y})")
@@ -705,25 +716,50 @@ class Device:
         return f"Scroll {content_dir} the {name}"
 
     def _raw(self, a: Action) -> Outcome:
-        """android_env's raw touch: TOUCH steps build a gesture, LIFT completes it."""
+        """android_env's raw touch: TOUCH steps build a gesture, LIFT completes it.
+
+        The first TOUCH of a gesture must land on something that takes a touch (a tap, a long
+        press or a swipe); one that lands on nothing is invalid and starts no gesture, as a Tap
+        on nothing is invalid. A LIFT always lifts the finger and ends the gesture; when the
+        screen does not take the gesture (a hold on a button that has no long press, a swipe
+        over nothing scrollable) nothing else happens, and the step says so. So an invalid raw
+        action never changes the pending gesture, and no gesture can be left stuck.
+        """
         assert a.touch_position is not None
         x = min(SCREEN_W - 1, int(a.touch_position[0] * SCREEN_W))
         y = min(SCREEN_H - 1, int(a.touch_position[1] * SCREEN_H))
         st = self.state
         if a.kind == "touch":
+            if not st.touches and not self._takes_touch(x, y):
+                if st.keyboard and KEYBOARD_TOP <= y < NAV_TOP:
+                    raise Inapplicable("keyboard keys are not modelled one by one: nothing to touch there")
+                raise Inapplicable(f"nothing clickable, long-clickable or scrollable at ({x}, {y})")
             st.touches.append((x, y))
             return Outcome(True, f"Touch down at ({x}, {y})")
         if not st.touches:
             raise Inapplicable("LIFT without a preceding TOUCH")
         pts = [*st.touches, (x, y)]
         st.touches = []
+        try:
+            return Outcome(True, self._gesture(pts))
+        except Inapplicable as e:  # the finger is up all the same: the gesture ends with no effect
+            return Outcome(True, f"Lift the finger at ({x}, {y}); nothing responds ({e})")
+
+    def _takes_touch(self, x: int, y: int) -> bool:
+        """Whether a gesture starting at ``(x, y)`` has a target: a tap, long press or scroll handler."""
+        if any(self._hit(x, y, attr) is not None for attr in ("on_tap", "on_long_press", "on_scroll")):
+            return True
+        return any(n.on_scroll is not None and n.contains(x, y) for n in self.elements())  # as scroll() finds one
+
+    def _gesture(self, pts: list[tuple[int, int]]) -> str:
+        """What a finger down at ``pts[0]``, moved through ``pts`` and lifted, does."""
         (x0, y0), (x1, y1) = pts[0], pts[-1]
         dx, dy = x1 - x0, y1 - y0
         if max(abs(dx), abs(dy)) > 60:
             finger = ("right" if dx > 0 else "left") if abs(dx) > abs(dy) else ("down" if dy > 0 else "up")
             span = SCREEN_W if abs(dx) > abs(dy) else SCREEN_H
             frac = min(0.9, max(abs(dx), abs(dy)) / span * 1.5)
-            return Outcome(True, self.scroll(_FINGER_TO_CONTENT[finger], frac, (x0, y0)))
+            return self.scroll(_FINGER_TO_CONTENT[finger], frac, (x0, y0))
         if len(pts) - 1 >= _LONG_PRESS_TOUCHES:
-            return Outcome(True, self.long_press(x0, y0))
-        return Outcome(True, self.tap(x0, y0))
+            return self.long_press(x0, y0)
+        return self.tap(x0, y0)

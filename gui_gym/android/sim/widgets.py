@@ -14,6 +14,7 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from gui_gym.android.actions import MAX_QUOTE, clip_text
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:
@@ -273,8 +274,9 @@ class TimePickerDialog(Dialog):
             return super().finish(dev, None)
         try:
             t = dt.time(int(self.form.get("hour", "")), int(self.form.get("minute", "")))
-        except ValueError:
-            raise Inapplicable(f"invalid time {self.form.get('hour')}:{self.form.get('minute')}") from None
+        except (ValueError, OverflowError):  # not numbers, out of range, or too many digits
+            hour, minute = (clip_text(str(self.form.get(k)), MAX_QUOTE) for k in ("hour", "minute"))
+            raise Inapplicable(f"invalid time {hour}:{minute}") from None
         return super().finish(dev, t)
 
 

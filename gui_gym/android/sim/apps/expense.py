@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gui_gym.android.actions import MAX_QUOTE, clip_text
 from gui_gym.android.sim.apps.base import App
 from gui_gym.android.sim.widgets import UI, AlertDialog, DatePickerDialog, Inapplicable, MenuDialog, Screen
 from gui_gym.android.ui import Node
@@ -252,7 +253,9 @@ class ExpenseEditor(Screen):
         raw = self.form.get("amount", "")
         cents = parse_amount(raw)
         if cents is None:
-            raise Inapplicable(f'"{raw}" is not a valid amount' if raw.strip() else "the expense needs an amount")
+            if not raw.strip():
+                raise Inapplicable("the expense needs an amount")
+            raise Inapplicable(f'"{clip_text(raw, MAX_QUOTE)}" is not a valid amount')
         values = {
             "name": name,
             "amount": cents,

@@ -16,6 +16,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gui_gym.android.actions import MAX_QUOTE, clip_text
 from gui_gym.android.sim.apps.base import App
 from gui_gym.android.sim.apps.contacts import Contact, ContactsData
 from gui_gym.android.sim.widgets import PAD, UI, AlertDialog, Inapplicable, MenuDialog, Screen
@@ -389,7 +390,8 @@ class NewConversation(Screen):
         key = " ".join(q.lower().split())
         exact = [c for c in _contacts(dev).contacts if c.phone and c.name.lower() == key]
         if len(exact) != 1:
-            raise Inapplicable(f'"{q}" is neither a phone number nor the name of one contact with a number')
+            shown = clip_text(q, MAX_QUOTE)
+            raise Inapplicable(f'"{shown}" is neither a phone number nor the name of one contact with a number')
         self._open(dev, exact[0].phone)
         return f"Start a conversation with {exact[0].name} in Messages"
 
