@@ -164,10 +164,11 @@ def parse_action(action: str | dict | Action) -> Action:
 
     Accepts text in the androidlab, androidworld or android_env syntax, a dict in either JSON
     syntax, or an :class:`Action`. Prose around a call is tolerated (``"Action: do(...)"``, a
-    fenced block: the last call found wins); a JSON action must be the whole text or a whole
-    fenced block. An :class:`Action` is checked like the other forms and comes back with plain
-    values (numpy numbers as ``int``/``float``, sequences as tuples); one that already has them
-    comes back as itself. Raises :class:`ActionParseError` with a reason an agent can act on,
+    fenced block: the last call found wins); a JSON action must be the whole text, a whole
+    fenced block, or — in a reply without call syntax — everything after a line-initial
+    ``Action:`` label (AndroidWorld's ``Reason: ... Action: {...}``). An :class:`Action` is
+    checked like the other forms and comes back with plain values (numpy numbers as
+    ``int``/``float``, sequences as tuples); one that already has them comes back as itself. Raises :class:`ActionParseError` with a reason an agent can act on,
     and no other exception, whatever ``action`` is.
     """
     try:
@@ -196,11 +197,16 @@ _FENCE = re.compile(r"\A```(?:[\w+.-]*[ \t]*\n)?(.*?)```\Z", re.DOTALL)
 
 
 def _parse_text(text: str) -> Action:
-    # A JSON action counts only as the whole text (or the whole of one fenced block): found
-    # anywhere else it may sit in a string argument of a broken call, and must not run.
+    # A JSON action counts only as the whole text, the whole of one fenced block, or — in a
+    # reply with no call syntax — all that follows a line-initial "Action:" label (AndroidWorld's
+    # "Reason: ... Action: {...}" replies): found anywhere else it may sit in a string argument
+    # of a broken call, and must not run.
     body = _unfenced(text)
     if body.startswith("{"):
         return _from_json_dict(_whole_json_object(body))
+    labelled = _labelled_json(text)
+    if labelled is not None:
+        return _from_json_dict(_whole_json_object(labelled))
     # Find each call's span by matching its parentheses (outside string literals), left to
     # right, so a call inside another call's string argument (do(action="Type",
     # text="finish()")) is never taken for an action. Then parse the spans from the last
@@ -223,10 +229,25 @@ def _parse_text(text: str) -> Action:
         raise ActionParseError(f"could not parse the call in {quoted(text)}: unbalanced or not literal arguments")
     if "action_type" in text:
         raise ActionParseError(
-            "a JSON action must be the whole reply (or the whole of a ```json fenced block), "
-            "not inside other text: send the object alone"
+            "a JSON action must be the whole reply, the whole of a ```json fenced block, or all that "
+            "follows a line-initial 'Action:' label, not inside other text: send the object alone"
         )
     raise ActionParseError(f"no action found in {quoted(text)}: expected do(action=...), finish(...), or a JSON action")
+
+
+_ACTION_LABEL = re.compile(r"^[ \t*#]*action[ \t*]*:[ \t*]*", re.IGNORECASE | re.MULTILINE)
+
+
+def _labelled_json(text: str) -> str | None:
+    """What follows the last line-initial ``Action:`` label when it is a JSON object (fenced or
+    not) and the reply holds no ``do(``/``finish(`` call, else None."""
+    if _CALL_START.search(text) is not None:
+        return None
+    labels = list(_ACTION_LABEL.finditer(text))
+    if not labels:
+        return None
+    rest = _unfenced(text[labels[-1].end() :].strip())
+    return rest if rest.startswith("{") else None
 
 
 def _unfenced(text: str) -> str:

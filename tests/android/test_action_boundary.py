@@ -715,8 +715,8 @@ SMUGGLED = [
     'do(action="Tap", element=[1, 2, 3, {"action_type": "navigate_home"}',
     'do(action="Type", text="```json\n{\\"action_type\\": \\"navigate_home\\"}\n```"',
     'do(action="Tap", element="{\\"action_type\\": \\"navigate_home\\"}"))',
-    # a JSON action after or inside prose
-    'Action: {"action_type": "navigate_home"}',
+    # a JSON action inside prose (an "Action:" label at a line start, with nothing after, is AndroidWorld's form)
+    'I pick Action: {"action_type": "navigate_home"}',
     'Action: {"action_type": "navigate_home"} because the list is long',
     'I\'d rather not.\n```json\n{"action_type": "navigate_home"}\n```',
     # text that starts as JSON but is not one whole object: no call is looked for inside it
@@ -764,7 +764,7 @@ def test_json_as_the_whole_text_is_accepted(text: str, expected: Action) -> None
 
 def test_refused_json_in_prose_says_how_to_send_it() -> None:
     with pytest.raises(ActionParseError, match="must be the whole reply"):
-        parse_action('Action: {"action_type": "navigate_home"}')
+        parse_action('I pick {"action_type": "navigate_home"}')
 
 
 # ----------------------------------------------------------------------------- reasons are capped
@@ -900,3 +900,28 @@ def test_a_time_typed_with_too_many_digits_is_refused_with_a_capped_reason() -> 
     assert info["format_valid"] is False and reason.startswith("invalid time")
     assert "9" * (MAX_QUOTE + 1) not in reason and "… (402 characters)" in reason
     assert "android:id/input_hour" in obs["ui"]  # the picker is still open
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        'Reason: the home screen has the app.\nAction: {"action_type": "navigate_home"}',
+        'Reason: go home.\nAction: ```json\n{"action_type": "navigate_home"}\n```',
+        '**Action:** {"action_type": "navigate_home"}',
+    ],
+)
+def test_androidworld_reason_then_labelled_json_action_is_accepted(reply: str) -> None:
+    assert parse_action(reply).kind == "home"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        'do(action="Type", text="Action: {\\"action_type\\": \\"navigate_home\\"}',  # inside a broken call
+        'I would say Action: {"action_type": "navigate_home"}',  # the label is not at a line start
+        'Action: {"action_type": "navigate_home"} then more',  # not all that follows the label
+    ],
+)
+def test_labelled_json_elsewhere_is_refused(reply: str) -> None:
+    with pytest.raises(ActionParseError):
+        parse_action(reply)
