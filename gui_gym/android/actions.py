@@ -168,8 +168,9 @@ def parse_action(action: str | dict | Action) -> Action:
     fenced block, or — in a reply without call syntax — everything after a line-initial
     ``Action:`` label (AndroidWorld's ``Reason: ... Action: {...}``). An :class:`Action` is
     checked like the other forms and comes back with plain values (numpy numbers as
-    ``int``/``float``, sequences as tuples); one that already has them comes back as itself. Raises :class:`ActionParseError` with a reason an agent can act on,
-    and no other exception, whatever ``action`` is.
+    ``int``/``float``, sequences as tuples); one that already has them comes back as itself.
+    Raises :class:`ActionParseError` with a reason an agent can act on, and no other exception,
+    whatever ``action`` is.
     """
     try:
         if isinstance(action, Action):

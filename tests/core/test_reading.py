@@ -130,5 +130,6 @@ def test_check_zip_finds_a_damaged_member():
         check_zip(f, "bad.zip", "zip archive")
     assert f.tell() == 0
     for junk in (b"", b"PK\x03\x04" + b"\x00" * 40, data[: len(data) // 2]):
-        with pytest.raises(CorruptFileError, match=r"^junk\.zip is not a readable zip archive: damaged, truncated, or not a zip archive at all"):
+        want = r"^junk\.zip is not a readable zip archive: damaged, truncated, or not a zip archive at all"
+        with pytest.raises(CorruptFileError, match=want):
             check_zip(io.BytesIO(junk), "junk.zip", "zip archive")
