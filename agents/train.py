@@ -353,6 +353,8 @@ class Trainer:
             stats["dropped_episodes"] += len(errors)
             # ADMIRE Alg. 1 / MobileRL Eq. 2: terms final only over the batch are settled before any use
             settle_batch(cfg.reward, got, self.reward_state, self.epoch, cfg.spa_alpha)
+            for ep in got:
+                ep.settle = {}  # used up: replayed and checkpointed episodes need not carry it
             stats.setdefault("all_episodes", []).extend(got)
             groups = [[got[i] for i in idx] for idx in by_group(got)]
             keep = self.algo.keep_groups(groups, spa_alpha=cfg.spa_alpha)
