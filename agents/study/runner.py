@@ -10,14 +10,21 @@
    same tasks (:class:`~agents.train.Trainer`, directory ``OUT/runs/<setting>/seed<k>``). Before
    and after training it is evaluated greedily with the env's own success check on held-out
    seeds of the training tasks ("seen") and of the held-out tasks ("unseen"); every episode is
-   a line of ``eval.jsonl``. ``status.json`` closes the run: ``done``, ``crashed`` (an
+   a line of ``eval.jsonl``, keyed by (phase, split, task, seed): writing a row again replaces
+   it, so a run stopped anywhere and resumed has each row once (a torn last line is dropped and
+   its episode evaluated again). ``status.json`` closes the run: ``done``, ``crashed`` (an
    exception; its message is kept) or ``diverged`` (non-finite weights, or most updates
    skipped for non-finite losses).
-4. Runs go to ``workers`` processes (one torch thread each; their embedding caches stay warm
-   from run to run). A worker that dies takes only its run with it: the run is recorded as
-   crashed and the pool is rebuilt. Finished runs (any status) are skipped when the study is
-   resumed; ``retry_failed`` runs crashed and diverged ones again. An interrupted run resumes
-   from its last checkpoint (its milestone hit counts then cover the iterations since).
+4. With ``workers`` > 1 each run gets a fresh process (nothing of an earlier run carries
+   over; the cores are shared among the workers, :func:`gui_gym.core.threads.configure_threads`),
+   and a worker whose study process is killed stops too. With one worker the runs share the
+   study's process: nothing a run computes depends on what ran before (embeddings are encoded
+   text by text, numerics run on one thread, the trainer seeds its generators). A worker that
+   dies takes only its run with it: the run is recorded as crashed and the pool is rebuilt.
+   Finished runs (any status) are skipped when the study is resumed; ``retry_failed`` runs
+   crashed and diverged ones again. An interrupted run resumes from its last checkpoint and
+   ends as it would have uninterrupted (its milestone hit counts in ``status.json`` then cover
+   the iterations since).
 5. :func:`agents.study.report.write_report` turns the raw files into ``OUT/reward_study.md``.
 """
 
@@ -30,6 +37,7 @@ import multiprocessing
 import os
 import platform
 import shutil
+import threading
 import time
 import traceback
 from collections import Counter, defaultdict
@@ -45,6 +53,7 @@ from tqdm import tqdm
 from agents.study.data import read_jsonl_objects
 from agents.study.settings import Setting, StudyConfig, setting
 from gui_gym.core.io import atomic_write, atomic_write_json
+from gui_gym.core.threads import configure_threads
 
 #: The env of a study unless its config's ``extra`` names another ``env_id`` (the learned reward
 #: models learn from rollouts of the study's env: it needs an ``oracle_action()``).
@@ -110,13 +119,28 @@ def _eval_rows(trainer: Any, phase: str, tasks: dict[str, list[str]], n: int) ->
     return rows
 
 
-def _write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
-    atomic_write(path, lambda f: f.write("".join(json.dumps(r) + "\n" for r in rows)))
+def _row_key(row: dict[str, Any]) -> tuple[Any, ...]:
+    """What identifies an evaluation row within its run."""
+    return row.get("phase"), row.get("split"), row.get("task"), row.get("seed")
+
+
+def _write_rows(path: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Merge ``rows`` into ``path`` by :func:`_row_key` (a row written again replaces the old one,
+    in its place), atomically; returns every row now in the file."""
+    merged = {_row_key(r): r for r in _read_rows(path)}
+    merged.update((_row_key(r), r) for r in rows)
+    atomic_write(path, lambda f: f.write("".join(json.dumps(r) + "\n" for r in merged.values())))
+    return list(merged.values())
 
 
 def _read_rows(path: Path) -> list[dict[str, Any]]:
-    """The rows of ``path`` ([] when it is missing); a torn line is skipped, so its phase runs again."""
-    return read_jsonl_objects(path)[0] if path.exists() else []
+    """The rows of ``path`` ([] when it is missing), one per key (the last); a torn line is dropped."""
+    rows = read_jsonl_objects(path)[0] if path.exists() else []
+    return list({_row_key(r): r for r in rows}.values())
+
+
+def _expected_keys(phase: str, tasks: dict[str, list[str]], n: int) -> set[tuple[Any, ...]]:
+    return {(phase, split, t, seed) for split, ids in tasks.items() for t in ids for seed in range(n)}
 
 
 def _milestone_stats(trainer: Any, s: Setting) -> dict[str, Any]:
@@ -177,17 +201,16 @@ def run_one(cfg: StudyConfig, name: str, seed: int, out: str | os.PathLike[str])
         trainer = Trainer(tcfg, resume=(path / "checkpoint.pt").exists())
         unseen = task_ids(cfg.heldout_tasks, tcfg.env_id) if cfg.heldout_tasks else []
         splits = {"seen": list(trainer.train_tasks), "unseen": unseen}
-        rows = [r for r in _read_rows(path / "eval.jsonl") if r.get("phase") == "untrained"]
-        if not rows:  # before training: this seed's initial policy (rebuilt if a resumed run trained it)
+        have = {_row_key(r) for r in _read_rows(path / "eval.jsonl")}
+        if not _expected_keys("untrained", splits, cfg.eval_episodes) <= have:
+            # before training: this seed's initial policy (rebuilt if a resumed run trained it)
             policy = trainer.policy
             if trainer.iteration:
                 trainer.policy = build_policy(tcfg)
-            rows = _eval_rows(trainer, "untrained", splits, cfg.eval_episodes)
+            _write_rows(path / "eval.jsonl", _eval_rows(trainer, "untrained", splits, cfg.eval_episodes))
             trainer.policy = policy
-            _write_rows(path / "eval.jsonl", rows)
         trainer.run(close=False)
-        rows += _eval_rows(trainer, "trained", splits, cfg.eval_episodes)
-        _write_rows(path / "eval.jsonl", rows)
+        _write_rows(path / "eval.jsonl", _eval_rows(trainer, "trained", splits, cfg.eval_episodes))
         reason = _diverged(trainer)
         if reason:
             status.update(status="diverged", error=reason)
@@ -205,10 +228,17 @@ def run_one(cfg: StudyConfig, name: str, seed: int, out: str | os.PathLike[str])
     return status
 
 
-def _worker_init() -> None:
-    import torch
+def _worker_init(workers: int, study_pid: int) -> None:
+    """A worker's share of the cores, and its end when the study process is gone (killed): an
+    orphaned run would go on writing files that the resumed study writes too."""
+    configure_threads(workers=workers)
 
-    torch.set_num_threads(1)  # one core per run: runs in parallel, not threads fighting
+    def watch() -> None:
+        while os.getppid() == study_pid:
+            time.sleep(1.0)
+        os._exit(70)
+
+    threading.Thread(target=watch, name="study-watchdog", daemon=True).start()
 
 
 # ----------------------------------------------------------------------------- the study
@@ -336,7 +366,10 @@ def _run_pool(cfg: StudyConfig, jobs: list[tuple[str, int]], out: Path, finished
     deaths: Counter[tuple[str, int]] = Counter()
     ctx = multiprocessing.get_context("spawn")  # no fork of a process holding torch threads
     while pending:
-        pool = ProcessPoolExecutor(max_workers=min(cfg.workers, len(pending)), mp_context=ctx, initializer=_worker_init)
+        pool = ProcessPoolExecutor(
+            max_workers=min(cfg.workers, len(pending)), mp_context=ctx, initializer=_worker_init,
+            initargs=(cfg.workers, os.getpid()), max_tasks_per_child=1,  # a fresh process per run
+        )  # fmt: skip
         running: dict[Future, tuple[str, int]] = {}
         try:
             while pending or running:

@@ -9,12 +9,19 @@ import io
 import itertools
 import json
 import logging
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
 import gymnasium as gym
 import numpy as np
 import pytest
+import torch
 
 import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
 from agents.cli import main
@@ -23,6 +30,7 @@ from agents.rollout import rollout
 from gui_gym.android import list_tasks
 from gui_gym.core.trajectory import Trajectory, read_jsonl, write_jsonl
 from wrappers.progress import attach_labels, env_labels
+from wrappers.progress.model import read_checkpoint
 
 # With seeds 0..11 the env draws pool index [2,1,2,2,2,2,1,2,2,1,2,0]: every task appears for every policy.
 TASKS = ("ClockStopWatchRunning", "SystemWifiTurnOn", "ContactsFavorite")
@@ -379,3 +387,52 @@ def test_a_short_run_beats_a_constant_predictor_on_held_out_tasks(tmp_path: Path
     assert m["label_mae"] < 0.75 * b["label_mae"], report
     assert m["key_step_mae"] < 0.75 * b["key_step_mae"], report
     assert m["final_score_success"] > m["final_score_failure"], report
+
+
+def test_a_killed_training_resumes_bit_for_bit_under_any_thread_setting(
+    logs: SimpleNamespace, tiny_encoder: str, tmp_path: Path
+) -> None:
+    """``progrm train`` in real processes: killed at a random point after its second epoch (with
+    two threads) and resumed (with one), it ends as the uninterrupted run: metrics and weights."""
+    labelled = tmp_path / "labelled.jsonl"
+    assert cli("progrm", "label", logs.synth, labelled, "--source", "env", "--quiet")[0] == 0
+    root = Path(__file__).resolve().parents[2]
+
+    def command(out: Path, *more: str) -> list[str]:
+        return [sys.executable, "-m", "agents.cli", "progrm", "train", str(labelled), "--out", str(out), "--encoder",
+                tiny_encoder, "--epochs", "8", "--patience", "8", "--hidden", "32", "--batch-size", "16", "--quiet",
+                *more]  # fmt: skip
+
+    def env(threads: int) -> dict[str, str]:
+        return {**{k: v for k, v in os.environ.items() if k != "GUI_GYM_THREADS"}, "OMP_NUM_THREADS": str(threads)}
+
+    def epochs(out: Path) -> list[dict]:
+        try:
+            lines = (out / "metrics.jsonl").read_text().splitlines()
+        except FileNotFoundError:
+            return []
+        return [{k: v for k, v in json.loads(line).items() if k != "seconds"} for line in lines]
+
+    straight, killed = tmp_path / "a", tmp_path / "b"
+    done = subprocess.run(command(straight), cwd=root, env=env(1), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    proc = subprocess.Popen(command(killed, "--threads", "2"), cwd=root, env=env(2), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 240  # hang detection only
+        while len(epochs(killed)) < 2:
+            assert proc.poll() is None and time.monotonic() < deadline, "ended or hung before its second epoch"
+            time.sleep(0.02)
+        time.sleep(random.uniform(0.0, 0.3))
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert 2 <= len(epochs(killed)) < 8
+    done = subprocess.run(command(killed), cwd=root, env=env(1), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert epochs(killed) == epochs(straight) and len(epochs(straight)) == 8
+    for name in ("best.pt", "last.pt"):
+        a, b = read_checkpoint(straight / name)["head"], read_checkpoint(killed / name)["head"]
+        assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a), name

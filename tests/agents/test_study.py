@@ -6,8 +6,16 @@ encoder to keep the suite fast.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+import random
 import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import gymnasium as gym
 import pytest
@@ -233,3 +241,86 @@ def test_cli_rejects_unknown_settings_and_rebuilds_reports(tmp_path, tiny_encode
     assert not (out / "reward_study.md").exists()
     assert main(["study", "--report-only", "--out", str(out)]) == 0
     assert (out / "reward_study.md").is_file()
+
+
+# ----------------------------------------------------------------------------- kills and resumes
+
+
+def _run_files(d) -> dict:
+    """What a finished run leaves, less wall-clock figures (and hit counts, which cover the
+    iterations since a resume)."""
+    metrics = [json.loads(line) for line in (d / "metrics.jsonl").read_text().splitlines()]
+    status = json.loads((d / "status.json").read_text())
+    return {
+        "eval": [json.loads(line) for line in (d / "eval.jsonl").read_text().splitlines()],
+        "metrics": [{k: v for k, v in m.items() if not k.startswith("time_")} for m in metrics],
+        "status": {k: v for k, v in status.items() if k not in ("wall_s", "milestone_hits")},
+    }
+
+
+def _workers_of(pid: int) -> list[int]:
+    """The multiprocessing workers ``pid`` started (from /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == pid and b"spawn_main" in cmdline:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def test_a_killed_study_resumes_to_the_rows_of_an_uninterrupted_one(tmp_path, tiny_encoder):
+    """Killed at a random point (its runs in fresh worker processes, which stop with it) and
+    resumed in this process: the same evaluation rows, once each, and the same metrics."""
+    cfg = tiny(tiny_encoder, iterations=3)
+    run_study(cfg, tmp_path / "a", progress=False, report=False)
+
+    out = tmp_path / "b"
+    spec = tmp_path / "cfg.json"
+    spec.write_text(json.dumps(dataclasses.asdict(cfg.with_overrides(workers=2))))
+    script = (
+        "import json, sys; from agents.study.settings import StudyConfig; from agents.study.runner import run_study; "
+        "d = json.load(open(sys.argv[1])); d['settings'] = tuple(d['settings']); d['seeds'] = tuple(d['seeds']); "
+        "run_study(StudyConfig(**d), sys.argv[2], progress=False, report=False)"
+    )
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen([sys.executable, "-c", script, str(spec), str(out)], cwd=root,
+                            env={**os.environ, "OMP_NUM_THREADS": "1"}, stderr=subprocess.DEVNULL)  # fmt: skip
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 240  # hang detection only
+        while not list(out.glob("runs/*/seed0/metrics.jsonl")):
+            assert proc.poll() is None and time.monotonic() < deadline, "the study ended or hung before training"
+            workers.update(_workers_of(proc.pid))
+            time.sleep(0.05)
+        time.sleep(random.uniform(0.0, 2.0))
+        workers.update(_workers_of(proc.pid))
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert workers, "the runs were not in worker processes"
+    deadline = time.monotonic() + 30
+    while any(Path(f"/proc/{pid}").exists() for pid in workers):  # orphans would write into the resumed runs
+        assert time.monotonic() < deadline, "the workers of the killed study went on"
+        time.sleep(0.1)
+    assert not all(read_status(run_dir(out, s, 0)) for s in cfg.settings)  # it was stopped before the end
+
+    run_study(cfg, out, progress=False, report=False)
+    for name in cfg.settings:
+        a, b = _run_files(run_dir(tmp_path / "a", name, 0)), _run_files(run_dir(out, name, 0))
+        assert a == b, name
+        keys = [(r["phase"], r["split"], r["task"], r["seed"]) for r in b["eval"]]
+        assert len(keys) == len(set(keys)) == 12
+
+    # A duplicated row and a torn last line (an older writer's) are rewritten, not kept.
+    d = run_dir(out, "outcome", 0)
+    lines = (d / "eval.jsonl").read_text().splitlines()
+    (d / "eval.jsonl").write_text("\n".join([*lines, lines[0]]) + '\n{"phase": "trained", "spl')
+    (d / "status.json").unlink()
+    run_study(cfg, out, progress=False, report=False)
+    assert _run_files(d)["eval"] == _run_files(run_dir(tmp_path / "a", "outcome", 0))["eval"]

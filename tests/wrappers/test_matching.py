@@ -256,6 +256,12 @@ def test_cache_file_round_trip(tmp_path) -> None:
         fresh.load_cache(tmp_path / "bad.npz")
     with pytest.raises(ValueError, match="one embedding row per text"):
         fresh.add_to_cache(["x"], np.zeros((2, 16)))
+    # Rows already normalised by this cache go back bit for bit (normalising again moves last bits).
+    texts_out, rows = fresh.cache_arrays()
+    assert texts_out == texts and rows.tobytes() == fresh.encode(texts).tobytes()
+    fresh.clear_cache()
+    fresh.add_to_cache(texts_out, rows, normalized=True)
+    assert fresh.encode(texts).tobytes() == rows.tobytes()
 
 
 def test_threshold_search() -> None:
@@ -316,11 +322,41 @@ def test_each_text_is_encoded_once(guarded: SemanticMatcher, monkeypatch: pytest
     new = [f"Open the note n{uuid.uuid4().hex[:8]}.md" for _ in range(5)]
     m = SemanticMatcher(batch_size=2)  # shares the model and the process cache
     m.encode([*new, new[0]])
-    assert sorted(t for c in calls for t in c) == sorted(new) and [len(c) for c in calls] == [2, 2, 1]
+    assert calls == [[t] for t in new]  # each text alone, in order of first appearance
     calls.clear()
     m.encode(new)
     SemanticMatcher(mode="cosine").similarity(new, new[:1])
     assert calls == []
+
+
+def test_an_embedding_is_the_same_bits_whatever_else_is_encoded_and_the_threads(guarded: SemanticMatcher) -> None:
+    """Each text is encoded alone on one thread: batch-mates, order and torch's thread count
+    leave its embedding's bits alone (batched, MiniLM's last bits move with the padding)."""
+    import torch
+
+    tag = uuid.uuid4().hex[:6]
+    texts = [f"Turn on Wi-Fi {tag}", f'Tap the "Save" button to save the contact "Zara Costa" {tag}',
+             f"Open the Clock app and start the stopwatch, then wait a while {tag}", f"Back {tag}"]  # fmt: skip
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        together = guarded.encode(texts).copy()
+        assert torch.get_num_threads() == 2  # restored after encoding on one thread
+        for t in texts:
+            del guarded.cache[t]
+        torch.set_num_threads(1)
+        alone = [guarded.encode([t, f"another text {tag}"])[0].copy() for t in reversed(texts)][::-1]
+    finally:
+        torch.set_num_threads(before)
+    assert together.tobytes() == np.stack(alone).tobytes()
+    texts_now, rows = guarded.cache_arrays()
+    assert rows.dtype == np.float32 and rows.shape == (len(texts_now), 384)
+    assert rows[texts_now.index(texts[1])].tobytes() == together[1].tobytes()
+    # A pair scores the same bits by any method, its texts cached before or not.
+    cosine = SemanticMatcher(mode="cosine")
+    pair = (f"Turn off the alarm {tag}", f"Switch off the alarm at 7:00 {tag}")
+    first = cosine.score(*pair)
+    assert cosine.score(*pair) == first == float(cosine.pair_scores([pair[0]], [pair[1]])[0])
 
 
 def test_milestone_matching_on_oracle_episodes(guarded: SemanticMatcher) -> None:

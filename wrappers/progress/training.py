@@ -17,8 +17,9 @@
    ``epochs``, or when the loss stops being finite (the bad weights are never written).
 6. :func:`evaluate` reports ProgRM's Table 2-3 quantities.
 
-Every epoch reseeds torch (dropout, shuffling) and numpy (balancing) from ``seed + epoch``, so a
-run resumed from ``last.pt`` ends with exactly the weights of an uninterrupted one.
+Every epoch reseeds torch (dropout, shuffling) and numpy (balancing) from ``seed + epoch``, and all
+of it runs on one intra-op thread, so a run resumed from ``last.pt`` (in a new process, under any
+thread setting) ends with exactly the weights of an uninterrupted one.
 
 Example (the split needs no model):
     >>> from wrappers.progress.data import ProgressExample
@@ -49,6 +50,7 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 
 from gui_gym.core.io import atomic_write
+from gui_gym.core.threads import one_thread
 from wrappers.progress.data import ProgressExample
 from wrappers.progress.model import ProgressModel, atomic_save, read_checkpoint
 
@@ -230,7 +232,23 @@ def train_progress_model(
     any ``best.pt``, ``last.pt`` and ``metrics.jsonl`` there are replaced. Seeds Python's,
     numpy's and torch's global generators (CleanRL style). The returned model holds the
     weights of ``best.pt``.
+
+    Everything runs on one intra-op thread (:func:`gui_gym.core.threads.one_thread`): with more,
+    the weights' last bits would depend on the thread count, and a run resumed under another
+    setting would not end as the uninterrupted one.
     """
+    with one_thread():
+        return _train(examples, out_dir, config, val_examples, resume, progress)
+
+
+def _train(
+    examples: Sequence[ProgressExample],
+    out_dir: str | os.PathLike[str],
+    config: ProgressTrainConfig | None,
+    val_examples: Sequence[ProgressExample] | None,
+    resume: bool,
+    progress: bool,
+) -> TrainResult:
     config = config or ProgressTrainConfig()
     examples = list(examples)
     if not examples:
