@@ -1,8 +1,9 @@
 """Runs repeat bit for bit: ``gui-gym train`` under other thread settings, and killed and resumed.
 
-Each run is a real ``gui-gym train`` process (the candidate policy on a tiny encoder, the
-milestone reward on the real MiniLM); the killed one gets SIGKILL at a random point after its
-second iteration, and ``--resume`` finishes it in a new process with an empty embedding cache.
+Each run is a real ``gui-gym train`` process (the candidate policy on a tiny encoder, ADMIRE's
+adaptive milestones with SPA at step level, settled per batch, on the real MiniLM); the killed
+one gets SIGKILL at a random point after its second iteration, and ``--resume`` finishes it in a
+new process with an empty embedding cache.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ def _env(threads: int) -> dict[str, str]:
 def _command(out: Path, encoder: str, *more: str) -> list[str]:
     return [
         sys.executable, "-m", "agents.cli", "train", "--tasks", "SystemWifiTurnOn,ClockStopWatchRunning",
-        "--reward", "milestone", "--iterations", str(ITERATIONS), "--tasks-per-iter", "2", "--group-size", "3",
+        "--reward", "milestone-adaptive+spa", "--level", "step", "--iterations", str(ITERATIONS),
+        "--tasks-per-iter", "2", "--group-size", "3",
         "--num-envs", "3", "--max-steps", "6", "--eval-every", "2", "--eval-episodes", "1", "--hidden", "16",
         "--minibatch", "8", "--encoder", encoder, "--out", str(out), "--no-progress", *more,
     ]  # fmt: skip
