@@ -102,7 +102,8 @@ class MilestoneReward(RewardShaping):
         self._matcher = matcher
         self.epoch = int(epoch)
         self.record_observations = book is not None  # the built-in generator reads them
-        self.hits: Counter[tuple[str, int, str]] = Counter()  # (task, epoch, milestone template)
+        # (task, epoch, milestone template); provisional with batch=True: the book has the settled counts
+        self.hits: Counter[tuple[str, int, str]] = Counter()
         self._milestones: list[str] = []
         self._templates: list[str] = []
         self._pointer = 0

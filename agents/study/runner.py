@@ -154,13 +154,19 @@ def _milestone_stats(trainer: Any, s: Setting) -> dict[str, Any]:
         specs = {spec.id: spec for spec in trainer.family.tasks(trainer.train_tasks)}
         covered = [bool(getattr(specs.get(t), "milestones", ())) for t in trainer.train_tasks]
     hits: dict[str, Counter[str]] = defaultdict(Counter)
-    try:
-        counters = trainer.rollouts.envs.get_attr("hits")
-    except AttributeError:
-        counters = ()
-    for counter in counters:
-        for (task, _epoch, template), n in counter.items():
-            hits[task][template] += n
+    if book is not None:  # settled per batch by the trainer: the book holds the final counts
+        book.flush()
+        for task in book.tasks():
+            for counts in book.hit_counts(task).values():
+                hits[task].update(counts)
+    else:
+        try:
+            counters = trainer.rollouts.envs.get_attr("hits")
+        except AttributeError:
+            counters = ()
+        for counter in counters:
+            for (task, _epoch, template), n in counter.items():
+                hits[task][template] += n
     return {
         "milestone_coverage": sum(covered) / max(1, len(covered)),
         "milestone_hits": {t: dict(c.most_common()) for t, c in sorted(hits.items())},
