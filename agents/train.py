@@ -659,7 +659,10 @@ class Trainer:
 
     def _load(self, path: Path) -> None:
         ckpt = load_checkpoint(path)
-        saved = TrainConfig.from_dict(ckpt["config"])
+        try:
+            saved = TrainConfig.from_dict(ckpt["config"])
+        except (KeyError, TypeError) as e:
+            raise ValueError(f"{path} has no readable config ({e}); it is damaged or not a training checkpoint") from e
         for key in RESUME_KEYS:
             was, now = getattr(saved, key), getattr(self.cfg, key)
             if key == "sampler":  # None is the algorithm's own sampler: compare what ran
@@ -677,18 +680,27 @@ class Trainer:
             objects = load_objects(ckpt["objects"])
             if ckpt.get("embeddings") is not None and hasattr(self.policy, "load_embedding_state"):
                 self.policy.load_embedding_state(ckpt["embeddings"])
-        except (RuntimeError, ValueError, KeyError, AttributeError, ImportError, pickle.UnpicklingError) as e:
-            raise ValueError(f"{path} does not match this policy or is damaged: {e}") from e
-        self.iteration = int(ckpt["iteration"])
-        self.rng.bit_generator.state = ckpt["rng"]
-        torch.set_rng_state(ckpt["torch_rng"])
-        random.setstate(ckpt["python_rng"])
-        self.replay.load_state_dict(objects["replay"])
-        sampler = objects.get("sampler") or {"name": "fcf", "state": {k: objects[k] for k in ("fcf", "epoch_outcomes")}}
-        if sampler["name"] == self.sampler.name:  # older checkpoints kept the FCF state on its own
-            self.sampler.load_state_dict(sampler["state"])
-        self.reward_state = objects["reward_state"]
-        self.history = list(objects["history"])
+            self.iteration = int(ckpt["iteration"])
+            self.rng.bit_generator.state = ckpt["rng"]
+            torch.set_rng_state(ckpt["torch_rng"])
+            random.setstate(ckpt["python_rng"])
+            self.replay.load_state_dict(objects["replay"])
+            old_fcf = {"name": "fcf", "state": {k: objects.get(k) for k in ("fcf", "epoch_outcomes")}}
+            sampler = objects.get("sampler") or old_fcf
+            if sampler["name"] == self.sampler.name:  # older checkpoints kept the FCF state on its own
+                self.sampler.load_state_dict(sampler["state"])
+            self.reward_state = objects["reward_state"]
+            self.history = list(objects["history"])
+        except (
+            RuntimeError,
+            ValueError,
+            KeyError,
+            TypeError,
+            AttributeError,
+            ImportError,
+            pickle.UnpicklingError,
+        ) as e:
+            raise ValueError(f"{path} does not match this policy or is damaged: {type(e).__name__}: {e}") from e
         # metrics.jsonl may hold the interrupted iteration: rewrite it from the checkpoint's history
         lines = "".join(json.dumps(m) + "\n" for m in self.history)
         atomic_write(self.out / "metrics.jsonl", lambda f: f.write(lines))

@@ -393,3 +393,14 @@ def test_resume_compares_the_sampler_that_ran(tmp_path, tiny_encoder):
     resumed.close()
     with pytest.raises(ValueError, match="sampler='fcf', not 'uniform'"):
         Trainer(_cfg(tmp_path, tiny_encoder, algo="adagrpo", iterations=2, sampler="uniform"), resume=True)
+
+
+@pytest.mark.parametrize("part", ["iteration", "rng", "torch_rng", "objects", "config"])
+def test_a_checkpoint_missing_a_part_is_a_clear_error(tmp_path, tiny_encoder, part):
+    Trainer(_cfg(tmp_path, tiny_encoder, iterations=1)).run()
+    path = tmp_path / "run" / "checkpoint.pt"
+    ckpt = load_checkpoint(path)
+    del ckpt[part]
+    torch.save(ckpt, path)
+    with pytest.raises(ValueError, match=r"checkpoint\.pt .*(damaged|config)"):
+        Trainer(_cfg(tmp_path, tiny_encoder, iterations=2), resume=True)
