@@ -66,13 +66,14 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from gui_gym.core.io import CorruptFileError, atomic_write, check_file, check_zip
-from gui_gym.core.threads import one_thread
+from gui_gym.core.threads import budget, one_thread
 from wrappers.encoder import DEFAULT_MODEL, default_model_path, offline, quiet_transformers
 
 MODES = ("cosine", "guarded")
@@ -406,14 +407,19 @@ def _cosine(a: np.ndarray, b: np.ndarray) -> float:
     return min(1.0, max(-1.0, float(np.dot(a, b))))
 
 
-# Loaded encoders, per (model directory, device), shared by the matchers of this process.
-_MODELS: dict[tuple[str | None, str], Any] = {}
+# Loaded encoders, per (model directory, device, copy), shared by the matchers of this process.
+# Copies beyond the first encode texts in parallel threads, each with its own tokenizer.
+_MODELS: dict[tuple[str | None, str, int], Any] = {}
 _MODEL_LOCK = threading.RLock()
+#: At most this many threads encode texts at once (each text alone, on one intra-op thread).
+MAX_ENCODE_THREADS = 4
+#: A thread of its own for every this many texts to encode.
+TEXTS_PER_THREAD = 1
 
 
-def _load_model(model_path: str | None, device: str) -> Any:
+def _load_model(model_path: str | None, device: str, copy: int = 0) -> Any:
     with _MODEL_LOCK:
-        key = (model_path, device)
+        key = (model_path, device, copy)
         if key not in _MODELS:
             path = model_path or default_model_path()
             offline()
@@ -502,8 +508,10 @@ class SemanticMatcher:
         (:func:`gui_gym.core.threads.one_thread`): its embedding is then the same bits whatever
         else is encoded, in whichever order, and whatever torch's thread setting. Encoded in
         batches, a text's embedding changes in its last bits with its batch-mates (padding and
-        matrix shapes), and a training run with it depends on which texts met first.
-        ``progress`` shows a tqdm bar over the texts to encode.
+        matrix shapes), and a training run with it depends on which texts met first. Many
+        missing texts are spread over :func:`gui_gym.core.threads.budget` threads: encoded alone,
+        a text costs MiniLM about 3x its share of a batch, and two threads win back 1.5x on two
+        idle cores. ``progress`` shows a tqdm bar over the texts to encode.
         """
         texts = [str(t) for t in texts]
         missing = list(dict.fromkeys(t for t in texts if t not in self.cache))
@@ -515,19 +523,35 @@ class SemanticMatcher:
         return np.stack([self.cache[t] for t in texts])
 
     def _encode_alone(self, texts: list[str], progress: bool) -> None:
-        model = self.load()
+        """Each text alone, on one intra-op thread, spread over up to :func:`budget` threads (one
+        model copy each): which thread encodes a text does not change its bits."""
+        models = [self.load()]
+        n = min(budget(), MAX_ENCODE_THREADS, len(texts) // TEXTS_PER_THREAD) if self.device == "cpu" else 1
+        models += [_load_model(self.model_path, self.device, copy) for copy in range(1, n)]
         bar = None
         if progress:
             from tqdm import tqdm
 
             bar = tqdm(total=len(texts), desc="encoding", unit="text")
+
+        def encode(model: Any, share: list[str]) -> dict[str, np.ndarray]:
+            out = {}
+            for text in share:
+                out[text] = np.asarray(model.encode([text], batch_size=1, show_progress_bar=False), np.float32)
+                if bar is not None:
+                    bar.update(1)
+            return out
+
         try:
             with _MODEL_LOCK, one_thread():
-                for text in texts:
-                    emb = model.encode([text], batch_size=1, show_progress_bar=False)
-                    self.add_to_cache([text], np.asarray(emb, dtype=np.float32))
-                    if bar is not None:
-                        bar.update(1)
+                if len(models) == 1:
+                    done = encode(models[0], texts)
+                else:
+                    with ThreadPoolExecutor(len(models), thread_name_prefix="encode") as pool:
+                        shares = [texts[i :: len(models)] for i in range(len(models))]
+                        done = {t: e for part in pool.map(encode, models, shares) for t, e in part.items()}
+            for text in texts:  # into the cache in the order asked, whichever thread finished first
+                self.add_to_cache([text], done[text])
         finally:
             if bar is not None:
                 bar.close()

@@ -42,6 +42,7 @@ __all__ = [
     "ENV_VAR",
     "NUMERIC_THREADS",
     "available_cores",
+    "budget",
     "choose_threads",
     "configure_threads",
     "one_thread",
@@ -54,6 +55,8 @@ ENV_VAR = "GUI_GYM_THREADS"
 NUMERIC_THREADS = 1
 # The OMP_NUM_THREADS value configure_threads exported (for child processes): not the user's.
 _exported: str | None = None
+# The thread count configure_threads chose (or budget() once, when it was never called).
+_budget: int | None = None
 
 
 def available_cores() -> int:
@@ -121,14 +124,24 @@ def configure_threads(threads: int | None = None, workers: int = 1) -> int:
     child processes (sub-env workers, study workers) start with it. Returns the count."""
     import torch
 
-    global _exported
-    n = choose_threads(workers, threads)
+    global _exported, _budget
+    n = _budget = choose_threads(workers, threads)
     torch.set_num_threads(n)
     with contextlib.suppress(RuntimeError):  # fixed once parallel work has started: keep it
         torch.set_num_interop_threads(1)
     if os.environ.get("OMP_NUM_THREADS") != str(n):  # the user's own value stays theirs
         os.environ["OMP_NUM_THREADS"] = _exported = str(n)
     return n
+
+
+def budget() -> int:
+    """The CPU threads this process may keep busy: :func:`configure_threads`' count, else
+    :func:`choose_threads`' (decided once). Work that runs on one intra-op thread per task —
+    encoding texts alone — spreads over this many threads instead."""
+    global _budget
+    if _budget is None:
+        _budget = choose_threads()
+    return _budget
 
 
 @contextlib.contextmanager

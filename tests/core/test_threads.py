@@ -37,8 +37,9 @@ def test_configure_sets_torch_and_tells_child_processes(monkeypatch: pytest.Monk
     monkeypatch.delenv("GUI_GYM_THREADS", raising=False)
     monkeypatch.setenv("OMP_NUM_THREADS", "1")  # the user's
     monkeypatch.setattr(threads, "_exported", None)
+    monkeypatch.setattr(threads, "_budget", None)
     try:
-        assert configure_threads(2) == 2 and torch.get_num_threads() == 2
+        assert configure_threads(2) == 2 and torch.get_num_threads() == 2 and threads.budget() == 2
         assert os.environ["OMP_NUM_THREADS"] == "2"  # for sub-env and study workers
         # our own export is not mistaken for the user's setting on the next call
         assert configure_threads(workers=64) == 1

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from _util import make, oracle_episode
 
+import gui_gym.core.threads as threads
 from gui_gym.android.matching_pairs import (
     DATA_PATH,
     KINDS,
@@ -329,7 +330,9 @@ def test_each_text_is_encoded_once(guarded: SemanticMatcher, monkeypatch: pytest
     assert calls == []
 
 
-def test_an_embedding_is_the_same_bits_whatever_else_is_encoded_and_the_threads(guarded: SemanticMatcher) -> None:
+def test_an_embedding_is_the_same_bits_whatever_else_is_encoded_and_the_threads(
+    guarded: SemanticMatcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Each text is encoded alone on one thread: batch-mates, order and torch's thread count
     leave its embedding's bits alone (batched, MiniLM's last bits move with the padding)."""
     import torch
@@ -352,6 +355,12 @@ def test_an_embedding_is_the_same_bits_whatever_else_is_encoded_and_the_threads(
     texts_now, rows = guarded.cache_arrays()
     assert rows.dtype == np.float32 and rows.shape == (len(texts_now), 384)
     assert rows[texts_now.index(texts[1])].tobytes() == together[1].tobytes()
+    # Spread over two threads (a model copy each), the same bits again, in the cache in order.
+    monkeypatch.setattr(threads, "_budget", 2)
+    for t in texts:
+        del guarded.cache[t]
+    assert guarded.encode(texts).tobytes() == together.tobytes()
+    assert list(guarded.cache)[-len(texts) :] == texts
     # A pair scores the same bits by any method, its texts cached before or not.
     cosine = SemanticMatcher(mode="cosine")
     pair = (f"Turn off the alarm {tag}", f"Switch off the alarm at 7:00 {tag}")
