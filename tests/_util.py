@@ -205,3 +205,17 @@ def save_tiny_encoder(path: Any) -> str:
     )
     BertModel(config).save_pretrained(path)
     return str(path)
+
+
+class ScriptedPolicy:
+    """A TrainablePolicy stand-in for rollout tests: launches Settings, then finishes. Its logp
+    is the episode generator's next number, so equal logps mean equal sampling."""
+
+    def decide(self, observations: Any, histories: Any, greedy: bool = False, rng: Any = None) -> list[Any]:
+        from agents.policies.base import Decision
+
+        out = []
+        for h, r in zip(histories, rng, strict=True):
+            action = 'do(action="Launch", app="Settings")' if not h else "finish()"
+            out.append(Decision(action, action, np.array([float(r.random())], np.float32)))
+        return out

@@ -19,11 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
 import pytest
+from _util import ScriptedPolicy
 
 from agents.collect import EnvTimeoutError, Episode, Instance, LocalRollouts, collect, make_vector_env
-from agents.policies.base import Decision
 from wrappers.spec import make_env
 
 TASKS = ["SystemWifiTurnOn", "ContactsFavorite"]
@@ -95,18 +94,6 @@ def faulty_env(marker_dir: str | None = None, **faults: Any) -> gym.Env:
     return Faulty(make_env("GuiAndroid-v0", tasks=TASKS, max_steps=MAX_STEPS), marker_dir, **faults)
 
 
-class Scripted:
-    """A TrainablePolicy stand-in: launches Settings, then finishes; its logp is the episode
-    generator's next number, so equal logps mean equal sampling."""
-
-    def decide(self, observations, histories, greedy=False, rng=None):
-        out = []
-        for h, r in zip(histories, rng, strict=True):
-            action = 'do(action="Launch", app="Settings")' if not h else "finish()"
-            out.append(Decision(action, action, np.array([float(r.random())], np.float32)))
-        return out
-
-
 @pytest.fixture(autouse=True)
 def _release_hung_threads() -> Iterator[None]:
     HUNG.clear()
@@ -137,7 +124,7 @@ def clean(insts: Sequence[Instance]) -> list[tuple]:
     """What a run without faults gives for these instances."""
     envs = make_vector_env(faulty_env, 2)
     try:
-        episodes, errors = collect(envs, Scripted(), insts)
+        episodes, errors = collect(envs, ScriptedPolicy(), insts)
     finally:
         envs.close()
     assert errors == []
@@ -146,7 +133,7 @@ def clean(insts: Sequence[Instance]) -> list[tuple]:
 
 def run(rollouts: LocalRollouts, insts: Sequence[Instance]) -> tuple[list[Episode], list[tuple[Instance, str]]]:
     try:
-        return rollouts.collect(Scripted(), insts)
+        return rollouts.collect(ScriptedPolicy(), insts)
     finally:
         rollouts.close()
 
@@ -259,12 +246,12 @@ def test_a_worker_killed_between_calls_is_noticed(tmp_path: Path) -> None:
     rollouts = local(tmp_path, "async")
     try:
         os.kill(rollouts.envs.processes[1].pid, signal.SIGKILL)
-        episodes, errors = rollouts.collect(Scripted(), instances([0, 1, 2]))
+        episodes, errors = rollouts.collect(ScriptedPolicy(), instances([0, 1, 2]))
         assert errors == [] and rollouts.restarts == 1
         assert [key(ep) for ep in episodes] == clean(instances([0, 1, 2]))
         os.kill(rollouts.envs.processes[0].pid, signal.SIGKILL)
         rollouts.set_epoch(3)  # finds the dead worker: the next collect builds new ones
-        episodes, errors = rollouts.collect(Scripted(), instances([3, 4]))
+        episodes, errors = rollouts.collect(ScriptedPolicy(), instances([3, 4]))
         assert errors == [] and rollouts.restarts == 2
         assert [key(ep) for ep in episodes] == clean(instances([3, 4]))
     finally:
@@ -274,7 +261,7 @@ def test_a_worker_killed_between_calls_is_noticed(tmp_path: Path) -> None:
 def test_collect_without_rebuild_reports_what_it_could_not_run(tmp_path: Path) -> None:
     insts = instances([0, KILL, 1, 2, 3])
     envs = make_vector_env(functools.partial(faulty_env, str(tmp_path)), 2, "async")
-    episodes, errors = collect(envs, Scripted(), insts, max_retries=0)
+    episodes, errors = collect(envs, ScriptedPolicy(), insts, max_retries=0)
     assert envs.closed
     # the KILL episode, the one under way beside it, and the three never started
     assert [inst.seed for inst, _ in errors] == [KILL, 0, 1, 2, 3] and episodes == []
@@ -320,7 +307,7 @@ def test_a_hung_sync_env_raises_a_clear_error_and_the_next_call_starts_afresh(tm
     rollouts = local(tmp_path, "sync", step_timeout_s=3)
     try:
         with pytest.raises(EnvTimeoutError) as caught:
-            rollouts.collect(Scripted(), instances([0, HANG, 1]))
+            rollouts.collect(ScriptedPolicy(), instances([0, HANG, 1]))
         assert HUNG.is_set()
         text = str(caught.value)
         assert text.startswith(
@@ -328,7 +315,7 @@ def test_a_hung_sync_env_raises_a_clear_error_and_the_next_call_starts_afresh(tm
         )
         assert "vectorization='async'" in text
         assert rollouts.envs.closed
-        episodes, errors = rollouts.collect(Scripted(), instances([2, 3]))  # new sub-envs
+        episodes, errors = rollouts.collect(ScriptedPolicy(), instances([2, 3]))  # new sub-envs
         assert errors == [] and rollouts.restarts == 1
         assert [key(ep) for ep in episodes] == clean(instances([2, 3]))
     finally:

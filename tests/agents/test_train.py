@@ -9,6 +9,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
+from _util import ScriptedPolicy
 
 from agents.algos.registry import algorithm
 from agents.collect import Episode, Instance, collect, final_rewards, make_vector_env
@@ -114,17 +115,6 @@ def test_reward_specs_are_validated():
             parse_reward(bad)
 
 
-class _Scripted:
-    """A TrainablePolicy stand-in: always the oracle's action is not available, so it finishes."""
-
-    def decide(self, observations, histories, greedy=False, rng=None):
-        out = []
-        for h, r in zip(histories, rng, strict=True):
-            action = 'do(action="Launch", app="Settings")' if not h else "finish()"
-            out.append(Decision(action, action, np.array([float(r.random())], np.float32)))
-        return out
-
-
 class _Flaky(gym.Wrapper):
     """Raises on the second step of episodes whose seed is odd."""
 
@@ -142,7 +132,7 @@ class _Flaky(gym.Wrapper):
 def test_an_env_that_raises_drops_only_that_episode():
     envs = make_vector_env(lambda: _Flaky(gym.make("GuiAndroid-v0", task="SystemWifiTurnOn")), 2)
     instances = [Instance("SystemWifiTurnOn", s, s, 0) for s in range(6)]
-    episodes, errors = collect(envs, _Scripted(), instances)
+    episodes, errors = collect(envs, ScriptedPolicy(), instances)
     envs.close()
     assert [ep.instance.seed for ep in episodes] == [0, 2, 4]
     assert [inst.seed for inst, _ in errors] == [1, 3, 5] and "device went away" in errors[0][1]
@@ -154,7 +144,7 @@ def test_episode_actions_do_not_depend_on_batching():
     runs = []
     for n in (1, 3):
         envs = make_vector_env(lambda: make_env("GuiAndroid-v0", tasks="SystemWifiTurnOn"), n)
-        eps, _ = collect(envs, _Scripted(), instances)
+        eps, _ = collect(envs, ScriptedPolicy(), instances)
         envs.close()
         runs.append([(ep.instance, [float(d.logp[0]) for d in ep.decisions]) for ep in eps])
     assert runs[0] == runs[1]
