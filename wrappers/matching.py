@@ -491,6 +491,11 @@ class SemanticMatcher:
     def __repr__(self) -> str:
         return f"SemanticMatcher(model={self._key!r}, mode={self.mode!r}, delta={self.delta})"
 
+    @property
+    def model_key(self) -> str:
+        """What names this matcher's encoder (and its process cache): the model's name or real path."""
+        return self._key
+
     # -- encoder -----------------------------------------------------------------------
     def load(self) -> Any:
         """The encoder, loaded now if it was not (otherwise it is loaded on the first uncached text).

@@ -197,6 +197,7 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
         self.prior_weight = nn.Parameter(torch.tensor(self.prior))
         self.rng = np.random.default_rng(self.seed)
         self.extra: dict[str, Any] = {}  # what :meth:`load` found saved beside the weights
+        self._read: dict[str, None] = {}  # the texts whose embeddings the logits have read, in order
 
     # ------------------------------------------------------------------ configuration
 
@@ -340,6 +341,7 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
         )
         where = {t: i for i, t in enumerate(texts)}
         table = torch.from_numpy(self.matcher.encode(texts))  # each distinct text once, from the cache
+        self._read.update(where)
 
         def rows(texts_of: Sequence[Sequence[str]]) -> torch.Tensor:
             return _mean_rows(table, [[where[t] for t in ts] for ts in texts_of])
@@ -392,9 +394,10 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
     # ------------------------------------------------------------------ embeddings
 
     def embedding_state(self) -> dict[str, Any]:
-        """The embeddings this policy has read (its encoder's process cache) as plain data and one
-        tensor, for a training checkpoint: a resumed run reads the very same vectors."""
-        texts, vectors = self.matcher.cache_arrays()
+        """The embeddings this policy's logits have read, as plain data and one tensor, for a
+        training checkpoint: a resumed run reads the very same vectors without encoding them."""
+        texts = [t for t in self._read if t in self.matcher.cache]
+        vectors = self.matcher.encode(texts) if texts else np.zeros((0, self.dim), np.float32)
         return {"encoder": self.encoder_path, "texts": texts, "vectors": torch.from_numpy(vectors)}
 
     def load_embedding_state(self, state: dict[str, Any]) -> int:
@@ -411,6 +414,7 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
         if texts and vectors.shape[1] != self.dim:
             raise ValueError(f"saved embeddings have {vectors.shape[1]} dimensions, the encoder gives {self.dim}")
         self.matcher.add_to_cache(texts, vectors.to(torch.float32).numpy(), normalized=True)
+        self._read.update(dict.fromkeys(texts))
         return len(texts)
 
     # ------------------------------------------------------------------ checkpoints

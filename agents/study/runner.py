@@ -30,6 +30,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
@@ -187,6 +188,52 @@ def _diverged(trainer: Any) -> str | None:
     return None
 
 
+def _matchers(tcfg: Any) -> list[Any]:
+    """The encoders a run reads texts with: the policy's and the milestone reward's MiniLM."""
+    from wrappers.matching import SemanticMatcher
+
+    found = {m.model_key: m for m in (SemanticMatcher(tcfg.encoder), SemanticMatcher())}
+    return list(found.values())
+
+
+def _embeddings_file(out: Path, key: str) -> Path:
+    return out / "embeddings" / f"{hashlib.sha1(key.encode()).hexdigest()[:16]}.npz"
+
+
+def _load_embeddings(out: Path, matchers: list[Any]) -> None:
+    """Fill each encoder's cache with the embeddings earlier runs of the study saved. A text's
+    embedding is the same bits in every process (encoded alone, on one thread), so this spares
+    the encoding, never changes a result."""
+    import numpy as np
+
+    for m in matchers:
+        path = _embeddings_file(out, m.model_key)
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                if str(z["model"]) == m.model_key:
+                    m.add_to_cache([str(t) for t in z["texts"]], z["vectors"], normalized=True)
+        except FileNotFoundError:
+            continue
+        except Exception as e:  # a damaged file only costs the encoding
+            log.warning("ignoring the study's saved embeddings %s: %s", path, e)
+
+
+def _save_embeddings(out: Path, matchers: list[Any]) -> None:
+    """Write each encoder's cache (with what other runs saved meanwhile) for the runs to come."""
+    import numpy as np
+
+    _load_embeddings(out, matchers)
+    for m in matchers:
+        texts, vectors = m.cache_arrays()
+        if not texts:
+            continue
+        arrays = {"texts": np.array(texts, dtype=str), "vectors": vectors, "model": np.array(m.model_key)}
+        try:
+            atomic_write(_embeddings_file(out, m.model_key), lambda f, a=arrays: np.savez(f, **a), binary=True)
+        except OSError as e:  # only the next runs' encoding is at stake
+            log.warning("could not save the study's embeddings: %s", e)
+
+
 def run_one(cfg: StudyConfig, name: str, seed: int, out: str | os.PathLike[str]) -> dict[str, Any]:
     """Train and evaluate one (setting, seed); returns (and writes) its ``status.json``. Never raises
     for a failure of the run itself: the exception is the status."""
@@ -204,6 +251,8 @@ def run_one(cfg: StudyConfig, name: str, seed: int, out: str | os.PathLike[str])
         if missing:
             raise FileNotFoundError(f"reward model {', '.join(missing)} was not built (see {out / 'models'})")
         tcfg = train_config(cfg, s, seed, out)
+        matchers = _matchers(tcfg)
+        _load_embeddings(out, matchers)
         trainer = Trainer(tcfg, resume=(path / "checkpoint.pt").exists())
         unseen = task_ids(cfg.heldout_tasks, tcfg.env_id) if cfg.heldout_tasks else []
         splits = {"seen": list(trainer.train_tasks), "unseen": unseen}
@@ -217,6 +266,7 @@ def run_one(cfg: StudyConfig, name: str, seed: int, out: str | os.PathLike[str])
             trainer.policy = policy
         trainer.run(close=False)
         _write_rows(path / "eval.jsonl", _eval_rows(trainer, "trained", splits, cfg.eval_episodes))
+        _save_embeddings(out, matchers)
         reason = _diverged(trainer)
         if reason:
             status.update(status="diverged", error=reason)

@@ -10,6 +10,9 @@ Two different questions, answered separately:
   other processes keep busy (the load average), and never fewer than one.
   :func:`configure_threads` applies it at the start of a command. ``--threads N``,
   ``GUI_GYM_THREADS=N`` and an explicit ``OMP_NUM_THREADS`` override the choice, in that order.
+  Work split into independent single-threaded tasks (texts encoded alone) spreads over
+  :func:`budget` threads: the process's share of its cores, busy or not, since such threads
+  never wait for each other.
 - **Bit-exact numerics.** With more than one thread, torch's matrix products (MKL) and large
   reductions give different last bits for different thread counts, and MKL's even from run to
   run (measured on the candidate policy's gradients with torch 2.13). Whatever reaches a run's
@@ -55,7 +58,7 @@ ENV_VAR = "GUI_GYM_THREADS"
 NUMERIC_THREADS = 1
 # The OMP_NUM_THREADS value configure_threads exported (for child processes): not the user's.
 _exported: str | None = None
-# The thread count configure_threads chose (or budget() once, when it was never called).
+# budget(): decided by configure_threads, or by budget() once when it was never called.
 _budget: int | None = None
 
 
@@ -125,7 +128,8 @@ def configure_threads(threads: int | None = None, workers: int = 1) -> int:
     import torch
 
     global _exported, _budget
-    n = _budget = choose_threads(workers, threads)
+    n = choose_threads(workers, threads)
+    _budget = choose_threads(workers, threads, load=0.0)
     torch.set_num_threads(n)
     with contextlib.suppress(RuntimeError):  # fixed once parallel work has started: keep it
         torch.set_num_interop_threads(1)
@@ -135,12 +139,14 @@ def configure_threads(threads: int | None = None, workers: int = 1) -> int:
 
 
 def budget() -> int:
-    """The CPU threads this process may keep busy: :func:`configure_threads`' count, else
-    :func:`choose_threads`' (decided once). Work that runs on one intra-op thread per task —
-    encoding texts alone — spreads over this many threads instead."""
+    """Threads for work split into independent tasks, each on one intra-op thread (texts encoded
+    alone): this process's share of its cores (:func:`choose_threads` less the load, decided
+    once; the user's setting wins). Unlike intra-op threads, which wait for each other at every
+    op so that one preempted thread stalls them all, such threads do not wait for each other:
+    on a busy core they slow down by their share, not several times over."""
     global _budget
     if _budget is None:
-        _budget = choose_threads()
+        _budget = choose_threads(load=0.0)
     return _budget
 
 

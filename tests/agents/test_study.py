@@ -258,6 +258,13 @@ def _run_files(d) -> dict:
     }
 
 
+def _lines(path: Path) -> int:
+    try:
+        return path.read_text().count("\n")
+    except FileNotFoundError:
+        return 0
+
+
 def _workers_of(pid: int) -> list[int]:
     """The multiprocessing workers ``pid`` started (from /proc)."""
     out = []
@@ -275,8 +282,10 @@ def _workers_of(pid: int) -> list[int]:
 def test_a_killed_study_resumes_to_the_rows_of_an_uninterrupted_one(tmp_path, tiny_encoder):
     """Killed at a random point (its runs in fresh worker processes, which stop with it) and
     resumed in this process: the same evaluation rows, once each, and the same metrics."""
-    cfg = tiny(tiny_encoder, iterations=3)
+    cfg = tiny(tiny_encoder, iterations=8)
     run_study(cfg, tmp_path / "a", progress=False, report=False)
+    # Runs share their embeddings (the same bits in any process): the tiny encoder's and MiniLM's.
+    assert len(list((tmp_path / "a" / "embeddings").glob("*.npz"))) == 2
 
     out = tmp_path / "b"
     spec = tmp_path / "cfg.json"
@@ -292,12 +301,11 @@ def test_a_killed_study_resumes_to_the_rows_of_an_uninterrupted_one(tmp_path, ti
     workers: set[int] = set()
     try:
         deadline = time.monotonic() + 240  # hang detection only
-        while not list(out.glob("runs/*/seed0/metrics.jsonl")):
-            assert proc.poll() is None and time.monotonic() < deadline, "the study ended or hung before training"
+        rows = random.randint(2, cfg.iterations)  # kill when a run has this many metrics rows
+        while max((_lines(f) for f in out.glob("runs/*/seed0/metrics.jsonl")), default=0) < rows:
+            assert proc.poll() is None and time.monotonic() < deadline, "the study ended or hung before the kill"
             workers.update(_workers_of(proc.pid))
-            time.sleep(0.05)
-        time.sleep(random.uniform(0.0, 2.0))
-        workers.update(_workers_of(proc.pid))
+            time.sleep(0.01)
         proc.send_signal(signal.SIGKILL)
         assert proc.wait(timeout=30) == -signal.SIGKILL
     finally:

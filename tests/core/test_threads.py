@@ -46,6 +46,9 @@ def test_configure_sets_torch_and_tells_child_processes(monkeypatch: pytest.Monk
         monkeypatch.setenv("OMP_NUM_THREADS", "2")  # the user's again
         monkeypatch.setattr(threads, "_exported", None)
         assert configure_threads(workers=64) == 2
+        monkeypatch.setenv("OMP_NUM_THREADS", "")
+        monkeypatch.setattr(threads, "_budget", None)
+        assert threads.budget() == available_cores()  # the share, whatever the load
     finally:
         torch.set_num_threads(before)
 
