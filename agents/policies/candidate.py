@@ -341,7 +341,7 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
         )
         where = {t: i for i, t in enumerate(texts)}
         table = torch.from_numpy(self.matcher.encode(texts))  # each distinct text once, from the cache
-        self._read.update(where)
+        self._read.update(dict.fromkeys(texts))
 
         def rows(texts_of: Sequence[Sequence[str]]) -> torch.Tensor:
             return _mean_rows(table, [[where[t] for t in ts] for ts in texts_of])

@@ -17,7 +17,9 @@
    skipped for non-finite losses).
 4. With ``workers`` > 1 each run gets a fresh process (nothing of an earlier run carries
    over; the cores are shared among the workers, :func:`gui_gym.core.threads.configure_threads`),
-   and a worker whose study process is killed stops too. With one worker the runs share the
+   and a worker whose study process is killed stops too. Runs share only the embeddings they
+   encoded (``OUT/embeddings``): a text's embedding is the same bits in every process, so this
+   spares the encoding and changes no result. With one worker the runs share the
    study's process: nothing a run computes depends on what ran before (embeddings are encoded
    text by text, numerics run on one thread, the trainer seeds its generators). A worker that
    dies takes only its run with it: the run is recorded as crashed and the pool is rebuilt.
