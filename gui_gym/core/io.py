@@ -41,6 +41,7 @@ leaves the process and restoring one reads only bytes this process wrote.
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import io
 import json
@@ -413,11 +414,11 @@ def load_plain(
 
 
 class Snapshot:
-    """A copy of a state, kept in memory: :meth:`take` copies an object (by pickling it, faster
-    than ``copy.deepcopy`` for big nested states), :meth:`load` gives a fresh copy back each time.
+    """A copy of a state, kept in memory: :meth:`take` deep-copies an object, :meth:`load` gives
+    a fresh deep copy back each time, so neither the original nor the snapshot sees later changes.
 
-    A snapshot cannot be pickled itself, so it never reaches a file or another process, and
-    :meth:`load` only ever reads bytes this process wrote from its own objects.
+    No bytes are involved: nothing is unpickled, so a snapshot is a fork of live objects, never a
+    file format. A snapshot cannot be pickled itself, so it never reaches a file or another process.
 
     >>> snap = Snapshot.take({"wifi": True})
     >>> state = snap.load(); state["wifi"] = False
@@ -425,17 +426,17 @@ class Snapshot:
     {'wifi': True}
     """
 
-    __slots__ = ("_data",)
+    __slots__ = ("_state",)
 
-    def __init__(self, data: bytes) -> None:
-        self._data = data
+    def __init__(self, state: Any) -> None:
+        self._state = state  # owned: take() passes a private copy
 
     @classmethod
     def take(cls, obj: Any) -> Snapshot:
-        return cls(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+        return cls(copy.deepcopy(obj))
 
     def load(self) -> Any:
-        return pickle.loads(self._data)
+        return copy.deepcopy(self._state)
 
     def __reduce__(self) -> Any:
         raise TypeError("a Snapshot lives in memory only: it cannot be pickled, saved or sent")
