@@ -62,6 +62,7 @@ from gymnasium.error import CustomSpaceError
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space, create_empty_array, iterate
 
+from agents.algos.returns import trajectory_return
 from agents.policies.base import Decision, TrainablePolicy
 from gui_gym.core.contract import (
     ACTION_DESCRIPTION,
@@ -171,8 +172,6 @@ class Episode:
     def ret(self) -> float:
         """R(τ) as a sum (:func:`agents.algos.returns.trajectory_return`): the trajectory terms once
         plus the step terms; the outcome itself for an unshaped env."""
-        from agents.algos.returns import trajectory_return
-
         return trajectory_return(self)
 
     def set_component(self, name: str, values: Sequence[float]) -> None:

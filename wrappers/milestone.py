@@ -276,7 +276,7 @@ def settle_milestones(
     changed = 0
     for task_id in sorted(superior):
         trajectory = superior[task_id][1]
-        current = instantiated(book, task_id, trajectory.meta.get("placeholders") or {})
+        current = book.milestones(task_id, trajectory.meta.get("placeholders") or {})
         descriptions = [s.action_description for s in trajectory.steps]
         hit_all = bool(current) and match_milestones(descriptions, current, matcher.score, delta).count == len(current)
         changed += book.update(trajectory, epoch, hit_all)
@@ -289,8 +289,3 @@ def settle_milestones(
         book.record(ep.task_id, [templates[i] for i in matches.hits if i is not None], epoch)
         ep.milestones = (matches.count, len(milestones))
     return changed
-
-
-def instantiated(book: MilestoneBook, task_id: str, placeholders: dict[str, Any]) -> list[str]:
-    """The task's milestones in the book with an instance's slot values filled in."""
-    return [instantiate(t, placeholders) for t in book.templates(task_id)]
