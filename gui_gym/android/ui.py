@@ -8,6 +8,7 @@ serialised: the XML an agent reads carries exactly the attributes a real device'
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 SCREEN_W, SCREEN_H = 1080, 2400
@@ -178,6 +179,30 @@ class Node:
             "package_name": self.package,
             "resource_id": self.rid or None,
         }
+
+
+#: Window types, as Android's ``AccessibilityWindowInfo`` names them (``TYPE_APPLICATION`` ...).
+WINDOW_TYPES = ("application", "input_method", "system", "accessibility_overlay", "split_screen_divider")
+
+
+@dataclass
+class Window:
+    """One window on screen, as the accessibility service sees it.
+
+    ``uiautomator dump`` writes the active window's ``root`` alone; AndroidWorld's accessibility
+    forest lists every window (top of the z-order first) with its nodes. ``layer`` orders the
+    windows (higher is nearer the user); ``type`` is one of :data:`WINDOW_TYPES`.
+    """
+
+    id: int
+    type: str
+    layer: int
+    title: str
+    package: str
+    bounds: tuple[int, int, int, int]
+    root: Node
+    active: bool = False
+    focused: bool = False
 
 
 def clip(node: Node, top: int, bottom: int) -> Node | None:
