@@ -273,11 +273,31 @@ def _flags(n: Node) -> str:
     return out
 
 
+# Containers uiautomator never flags as NAF (AOSP AccessibilityNodeInfoDumper).
+_NAF_EXCLUDED = (
+    "android.widget.GridView",
+    "android.widget.GridLayout",
+    "android.widget.ListView",
+    "android.widget.TableLayout",
+)
+
+
+def is_naf(n: Node) -> bool:
+    """Whether ``uiautomator dump`` marks ``n`` ``NAF="true"`` (not accessibility friendly): an
+    enabled clickable node with no text and no content description, none in its subtree either,
+    and not of an excluded container class."""
+    if not (n.clickable and n.enabled) or n.text or n.desc or n.cls.endswith(_NAF_EXCLUDED):
+        return False
+    return not any(c.text or c.desc for c in n.walk())
+
+
 def _node_xml(n: Node, index: int, out: list[str]) -> None:
     l, t, r, b = n.bounds
+    naf = 'NAF="true" ' if is_naf(n) else ""
     out.append(
-        f'<node index="{index}" text="{xml_escape(n.text)}" resource-id="{n.rid}" class="{n.cls}" '
-        f'package="{n.package}" content-desc="{xml_escape(n.desc)}" {_flags(n)} bounds="[{l},{t}][{r},{b}]"'
+        f'<node {naf}index="{index}" text="{xml_escape(n.text)}" '
+        f'resource-id="{n.rid}" class="{n.cls}" package="{n.package}" content-desc="{xml_escape(n.desc)}" '
+        f'{_flags(n)} bounds="[{l},{t}][{r},{b}]"'
     )
     if n.children:
         out.append(">")

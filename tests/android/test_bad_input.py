@@ -32,7 +32,7 @@ def _row_index(info: dict) -> dict:
 
 
 def _title_tap(info: dict) -> str:
-    return tap(find_el(info, resource_id="com.google.android.contacts:id/title"))
+    return tap(find_el(info, class_name="android.widget.TextView", text="Contacts"))
 
 
 def _long_press_fab(info: dict) -> str:

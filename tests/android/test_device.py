@@ -150,7 +150,9 @@ def test_back_closes_keyboard_then_dialog_then_screen() -> None:
     dev.open_dialog(InputDialog("on_label", "Custom label", [("label", "Label")]))
     dev.invalidate()
     obs = env.unwrapped.observe()
-    assert "com.google.android.inputmethod.latin" in obs["ui"] and "Custom label" in obs["ui"]
+    # The dialog is the active window: the dump is its tree; the keyboard is a window of its own.
+    assert "Custom label" in obs["ui"] and "com.google.android.inputmethod.latin" not in obs["ui"]
+    assert [w.type for w in dev.windows()] == ["application", "application", "input_method", "system", "system"]
 
     _, _, _, _, info = env.step('do(action="Back")')
     assert info["format_valid"]

@@ -90,7 +90,7 @@ class SimBackend:
             from gui_gym.android.sim.render import Renderer  # Pillow and fonts only when pixels are asked for
 
             renderer = self._renderers[size] = Renderer(size)
-        return renderer.render(self.device.tree(), dark=bool(self.device.state.settings.get("dark_theme")))
+        return renderer.render(self.device.screen(), dark=bool(self.device.state.settings.get("dark_theme")))
 
     def milestone_reached(self, index: int) -> bool:
         return self._require_task().milestones[index].reached(self.device, self._params)

@@ -19,22 +19,27 @@ from gui_gym.android.actions import MAX_QUOTE, Action, ActionParseError, clip_te
 from gui_gym.android.backends.base import Outcome
 from gui_gym.android.sim.apps import APPS, App
 from gui_gym.android.sim.widgets import (
+    KEYBOARD_PACKAGE,
     KEYBOARD_TOP,
+    LAUNCHER_PACKAGE,
     MAX_FIELD_CHARS,
     NAV_TOP,
     PAD,
     STATUS_H,
+    SYSTEM_PACKAGE,
     UI,
     Dialog,
     FormHost,
     Inapplicable,
     Screen,
+    decor,
 )
-from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, flatten
+from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, Window, flatten
 from gui_gym.core.io import Snapshot
 
 _SWIPE_FRACTION = {"short": 0.25, "medium": 0.5, "long": 0.75}
 _FINGER_TO_CONTENT = {"up": "down", "down": "up", "left": "right", "right": "left"}
+_WINDOW_IDS = {"launcher": 3, "app": 5, "dialog": 7, "keyboard": 9, "status": 11, "nav": 13}
 _LONG_PRESS_TOUCHES = 3  # android_env: held for this many TOUCH steps without moving
 
 
@@ -86,8 +91,10 @@ class Device:
 
     def __init__(self, apps: dict[str, App] | None = None) -> None:
         self.apps = apps if apps is not None else APPS
-        self._tree: Node | None = None
+        self._windows: list[Window] | None = None
+        self._screen: Node | None = None
         self._flat: list[Node] | None = None
+        self._touchable: list[Node] | None = None
         self.state = DeviceState()
         self.reset()
 
@@ -207,65 +214,134 @@ class Device:
         return host, host.focus
 
     # -- the screen ----------------------------------------------------------------------
+    def windows(self) -> list[Window]:
+        """The windows on screen, bottom of the z-order first (built once per state change).
+
+        An app's activity, its dialog, the keyboard, the status bar and the navigation bar are
+        separate windows, as on a phone; exactly one is active (the launcher, the app, or the
+        app's dialog while one is open).
+        """
+        if self._windows is None:
+            self._build()
+        assert self._windows is not None
+        return self._windows
+
+    def window(self) -> Window:
+        """The active window: the one ``uiautomator dump`` writes."""
+        return next(w for w in self.windows() if w.active)
+
     def tree(self) -> Node:
-        """The current screen's view hierarchy (built once per state change)."""
-        if self._tree is None:
-            self._tree = self._build()
-        return self._tree
+        """The active window's view hierarchy (what ``uiautomator dump`` reports)."""
+        return self.window().root
+
+    def screen(self) -> Node:
+        """Every window composed as the screen shows them, in paint order, plus what only pixels
+        show (a dialog's dimming, a toast): what the renderer draws and a finger touches."""
+        if self._screen is None:
+            self._build()
+        assert self._screen is not None
+        return self._screen
 
     def invalidate(self) -> None:
-        self._tree = self._flat = None
+        self._windows = self._screen = self._flat = self._touchable = None
 
     def elements(self) -> list[Node]:
-        """All nodes of :meth:`tree` in pre-order (AndroidWorld's ``ui_elements``)."""
-        if self._flat is None or self._tree is None:
+        """The nodes of :meth:`tree` in pre-order (the order of the dump)."""
+        if self._flat is None:
             self._flat = flatten(self.tree())
         return self._flat
 
-    def _build(self) -> Node:
+    def _screen_nodes(self) -> list[Node]:
+        if self._touchable is None:
+            self._touchable = flatten(self.screen())
+        return self._touchable
+
+    def _build(self) -> None:
         st = self.state
-        root = Node("android.widget.FrameLayout", (0, 0, SCREEN_W, SCREEN_H), package="com.android.systemui")
-        root.children.append(self._status_bar())
-        content_bottom = NAV_TOP
-        host_dialog = None
-        if st.recents_open:
-            root.children.append(self._recents())
-        elif st.foreground is None:
-            root.children.append(self._launcher())
+        status, nav = self._status_bar(), self._nav_bar()
+        paint: list[Node] = [status]
+        windows: list[Window] = []
+        if st.recents_open or st.foreground is None:
+            launcher = self._recents() if st.recents_open else self._launcher()
+            main = decor(LAUNCHER_PACKAGE, launcher, top=0, bottom=SCREEN_H)
+            windows.append(
+                Window(
+                    _WINDOW_IDS["launcher"],
+                    "application",
+                    1,
+                    "Launcher",
+                    LAUNCHER_PACKAGE,
+                    main.bounds,
+                    main,
+                    active=True,
+                    focused=True,
+                )
+            )
+            paint.append(main)
         else:
             app = self.apps[st.foreground]
             screen = self.top_screen()
             assert screen is not None
-            bottom = KEYBOARD_TOP if st.keyboard else content_bottom
+            bottom = KEYBOARD_TOP if st.keyboard else NAV_TOP
             ui = UI(self, app.package, STATUS_H, bottom, app.label)
             screen.build(ui, self)
-            frame = Node(
-                "android.widget.FrameLayout",
-                (0, STATUS_H, SCREEN_W, bottom),
-                package=app.package,
-                rid="android:id/content",
-                children=ui.nodes,
+            main = decor(app.package, ui.content(app.layout), top=STATUS_H, bottom=bottom)
+            dialog = screen.dialog
+            windows.append(
+                Window(
+                    _WINDOW_IDS["app"],
+                    "application",
+                    1,
+                    app.label,
+                    app.package,
+                    main.bounds,
+                    main,
+                    active=dialog is None,
+                    focused=dialog is None,
+                )
             )
-            root.children.append(frame)
-            host_dialog = screen.dialog
-            if host_dialog is not None:
+            paint.append(main)
+            if dialog is not None:
                 dui = UI(self, app.package, STATUS_H, bottom, app.label)
-                host_dialog.build(dui, self)
-                root.children.extend(dui.nodes)
+                dialog.build(dui, self)
+                panel = dui.dialog_root()
+                windows.append(
+                    Window(
+                        _WINDOW_IDS["dialog"],
+                        "application",
+                        2,
+                        dialog.title or app.label,
+                        app.package,
+                        panel.bounds,
+                        panel,
+                        active=True,
+                        focused=True,
+                    )
+                )
+                # The dimming behind a dialog is no view: a touch on it dismisses the dialog.
+                paint += [Node("android.view.View", (0, 0, SCREEN_W, NAV_TOP), on_tap=dui.outside, role="scrim"), panel]
         if st.keyboard and self.focused_host() is not None:
-            root.children.append(self._keyboard())
+            kb = self._keyboard()
+            windows.append(
+                Window(_WINDOW_IDS["keyboard"], "input_method", 3, "InputMethod", KEYBOARD_PACKAGE, kb.bounds, kb)
+            )
+            paint.append(kb)
         if st.toast is not None and st.toast_step >= st.step - 1:
-            root.children.append(
+            # A toast is drawn over everything but is no node of any window's tree.
+            paint.append(
                 Node(
                     "android.widget.Toast",
                     (190, NAV_TOP - 260, SCREEN_W - 190, NAV_TOP - 150),
                     st.toast,
-                    package="com.android.systemui",
+                    package=SYSTEM_PACKAGE,
                     role="toast",
                 )
             )
-        root.children.append(self._nav_bar())
-        return root
+        windows.append(Window(_WINDOW_IDS["status"], "system", 4, "StatusBar", SYSTEM_PACKAGE, status.bounds, status))
+        windows.append(Window(_WINDOW_IDS["nav"], "system", 5, "NavigationBar", SYSTEM_PACKAGE, nav.bounds, nav))
+        paint.append(nav)
+        self._windows = windows
+        self._screen = Node("android.widget.FrameLayout", (0, 0, SCREEN_W, SCREEN_H), children=paint, role="screen")
 
     def _status_bar(self) -> Node:
         st, s = self.state, self.state.settings
@@ -273,7 +349,7 @@ class Device:
             "android.widget.FrameLayout",
             (0, 0, SCREEN_W, STATUS_H),
             rid="com.android.systemui:id/status_bar",
-            package="com.android.systemui",
+            package=SYSTEM_PACKAGE,
             role="statusbar",
         )
         clock = st.now.strftime("%-H:%M")
@@ -283,7 +359,7 @@ class Device:
                 (40, 10, 240, 74),
                 clock,
                 rid="com.android.systemui:id/clock",
-                package="com.android.systemui",
+                package=SYSTEM_PACKAGE,
                 role="statustext",
             )
         )
@@ -302,7 +378,7 @@ class Device:
                     "android.widget.ImageView",
                     (x - 64, 10, x, 74),
                     desc=desc,
-                    package="com.android.systemui",
+                    package=SYSTEM_PACKAGE,
                     role="statusicon",
                 )
             )
@@ -314,14 +390,14 @@ class Device:
             "android.widget.FrameLayout",
             (0, NAV_TOP, SCREEN_W, SCREEN_H),
             rid="com.android.systemui:id/navigation_bar_frame",
-            package="com.android.systemui",
+            package=SYSTEM_PACKAGE,
             role="navbar",
         )
-        for i, (desc, cb, icon) in enumerate(
+        for i, (desc, cb, name, icon) in enumerate(
             (
-                ("Back", self.press_back, "back"),
-                ("Home", self.go_home, "home"),
-                ("Overview", self._open_recents, "overview"),
+                ("Back", self.press_back, "back", "back"),
+                ("Home", self.go_home, "home", "home"),
+                ("Overview", self._open_recents, "recent_apps", "overview"),
             )
         ):
             x = 180 + i * 270
@@ -330,8 +406,8 @@ class Device:
                     "android.widget.ImageView",
                     (x, NAV_TOP + 13, x + 180, SCREEN_H - 13),
                     desc=desc,
-                    rid=f"com.android.systemui:id/{icon}",
-                    package="com.android.systemui",
+                    rid=f"{SYSTEM_PACKAGE}:id/{name}",
+                    package=SYSTEM_PACKAGE,
                     on_tap=cb,
                     role="navbutton",
                     style=icon,
@@ -345,7 +421,7 @@ class Device:
         return "Open recent apps"
 
     def _launcher(self) -> Node:
-        pkg = "com.google.android.apps.nexuslauncher"
+        pkg = LAUNCHER_PACKAGE
         home = Node(
             "android.widget.FrameLayout",
             (0, STATUS_H, SCREEN_W, NAV_TOP),
@@ -389,7 +465,7 @@ class Device:
         return home
 
     def _recents(self) -> Node:
-        pkg = "com.google.android.apps.nexuslauncher"
+        pkg = LAUNCHER_PACKAGE
         view = Node(
             "android.widget.FrameLayout",
             (0, STATUS_H, SCREEN_W, NAV_TOP),
@@ -452,7 +528,7 @@ class Device:
         return view
 
     def _keyboard(self) -> Node:
-        pkg = "com.google.android.inputmethod.latin"
+        pkg = KEYBOARD_PACKAGE
         kb = Node(
             "android.widget.FrameLayout",
             (0, KEYBOARD_TOP, SCREEN_W, NAV_TOP),
@@ -598,7 +674,7 @@ class Device:
 
     def _hit(self, x: int, y: int, attr: str) -> Node | None:
         """Topmost node under (x, y) with a handler ``attr``; an opaque panel stops the search."""
-        for n in reversed(self.elements()):
+        for n in reversed(self._screen_nodes()):
             if not n.contains(x, y):
                 continue
             if getattr(n, attr) is not None and n.enabled:

@@ -42,7 +42,7 @@ class Renderer:
 
     Example:
         >>> from gui_gym.android.sim.device import Device
-        >>> Renderer((270, 600)).render(Device().tree()).shape
+        >>> Renderer((270, 600)).render(Device().screen()).shape
         (600, 270, 3)
     """
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from gui_gym.android.actions import MAX_QUOTE, clip_text
-from gui_gym.android.ui import SCREEN_W, Node
+from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device
@@ -29,6 +30,24 @@ ROW_H = 168
 FIELD_H = 150
 PAD = 42
 MAX_FIELD_CHARS = 500
+SYSTEM_PACKAGE = "com.android.systemui"
+LAUNCHER_PACKAGE = "com.google.android.apps.nexuslauncher"
+KEYBOARD_PACKAGE = "com.google.android.inputmethod.latin"
+
+
+def decor(package: str, content: Sequence[Node] | Node, top: int, bottom: int) -> Node:
+    """An activity's window: the DecorView, its LinearLayout and ``android:id/content``
+    holding ``content`` (the content area runs from ``top`` to ``bottom``), as in a real dump."""
+    kids = [content] if isinstance(content, Node) else list(content)
+    frame = Node(
+        "android.widget.FrameLayout",
+        (0, top, SCREEN_W, bottom),
+        rid="android:id/content",
+        package=package,
+        children=kids,
+    )
+    body = Node("android.widget.LinearLayout", (0, 0, SCREEN_W, SCREEN_H), package=package, children=[frame])
+    return Node("android.widget.FrameLayout", (0, 0, SCREEN_W, SCREEN_H), package=package, children=[body])
 
 
 class Inapplicable(Exception):
@@ -112,7 +131,12 @@ class AlertDialog(Dialog):
         panel = ui.dialog_panel(self, height=200 + (110 if self.message else 0) + 150)
         ui.dialog_title(self.title)
         if self.message:
-            ui.text(self.message, h=110, size=40)
+            with (
+                ui.group("android.widget.FrameLayout", rid="android:id/contentPanel"),
+                ui.group("android.widget.ScrollView", rid="android:id/scrollView"),
+                ui.group(),
+            ):
+                ui.text(self.message, h=110, rid="android:id/message", size=40)
         ui.dialog_buttons(self, self.buttons)
         ui.end_panel(panel)
 
@@ -126,19 +150,20 @@ class MenuDialog(Dialog):
         self.selected = selected
 
     def build(self, ui: UI, dev: Device) -> None:
-        panel = ui.dialog_panel(self, height=(130 if self.title else 40) + 140 * len(self.items))
+        panel = ui.dialog_panel(self, height=(180 if self.title else 60) + 140 * len(self.items))
         if self.title:
             ui.dialog_title(self.title)
-        for label, value in self.items:
-            ui.button(
-                label,
-                lambda v=value: self.finish(ui.dev, v),
-                rid="android:id/title",
-                cls="android.widget.TextView",
-                h=140,
-                selected=value == self.selected and self.selected is not None,
-                role="menuitem",
-            )
+        with ui.group("android.widget.ListView", rid="android:id/select_dialog_listview"):
+            for label, value in self.items:
+                ui.button(
+                    label,
+                    lambda v=value: self.finish(ui.dev, v),
+                    rid="android:id/text1",
+                    cls="android.widget.CheckedTextView" if self.selected is not None else "android.widget.TextView",
+                    h=140,
+                    selected=value == self.selected and self.selected is not None,
+                    role="menuitem",
+                )
         ui.end_panel(panel)
 
 
@@ -158,8 +183,13 @@ class InputDialog(Dialog):
     def build(self, ui: UI, dev: Device) -> None:
         panel = ui.dialog_panel(self, height=130 + (FIELD_H + 30) * len(self.hints) + 160)
         ui.dialog_title(self.title)
-        for key, hint in self.hints.items():
-            ui.field(self, key, hint, rid=f"android:id/{key}")
+        with (
+            ui.group("android.widget.FrameLayout", rid="android:id/customPanel"),
+            ui.group("android.widget.FrameLayout", rid="android:id/custom"),
+            ui.group(),
+        ):
+            for key, hint in self.hints.items():
+                ui.field(self, key, hint, rid=f"android:id/{key}")
         ui.dialog_buttons(self, [("Cancel", None), (self.ok, "ok")])
         ui.end_panel(panel)
 
@@ -293,10 +323,39 @@ class UI:
         self.app_label = app_label
         self.top = top
         self.bottom = bottom
+        self.content_bottom = bottom  # the content area's bottom (``bottom`` shrinks above a bottom bar)
         self.y = top
         self.nodes: list[Node] = []
         self._stack: list[tuple[list[Node], int, int]] = []
         self.x0, self.x1 = PAD, SCREEN_W - PAD  # default horizontal extent of widgets
+        self.outside: Callable[[], Any] | None = None  # what a touch outside a dialog does
+
+    def content(self, layout: Sequence[tuple[str, str]] = ()) -> list[Node]:
+        """The screen's nodes inside the app's own root layouts (``(class, resource id)`` from
+        the outermost in), each spanning the content area, as an activity's layout nests them."""
+        nodes = self.nodes
+        for cls, rid in reversed(layout):
+            box = (0, self.top, SCREEN_W, self.content_bottom)
+            nodes = [Node(cls, box, rid=rid, package=self.package, children=nodes)]
+        return nodes
+
+    def dialog_root(self) -> Node:
+        """The dialog window's root, once a dialog's :meth:`Dialog.build` has run."""
+        return next(n for n in self.nodes if n.role == "panel")
+
+    @contextmanager
+    def group(self, cls: str = "android.widget.LinearLayout", rid: str = "", **kw: Any) -> Iterator[Node]:
+        """A layout container around the widgets added inside the ``with`` block; its bounds are
+        their union (a container without children is left out, as a real dump has none)."""
+        node = Node(cls, (0, 0, 0, 0), rid=rid, package=self.package, **kw)
+        saved, self.nodes = self.nodes, node.children
+        try:
+            yield node
+        finally:
+            self.nodes = saved
+            if node.children:
+                node.bounds = union(c.bounds for c in node.children)
+                self.add(node)
 
     # -- plumbing ------------------------------------------------------------------------
     def add(self, node: Node) -> Node:
@@ -320,16 +379,15 @@ class UI:
         up: bool | Callable[[], Any] = True,
         actions: Sequence[tuple[str, str, Callable[[], Any]]] = (),
     ) -> None:
-        """App bar with optional navigate-up arrow and icon actions ``(desc, icon, on_tap)``."""
+        """App bar with optional navigate-up arrow and icon actions ``(desc, icon, on_tap)``: an
+        AppBarLayout holding the Toolbar (reported as ``android.view.ViewGroup``), whose action
+        items sit in an ActionMenuView and are reported as buttons with a description."""
         y = self.y
-        bar = self.add(
-            Node(
-                "android.view.ViewGroup",
-                (0, y, SCREEN_W, y + TOOLBAR_H),
-                rid=f"{self.package}:id/toolbar",
-                role="toolbar",
-            )
+        box = (0, y, SCREEN_W, y + TOOLBAR_H)
+        bar = Node(
+            "android.view.ViewGroup", box, rid=f"{self.package}:id/toolbar", package=self.package, role="toolbar"
         )
+        self.add(Node("android.widget.LinearLayout", box, rid=f"{self.package}:id/app_bar_layout", children=[bar]))
         x = 24
         if up:
             cb = up if callable(up) else self._navigate_up
@@ -350,7 +408,7 @@ class UI:
         for desc, icon, cb in reversed(list(actions)):
             icons.append(
                 Node(
-                    "android.widget.ImageButton",
+                    "android.widget.Button",
                     (right - 120, y + 17, right, y + 137),
                     desc=desc,
                     package=self.package,
@@ -362,16 +420,16 @@ class UI:
             )
             right -= 130
         bar.children.append(
-            Node(
-                "android.widget.TextView",
-                (x, y + 17, right, y + 137),
-                title,
-                package=self.package,
-                rid=f"{self.package}:id/title",
-                role="title",
-            )
+            Node("android.widget.TextView", (x, y + 17, right, y + 137), title, package=self.package, role="title")
         )
-        bar.children.extend(reversed(icons))
+        if icons:
+            menu = Node(
+                "android.widget.LinearLayout",
+                union(n.bounds for n in icons),
+                package=self.package,
+                children=list(reversed(icons)),
+            )
+            bar.children.append(menu)
         self.y += TOOLBAR_H
 
     def _navigate_up(self) -> str:
@@ -628,6 +686,7 @@ class UI:
         item_h: int = ROW_H,
         bottom: int | None = None,
         empty: str = "Nothing here yet",
+        list_id: str = "list",
     ) -> Node:
         """A RecyclerView of ``items``: only the rows inside the viewport exist in the tree.
 
@@ -650,16 +709,17 @@ class UI:
             host.scroll[key] = new
             return new != cur
 
-        container = self.add(
-            Node(
-                "androidx.recyclerview.widget.RecyclerView",
-                (0, top, SCREEN_W, bottom),
-                rid=f"{self.package}:id/list",
-                on_scroll=scroll if max_off > 0 else None,
-                role="list",
-                style=(off, max_off),
-            )
+        container = Node(
+            "androidx.recyclerview.widget.RecyclerView",
+            (0, top, SCREEN_W, bottom),
+            rid=f"{self.package}:id/{list_id}",
+            package=self.package,
+            on_scroll=scroll if max_off > 0 else None,
+            role="list",
+            style=(off, max_off),
         )
+        # Lists sit in a container of their own (a list frame, a swipe-to-refresh layout).
+        self.add(Node("android.widget.FrameLayout", container.bounds, children=[container]))
         if not items:
             self.y = top + 60
             self.text(empty, rid=f"{self.package}:id/empty", size=40)
@@ -721,7 +781,8 @@ class UI:
 
     # -- dialogs -------------------------------------------------------------------------
     def dialog_panel(self, dialog: Dialog, height: int, top: int | None = None) -> Node:
-        """Scrim + panel; children go into the panel until :meth:`end_panel`."""
+        """The dialog's window (DecorView, ``android:id/content``, ``parentPanel``); children go
+        into the panel until :meth:`end_panel`. A touch outside it cancels a cancelable dialog."""
 
         def outside() -> str:
             if not dialog.cancelable:
@@ -729,21 +790,26 @@ class UI:
             dialog.finish(self.dev, None)
             return "Tap outside the dialog to dismiss it"
 
-        self.add(Node("android.view.View", (0, 0, SCREEN_W, NAV_TOP), on_tap=outside, role="scrim", package="android"))
+        self.outside = outside
         bottom_limit = KEYBOARD_TOP - 40 if self.dev.state.keyboard else NAV_TOP - 60
         t = top if top is not None else max(STATUS_H + 60, min((NAV_TOP - height) // 2, bottom_limit - height))
+        box = (60, t, SCREEN_W - 60, t + height)
+        parent = Node("android.widget.LinearLayout", box, rid="android:id/parentPanel", package=self.package)
+        content = Node(
+            "android.widget.FrameLayout", box, rid="android:id/content", package=self.package, children=[parent]
+        )
         panel = self.add(
             Node(
                 "android.widget.FrameLayout",
-                (60, t, SCREEN_W - 60, t + height),
-                rid="android:id/content",
+                box,
                 role="panel",
                 style="opaque",
-                package="android",
+                package=self.package,
+                children=[content],
             )
         )
         self._stack.append((self.nodes, self.x0, self.x1))
-        self.nodes = panel.children
+        self.nodes = parent.children
         self.x0, self.x1 = 100, SCREEN_W - 100
         self.y = t + 30
         return panel
@@ -752,24 +818,39 @@ class UI:
         self.nodes, self.x0, self.x1 = self._stack.pop()
 
     def dialog_title(self, title: str, rid: str = "android:id/alertTitle") -> None:
-        self.add(Node("android.widget.TextView", self.rect(100), title, rid=rid, role="title"))
+        with self.group(rid="android:id/topPanel"), self.group(rid="android:id/title_template"):
+            self.add(Node("android.widget.TextView", self.rect(100), title, rid=rid, role="title"))
         self.y += 20
 
     def dialog_buttons(self, dialog: Dialog, buttons: Sequence[tuple[str, Any]]) -> None:
+        """The button bar, right-aligned; the last button is the positive one (``button1``), the
+        one before it the negative (``button2``), as AlertDialog numbers them."""
         y = self.y + 10
         right = SCREEN_W - 100
+        placed = []
         for i, (label, value) in enumerate(reversed(list(buttons))):
             w = max(200, 40 * len(label) + 60)
-            self.add(
-                Node(
-                    "android.widget.Button",
-                    (right - w, y, right, y + 120),
-                    label.upper(),
-                    label=label,
-                    rid=f"android:id/button{i + 1}",
-                    on_tap=lambda v=value: dialog.finish(self.dev, v),
-                    role="textbutton",
-                )
-            )
+            placed.append((i, label, value, (right - w, y, right, y + 120)))
             right -= w + 20
+        with self.group("android.widget.ScrollView", rid="android:id/buttonPanel"), self.group():
+            for i, label, value, box in reversed(placed):
+                self.add(
+                    Node(
+                        "android.widget.Button",
+                        box,
+                        label.upper(),
+                        label=label,
+                        rid=f"android:id/button{i + 1}",
+                        on_tap=lambda v=value: dialog.finish(self.dev, v),
+                        role="textbutton",
+                    )
+                )
         self.y = y + 130
+
+
+def union(
+    boxes: Iterator[tuple[int, int, int, int]] | Sequence[tuple[int, int, int, int]],
+) -> tuple[int, int, int, int]:
+    """The smallest box holding every box of ``boxes``."""
+    ls, ts, rs, bs = zip(*boxes, strict=True)
+    return min(ls), min(ts), max(rs), max(bs)

@@ -21,6 +21,9 @@ class App:
     package: str = ""
     aliases: tuple[str, ...] = ()  # other accepted lower-case names for Launch
     color: tuple[int, int, int] = (90, 90, 90)  # launcher icon colour
+    #: the activity's root layouts around a screen's widgets, ``(class, resource id)`` from the
+    #: outermost in (a CoordinatorLayout is reported as ``android.view.ViewGroup``)
+    layout: tuple[tuple[str, str], ...] = (("android.view.ViewGroup", ""), ("android.widget.LinearLayout", ""))
 
     def initial_data(self) -> Any:
         return None
