@@ -848,9 +848,7 @@ class UI:
         self.y = y + 130
 
 
-def union(
-    boxes: Iterator[tuple[int, int, int, int]] | Sequence[tuple[int, int, int, int]],
-) -> tuple[int, int, int, int]:
+def union(boxes: Iterable[tuple[int, int, int, int]]) -> tuple[int, int, int, int]:
     """The smallest box holding every box of ``boxes``."""
     ls, ts, rs, bs = zip(*boxes, strict=True)
     return min(ls), min(ts), max(rs), max(bs)
