@@ -190,8 +190,9 @@ class Window:
     """One window on screen, as the accessibility service sees it.
 
     ``uiautomator dump`` writes the active window's ``root`` alone; AndroidWorld's accessibility
-    forest lists every window (top of the z-order first) with its nodes. ``layer`` orders the
-    windows (higher is nearer the user); ``type`` is one of :data:`WINDOW_TYPES`.
+    forest lists every window with its nodes, lowest ``layer`` first (android_env's forwarder
+    reverses ``getWindows()``, which lists the topmost first). ``layer`` orders the windows
+    (higher is nearer the user); ``type`` is one of :data:`WINDOW_TYPES`.
     """
 
     id: int
