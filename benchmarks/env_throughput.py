@@ -57,6 +57,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 import gui_gym  # registers GuiAndroid-v0
+from gui_gym.android.forest import element_box
 from gui_gym.android.sim.tasks import TASKS
 
 ORACLE = "__oracle__"
@@ -147,7 +148,7 @@ class Driver:
                 e = clickable[int(rng.integers(len(clickable)))]
                 self.kinds[kind] += 1
                 if rng.random() < 0.5:  # AndroidLab text with the element's bbox
-                    return 'do(action="Tap", element=[{},{},{},{}])'.format(*e.bbox)
+                    return 'do(action="Tap", element=[{},{},{},{}])'.format(*element_box(e))
                 return {"action_type": "click", "index": int(e.index)}  # AndroidWorld dict
         self.kinds[kind] += 1
         if kind == "oracle":

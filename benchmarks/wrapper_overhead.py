@@ -39,6 +39,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
+from gui_gym.android.forest import element_box
 from gui_gym.android.sim.tasks import TASKS
 from wrappers import MilestoneBook, MilestoneReward, ShortestPathReward
 from wrappers.matching import SemanticMatcher
@@ -63,7 +64,7 @@ def record_traces(episodes: int, seed: int) -> list[tuple[str, int, list[str]]]:
                 a = env.unwrapped.oracle_action()
             elif u < 0.9 and info["ui_elements"]:
                 el = info["ui_elements"][int(rng.integers(len(info["ui_elements"])))]
-                a = f'do(action="Tap", element={list(el.bbox)})'
+                a = f'do(action="Tap", element={list(element_box(el))})'
             else:
                 a = 'do(action="Back")'
             actions.append(a)

@@ -14,6 +14,7 @@ import numpy as np
 
 import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
 from gui_gym.android.actions import Action, format_action
+from gui_gym.android.forest import element_box
 from gui_gym.android.sim.tasks import TASKS
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, to_xml
 
@@ -85,10 +86,10 @@ def random_action(rng: np.random.Generator, info: dict, finish_p: float = 0.03) 
         return 'finish(message="done")'
     if u < 0.65 and clickable:
         e = clickable[int(rng.integers(len(clickable)))]
-        return format_action(Action("tap", element=tuple(e.bbox)))
+        return format_action(Action("tap", element=element_box(e)))
     if u < 0.72 and long_clickable:
         e = long_clickable[int(rng.integers(len(long_clickable)))]
-        return format_action(Action("long_press", element=tuple(e.bbox)))
+        return format_action(Action("long_press", element=element_box(e)))
     if u < 0.82:
         d = ("up", "down", "left", "right")[int(rng.integers(4))]
         return format_action(Action("swipe", direction=d, dist="medium"))
@@ -164,9 +165,8 @@ def check_ui_xml(xml: str, where: str = "") -> ET.Element:
 
 
 def check_elements(info: dict, where: str = "") -> None:
-    for i, e in enumerate(info["ui_elements"]):
-        assert e.index == i, where
-        l, t, r, b = e.bbox
+    for e in info["ui_elements"]:
+        l, t, r, b = element_box(e)
         assert 0 <= l <= r <= SCREEN_W and 0 <= t <= b <= SCREEN_H, f"element {e} off screen {where}"
 
 
@@ -178,12 +178,22 @@ def find_el(info: dict, **kw: Any):
     raise AssertionError(f"no element with {kw}")
 
 
+def index_of(info: dict, e: Any) -> int:
+    """Where ``e`` stands in ``info["ui_elements"]``: the ``index`` an action gives."""
+    return next(i for i, x in enumerate(info["ui_elements"]) if x is e)
+
+
+def box(e: Any) -> tuple[int, int, int, int]:
+    """The pixel bounds of an ``info["ui_elements"]`` entry or of a simulator node."""
+    return e.bounds if hasattr(e, "bounds") else element_box(e)
+
+
 def tap(e) -> str:
-    return format_action(Action("tap", element=tuple(e.bbox)))
+    return format_action(Action("tap", element=box(e)))
 
 
 def long_press(e) -> str:
-    return format_action(Action("long_press", element=tuple(e.bbox)))
+    return format_action(Action("long_press", element=box(e)))
 
 
 def save_tiny_encoder(path: Any) -> str:

@@ -19,8 +19,10 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Mapping
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -35,38 +37,29 @@ from gui_gym.android.actions import (
     parse_action,
 )
 from gui_gym.android.backends import AndroidBackend, Episode, make_backend
-from gui_gym.android.backends.base import TaskInfo, require
-from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, to_compressed, to_xml
+from gui_gym.android.backends.base import BackendCapabilityError, TaskInfo, require
+from gui_gym.android.forest import (
+    ForestElement,
+    dump_elements,
+    element_center,
+    to_forest,
+    window_elements,
+)
+from gui_gym.android.forest import UIElement as UIElement  # the records of info["ui_elements"]
+from gui_gym.android.ui import SCREEN_H, SCREEN_W, Window, to_compressed, to_xml
 from gui_gym.core import contract as C
 from gui_gym.core.family import select_tasks
 from gui_gym.core.io import Snapshot
 from gui_gym.core.spaces import AnyText
 
 OBS_MODES = ("text", "pixels", "both")
-UI_FORMATS = ("xml", "compressed")
+UI_FORMATS = ("xml", "compressed", "forest")
+#: what the UI dump shows: the active window (``uiautomator dump``) or every window merged
+UI_WINDOWS = ("active", "merged")
+#: the list ``info["ui_elements"]`` holds and an action's ``index`` counts in
+UI_ELEMENTS = ("forest", "dump")
 MAX_UI_CHARS = 400_000
 MAX_INSTRUCTION_CHARS = 2_000
-
-
-class UIElement(NamedTuple):
-    """One entry of ``info["ui_elements"]``, the list AndroidWorld's ``index`` refers to."""
-
-    index: int
-    text: str
-    content_description: str
-    class_name: str
-    resource_id: str
-    bbox: tuple[int, int, int, int]
-    is_clickable: bool
-    is_long_clickable: bool
-    is_scrollable: bool
-    is_editable: bool
-    is_checkable: bool
-    is_checked: bool
-    is_focused: bool
-    is_selected: bool
-    is_enabled: bool
-    package_name: str
 
 
 def resolve_tasks(task: str | list[str] | tuple[str, ...] | None, tasks: Mapping[str, TaskInfo]) -> list[Any]:
@@ -83,7 +76,18 @@ class GuiAndroidEnv(gym.Env):
             ``None``: each reset samples a task from the selection.
         obs_mode: ``"text"`` (instruction + UI dump), ``"pixels"`` (instruction +
             screenshot) or ``"both"``.
-        ui_format: ``"xml"`` (uiautomator dump) or ``"compressed"`` (MobileRL App. C).
+        ui_format: ``"xml"`` (uiautomator dump), ``"compressed"`` (MobileRL App. C) or
+            ``"forest"`` (android_env's accessibility forest as JSON: every window with its nodes,
+            what AndroidWorld's environment reads).
+        ui_windows: what the dump shows: ``"active"`` (the active window alone, rooted at its
+            package, as ``uiautomator dump`` writes it) or ``"merged"`` (every window under one
+            root: status bar, app, dialog, keyboard, toast, navigation bar).
+        ui_elements: the list in ``info["ui_elements"]``, which an action's ``index`` counts in:
+            ``"forest"`` (AndroidWorld's ``state.ui_elements``: the forest's leaves, described and
+            scrollable nodes, every window, as its agents number them) or ``"dump"`` (every node of
+            the dump in document order, AndroidWorld's ``xml_dump_to_ui_elements``). Entries are
+            AndroidWorld's ``UIElement`` records; an ``index`` action touches the centre of its
+            element's ``bbox_pixels``, as AndroidWorld's actuation does.
         screen_size: ``(width, height)`` of the rendered screenshot; the device is 1080x2400.
         max_steps: override the per-task step limit (default: the backend's; the simulator gives
             2 x oracle length + 5).
@@ -116,11 +120,17 @@ class GuiAndroidEnv(gym.Env):
         max_steps: int | None = None,
         render_mode: str | None = None,
         backend: str | AndroidBackend = "sim",
+        ui_windows: str = "active",
+        ui_elements: str = "forest",
     ) -> None:
         if obs_mode not in OBS_MODES:
             raise ValueError(f"obs_mode must be one of {OBS_MODES}, got {obs_mode!r}")
         if ui_format not in UI_FORMATS:
             raise ValueError(f"ui_format must be one of {UI_FORMATS}, got {ui_format!r}")
+        if ui_windows not in UI_WINDOWS:
+            raise ValueError(f"ui_windows must be one of {UI_WINDOWS}, got {ui_windows!r}")
+        if ui_elements not in UI_ELEMENTS:
+            raise ValueError(f"ui_elements must be one of {UI_ELEMENTS}, got {ui_elements!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         w, h = (int(screen_size[0]), int(screen_size[1]))
@@ -132,6 +142,8 @@ class GuiAndroidEnv(gym.Env):
         self.pool = resolve_tasks(task, self.backend.tasks)
         self.obs_mode = obs_mode
         self.ui_format = ui_format
+        self.ui_windows = ui_windows
+        self.ui_elements = ui_elements
         self.screen_size = (w, h)
         self.max_steps = max_steps
         self.render_mode = render_mode
@@ -150,6 +162,8 @@ class GuiAndroidEnv(gym.Env):
         self._steps = 0
         self._limit = 0
         self._done = True
+        self._elements: list[ForestElement] = []
+        self._elements_of: Any = None  # the windows (or tree) _elements was read from
 
     # -- gymnasium API -------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
@@ -302,10 +316,36 @@ class GuiAndroidEnv(gym.Env):
     # -- internals -----------------------------------------------------------------------
     def _parse(self, action: Any) -> Action:
         """``action`` parsed, checked, and checked against the current screen; raises only
-        :class:`~gui_gym.android.actions.ActionParseError`."""
+        :class:`~gui_gym.android.actions.ActionParseError`.
+
+        An ``index`` counts in ``info["ui_elements"]`` and becomes the centre of its element's
+        ``bbox_pixels``, as AndroidWorld's actuation taps it; the backend gets a point."""
         parsed = parse_action(action)
-        check_on_screen(parsed, len(self.backend.elements()) if parsed.index is not None else 0)
-        return parsed
+        if parsed.index is None:
+            check_on_screen(parsed, 0)
+            return parsed
+        elements = self._element_list()
+        check_on_screen(parsed, len(elements))
+        if parsed.kind == "scroll" and parsed.index == 0:
+            # AndroidWorld tests ``if action.index:``: index 0 scrolls the whole screen.
+            return dataclasses.replace(parsed, index=None)
+        return dataclasses.replace(parsed, index=None, point=element_center(elements[parsed.index].element))
+
+    def _windows(self) -> list[Window]:
+        """The backend's windows; a backend without them shows its tree as one active window."""
+        windows = getattr(self.backend, "windows", None)
+        if callable(windows):
+            return windows()
+        root = self.backend.tree()
+        return [Window(0, "application", 0, "", root.package, root.bounds, root, active=True, focused=True)]
+
+    def _element_list(self) -> list[ForestElement]:
+        """The list ``info["ui_elements"]`` shows, computed once per screen."""
+        source: Any = self._windows() if self.ui_elements == "forest" else self.backend.tree()
+        if self._elements_of is not source:
+            found = window_elements(source) if self.ui_elements == "forest" else dump_elements(source)
+            self._elements, self._elements_of = found, source
+        return self._elements
 
     def _advance_milestones(self) -> None:
         assert self._task is not None
@@ -316,11 +356,24 @@ class GuiAndroidEnv(gym.Env):
     def _obs(self) -> dict[str, Any]:
         obs: dict[str, Any] = {"instruction": self._instruction}
         if self.obs_mode != "pixels":
-            tree = self.backend.tree()
-            obs["ui"] = to_xml(tree) if self.ui_format == "xml" else to_compressed(tree)
+            obs["ui"] = self._ui_text()
         if self.obs_mode != "text":
             obs["screen"] = self._screenshot()
         return obs
+
+    def _ui_text(self) -> str:
+        if self.ui_format == "forest":
+            return json.dumps(to_forest(self._windows()), ensure_ascii=False, separators=(",", ":"))
+        if self.ui_windows == "merged":
+            screen = getattr(self.backend, "screen", None)
+            if not callable(screen):
+                raise BackendCapabilityError(
+                    f"ui_windows='merged' needs a backend with screen(); {self.backend.name!r} has none"
+                )
+            tree = screen()
+        else:
+            tree = self.backend.tree()
+        return to_xml(tree) if self.ui_format == "xml" else to_compressed(tree)
 
     def _screenshot(self) -> np.ndarray:
         return self.backend.screenshot(self.screen_size)
@@ -336,26 +389,5 @@ class GuiAndroidEnv(gym.Env):
             C.ACTION_DESCRIPTION: description,
             C.MILESTONES: new_milestones,
             C.PROGRESS: self._reached / n if n else 0.0,
-            "ui_elements": [_element(i, node) for i, node in enumerate(self.backend.elements())],
+            "ui_elements": [e.element for e in self._element_list()],
         }
-
-
-def _element(i: int, n: Node) -> UIElement:
-    return UIElement(
-        i,
-        n.text,
-        n.desc,
-        n.cls,
-        n.rid,
-        n.bounds,
-        n.clickable,
-        n.long_clickable,
-        n.scrollable,
-        n.field is not None,
-        n.checkable,
-        n.checked,
-        n.focused,
-        n.selected,
-        n.enabled,
-        n.package,
-    )

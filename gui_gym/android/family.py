@@ -24,6 +24,7 @@ import numpy as np
 
 from gui_gym.android.actions import DIRECTIONS, DISTANCES, Action, ActionParseError, format_action, parse_action
 from gui_gym.android.candidates import APPS, KINDS, candidate_actions
+from gui_gym.android.forest import element_box
 from gui_gym.android.screen import screen_text
 from gui_gym.core.family import Candidate, EditActions, select_tasks
 from gui_gym.core.task import TaskSpec
@@ -116,10 +117,10 @@ class AndroidFamily:
         u = rng.random()
         if u < 0.6 and clickable:
             e = clickable[int(rng.integers(len(clickable)))]
-            return format_action(Action("tap", element=tuple(e.bbox)))
+            return format_action(Action("tap", element=element_box(e)))
         if u < 0.65 and long_clickable:
             e = long_clickable[int(rng.integers(len(long_clickable)))]
-            return format_action(Action("long_press", element=tuple(e.bbox)))
+            return format_action(Action("long_press", element=element_box(e)))
         if u < 0.75:
             words = self.instruction(obs).replace(".", " ").split() or ["hello"]
             return format_action(Action("type", text=words[int(rng.integers(len(words)))]))

@@ -67,6 +67,7 @@ import numpy as np
 
 from gui_gym.android.actions import Action, format_action, parse_action
 from gui_gym.android.env import GuiAndroidEnv, UIElement
+from gui_gym.android.forest import element_box
 from gui_gym.android.sim.apps import APPS
 from gui_gym.android.sim.tasks import TASKS, TaskTemplate
 from gui_gym.core import contract as C
@@ -153,7 +154,7 @@ def _alternatives(step: _Step, app_labels: Sequence[str], rng: np.random.Generat
     out: list[str] = []
     for pool, kind in ((taps, "tap"), (longs, "long_press")):
         idx = rng.permutation(len(pool))[:MAX_TAPS]
-        out += [format_action(Action(kind, element=tuple(pool[int(i)].bbox))) for i in sorted(idx)]
+        out += [format_action(Action(kind, element=element_box(pool[int(i)]))) for i in sorted(idx)]
     out += [format_action(Action("back")), format_action(Action("home"))]
     for label in rng.choice(list(app_labels), size=min(2, len(app_labels)), replace=False):
         out.append(format_action(Action("launch", app=str(label))))

@@ -28,7 +28,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
-from _util import canon, find_el, make, tap
+from _util import canon, find_el, index_of, make, tap
 
 from gui_gym.android.actions import (
     DIRECTIONS,
@@ -46,6 +46,7 @@ from gui_gym.android.actions import (
 from gui_gym.android.backends.base import Outcome
 from gui_gym.android.backends.sim import SimBackend
 from gui_gym.android.env import GuiAndroidEnv
+from gui_gym.android.forest import element_box
 
 SEED = 1234
 N_ACTIONS = 1500  # of each form: structured and dict
@@ -232,7 +233,7 @@ def _good_value(field: str, rng: random.Random, info: dict) -> Any:
     """A value that is valid for ``field`` (numpy and list forms included)."""
     els = info["ui_elements"]
     if field == "element":
-        box = rng.choice(els).bbox if els and rng.random() < 0.8 else (0, 0, 1080, 2400)
+        box = element_box(rng.choice(els)) if els and rng.random() < 0.8 else (0, 0, 1080, 2400)
         return rng.choice([tuple(box), list(box), np.array(box)])
     if field == "point":
         p = (rng.randrange(1080), rng.randrange(2400))
@@ -392,11 +393,11 @@ def probe_action(rng: random.Random, info: dict, env: Any) -> Any:
     if u < 0.3:
         return env.unwrapped.oracle_action()
     if u < 0.5 and els:
-        l, t, r, b = rng.choice(els).bbox
+        l, t, r, b = element_box(rng.choice(els))
         kind = "TOUCH" if rng.random() < 0.6 else "LIFT"
         return {"action_type": kind, "touch_position": [((l + r) / 2 + 0.5) / 1080, ((t + b) / 2 + 0.5) / 2400]}
     if u < 0.75 and els:
-        return {"action_type": "click", "index": rng.choice(els).index}
+        return {"action_type": "click", "index": rng.randrange(len(els))}
     return rng.choice(
         [LAUNCH, 'do(action="Back")', 'do(action="Swipe", direction="up")', 'do(action="Type", text="a")']
     )
@@ -847,7 +848,7 @@ def test_invalid_actions_leave_a_pending_gesture_alone() -> None:
     env, _, info = _contacts()
     twin, _, _ = _contacts()
     fab = next(e for e in info["ui_elements"] if e.content_description == "Create contact")
-    l, t, r, b = fab.bbox
+    l, t, r, b = element_box(fab)
     pos = [((l + r) / 2 + 0.5) / 1080, ((t + b) / 2 + 0.5) / 2400]
     touch = {"action_type": "TOUCH", "touch_position": pos}
     assert _same_step(env.step(touch), twin.step(touch))
@@ -890,12 +891,12 @@ def test_a_time_typed_with_too_many_digits_is_refused_with_a_capped_reason() -> 
     env.reset(seed=0)
     _, _, _, _, info = env.step('do(action="Launch", app="Clock")')
     _, _, _, _, info = env.step(tap(find_el(info, content_description="Add alarm")))
-    hour = find_el(info, resource_id="android:id/input_hour")
-    env.step({"action_type": "click", "index": hour.index})
+    hour = find_el(info, resource_name="android:id/input_hour")
+    env.step({"action_type": "click", "index": index_of(info, hour)})
     _, _, _, _, info = env.step(f'do(action="Type", text="{"9" * 400}")')
     assert info["format_valid"], info.get("reason")
-    ok = find_el(info, resource_id="android:id/button1")  # indices follow the screen as it is now
-    obs, _, _, _, info = env.step({"action_type": "click", "index": ok.index})
+    ok = find_el(info, resource_name="android:id/button1")  # indices follow the screen as it is now
+    obs, _, _, _, info = env.step({"action_type": "click", "index": index_of(info, ok)})
     reason = info["reason"]
     assert info["format_valid"] is False and reason.startswith("invalid time")
     assert "9" * (MAX_QUOTE + 1) not in reason and "… (402 characters)" in reason

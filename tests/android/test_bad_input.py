@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _util import find_el, make, screen_key, state_key, tap
+from _util import find_el, index_of, make, screen_key, state_key, tap
 
 from gui_gym.android.actions import MAX_TEXT, Action
+from gui_gym.android.forest import element_box
 from gui_gym.android.sim.widgets import MAX_FIELD_CHARS
 
 LAUNCH = 'do(action="Launch", app="Contacts")'
@@ -27,8 +28,11 @@ SETUPS: dict[str, list[Any]] = {
 
 
 def _row_index(info: dict) -> dict:
-    row = next(e for e in info["ui_elements"] if e.resource_id.endswith(":id/contact_row"))
-    return {"action_type": "input_text", "index": row.index, "text": "hello"}
+    # The first contact's name: a leaf of its row (AndroidWorld's list keeps leaves, not rows).
+    name = next(
+        e for e in info["ui_elements"] if e.class_name == "android.widget.TextView" and e.bbox_pixels.y_min > 400
+    )
+    return {"action_type": "input_text", "index": index_of(info, name), "text": "hello"}
 
 
 def _title_tap(info: dict) -> str:
@@ -37,7 +41,7 @@ def _title_tap(info: dict) -> str:
 
 def _long_press_fab(info: dict) -> str:
     e = find_el(info, content_description="Create contact")
-    return f'do(action="Long Press", element=[{",".join(map(str, e.bbox))}])'
+    return f'do(action="Long Press", element=[{",".join(map(str, element_box(e)))}])'
 
 
 CASES: list[tuple[str, str, Any, str]] = [

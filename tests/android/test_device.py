@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from _util import (
     TASK_IDS,
+    box,
     canon,
     check_ui_xml,
     find_el,
@@ -20,6 +21,7 @@ from _util import (
 )
 
 from gui_gym.android.actions import parse_action
+from gui_gym.android.forest import element_box
 from gui_gym.android.sim.apps import APPS
 from gui_gym.android.sim.apps.contacts import ContactDetail, ContactEditor, ContactList
 from gui_gym.android.sim.device import Device
@@ -173,7 +175,7 @@ def test_back_with_real_dialog_and_search() -> None:
     env.reset(seed=0)
     dev = env.unwrapped.device
     _, _, _, _, info = env.step(LAUNCH)
-    row = next(e for e in info["ui_elements"] if e.resource_id.endswith(":id/contact_row"))
+    row = next(n for n in env.unwrapped.device.elements() if n.rid.endswith(":id/contact_row"))
     _, _, _, _, info = env.step(long_press(row))
     assert isinstance(dev.top_screen().dialog, MenuDialog)
     _, _, _, _, info = env.step('do(action="Back")')
@@ -194,7 +196,7 @@ def test_navigate_up_and_system_back_both_pop() -> None:
     env.reset(seed=0)
     dev = env.unwrapped.device
     _, _, _, _, info = env.step(LAUNCH)
-    row = next(e for e in info["ui_elements"] if e.resource_id.endswith(":id/contact_row"))
+    row = next(n for n in env.unwrapped.device.elements() if n.rid.endswith(":id/contact_row"))
     _, _, _, _, info = env.step(tap(row))
     assert isinstance(dev.top_screen(), ContactDetail)
     _, _, _, _, info = env.step(tap(find_el(info, content_description="Navigate up")))
@@ -209,7 +211,7 @@ def test_navigate_up_and_system_back_both_pop() -> None:
 
 def _open_contact_detail(env) -> dict:
     _, _, _, _, info = env.step(LAUNCH)
-    row = next(e for e in info["ui_elements"] if e.resource_id.endswith(":id/contact_row"))
+    row = next(n for n in env.unwrapped.device.elements() if n.rid.endswith(":id/contact_row"))
     _, _, _, _, info = env.step(tap(row))
     assert isinstance(env.unwrapped.device.top_screen(), ContactDetail)
     return info
@@ -289,13 +291,13 @@ def test_offscreen_items_absent_until_scrolled_into_view() -> None:
     texts = _visible_texts(obs)
     assert names[0] in texts and names[-1] not in texts
     lst = next(e for e in info["ui_elements"] if e.is_scrollable)
-    rows = [e for e in info["ui_elements"] if e.resource_id.endswith(":id/contact_row")]
+    rows = [n for n in env.unwrapped.device.elements() if n.rid.endswith(":id/contact_row")]
     for r in rows:  # partly visible rows report their visible bounds
-        assert lst.bbox[1] <= r.bbox[1] <= r.bbox[3] <= lst.bbox[3]
+        assert element_box(lst)[1] <= r.bounds[1] <= r.bounds[3] <= element_box(lst)[3]
     seen = set(texts)
     for _ in range(10):
         obs, _, _, _, info = env.step(
-            f'do(action="Swipe", direction="up", dist="medium", element=[{",".join(map(str, lst.bbox))}])'
+            f'do(action="Swipe", direction="up", dist="medium", element=[{",".join(map(str, element_box(lst)))}])'
         )
         assert info["format_valid"], info
         seen |= _visible_texts(obs)
@@ -327,7 +329,7 @@ def test_scroll_has_no_effect_on_a_short_list() -> None:
 
 
 def _norm(e) -> list[float]:
-    l, t, r, b = e.bbox
+    l, t, r, b = box(e)
     return [((l + r) / 2 + 0.5) / SCREEN_W, ((t + b) / 2 + 0.5) / SCREEN_H]
 
 
@@ -366,7 +368,7 @@ def test_raw_touch_held_is_a_long_press() -> None:
     env.reset(seed=0)
     dev = env.unwrapped.device
     _, _, _, _, info = env.step(LAUNCH)
-    row = next(e for e in info["ui_elements"] if e.resource_id.endswith(":id/contact_row"))
+    row = next(n for n in env.unwrapped.device.elements() if n.rid.endswith(":id/contact_row"))
     pos = _norm(row)
     for _ in range(3):
         env.step({"action_type": "TOUCH", "touch_position": pos})

@@ -14,6 +14,7 @@ from _util import (
     check_elements,
     check_ui_xml,
     find_el,
+    index_of,
     make,
     oracle_episode,
     random_action,
@@ -22,6 +23,7 @@ from _util import (
 from gymnasium.utils.env_checker import check_env
 
 from gui_gym.android.env import GuiAndroidEnv, UIElement
+from gui_gym.android.forest import element_box
 from gui_gym.android.sim.tasks import TASKS
 
 SMALL = (108, 240)
@@ -111,7 +113,7 @@ def test_info_contents() -> None:
 
 
 def test_ui_elements_match_the_screen() -> None:
-    env = make("ContactsEditPhone")
+    env = make("ContactsEditPhone", ui_elements="dump")
     env.reset(seed=0)
     obs, _, _, _, info = env.step('do(action="Launch", app="Contacts")')
     els = info["ui_elements"]
@@ -122,11 +124,11 @@ def test_ui_elements_match_the_screen() -> None:
         assert node.attrib["text"] == e.text
         assert node.attrib["class"] == e.class_name
         assert node.attrib["content-desc"] == e.content_description
-        assert node.attrib["bounds"] == "[{},{}][{},{}]".format(*e.bbox)
+        assert node.attrib["bounds"] == "[{},{}][{},{}]".format(*element_box(e))
         assert node.attrib["clickable"] == ("true" if e.is_clickable else "false")
     # AndroidWorld index actions address exactly these elements.
     fab = find_el(info, content_description="Create contact")
-    _, _, _, _, info2 = env.step({"action_type": "click", "index": fab.index})
+    _, _, _, _, info2 = env.step({"action_type": "click", "index": index_of(info, fab)})
     assert info2["format_valid"] and "Create contact" in info2["action_description"]
 
 
@@ -189,17 +191,17 @@ def check_compressed(text: str, info: dict, where: str) -> None:
         assert idx < len(els), where
         e = els[idx]
         assert m.group(3) == e.class_name.rsplit(".", 1)[-1], f"{line!r} vs {e} {where}"
-        assert tuple(int(m.group(k)) for k in range(5, 9)) == tuple(e.bbox), where
+        assert tuple(int(m.group(k)) for k in range(5, 9)) == element_box(e), where
         indices.append(idx)
     assert indices == sorted(set(indices)), f"one line per node, in order {where}"
-    for e in els:
-        if e.is_clickable or e.is_scrollable or e.is_editable or e.text or e.content_description:
-            assert e.index in indices, f"{e} missing from the compressed UI {where}"
+    for i, e in enumerate(els):
+        if e.is_clickable or e.is_scrollable or e.text or e.content_description:
+            assert i in indices, f"{e} missing from the compressed UI {where}"
 
 
 @pytest.mark.parametrize("task_id", TASK_IDS)
 def test_compressed_ui_one_line_per_node(task_id: str) -> None:
-    env = make(task_id, ui_format="compressed")
+    env = make(task_id, ui_format="compressed", ui_elements="dump")
     obs, info = env.reset(seed=0)
     check_compressed(obs["ui"], info, f"{task_id} reset")
     assert not obs["ui"].startswith("<?xml")

@@ -8,6 +8,7 @@ import pytest
 from _util import ENV_ID, check_ui_xml
 
 import gui_gym  # noqa: F401
+from gui_gym.android.forest import element_box
 
 TASK = "ContactsAddContact"
 LAUNCH = 'do(action="Launch", app="Contacts")'
@@ -98,7 +99,7 @@ def test_vector_env_non_ascii_ui(mode: str) -> None:
         envs.reset(seed=0)
         obs, _, _, _, info = envs.step([LAUNCH, LAUNCH])
         fab = next(e for e in info["ui_elements"][0] if e.content_description == "Create contact")
-        tap = f'do(action="Tap", element=[{",".join(map(str, fab.bbox))}])'
+        tap = f'do(action="Tap", element=[{",".join(map(str, element_box(fab)))}])'
         envs.step([tap, tap])
         obs, _, _, _, info = envs.step(['do(action="Type", text="Sofía ☕")', 'do(action="Type", text="Zoë")'])
         assert list(info["format_valid"]) == [True, True]

@@ -12,6 +12,7 @@ import gymnasium as gym
 import pytest
 
 import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
+from gui_gym.android.forest import element_box
 from gui_gym.android.sim.tasks import TASKS
 from gui_gym.android.sim.tasks.base import Oracle
 from gui_gym.core.trajectory import Step, Trajectory
@@ -563,8 +564,8 @@ def test_descriptions_alone_distill_like_the_actions() -> None:
 def tap_other_contact(info: dict, env: EpisodeRecorder) -> str:
     target = env.episode.meta["placeholders"]["Name"]
     for e in info["ui_elements"]:
-        if re.fullmatch(r"[A-Z][a-z]+ [A-Z][a-z]+", e.text) and e.text != target:
-            return f'do(action="Tap", element={list(e.bbox)})'
+        if re.fullmatch(r"[A-Z][a-z]+ [A-Z][a-z]+", e.text or "") and e.text != target:
+            return f'do(action="Tap", element={list(element_box(e))})'
     raise AssertionError("no other contact on screen")
 
 

@@ -29,7 +29,7 @@ from gui_gym.android.backends.base import Episode, Outcome
 from gui_gym.android.sim.device import Device
 from gui_gym.android.sim.tasks import TASKS, TaskTemplate, oracle_steps
 from gui_gym.android.sim.tasks.base import Oracle
-from gui_gym.android.ui import Node
+from gui_gym.android.ui import Node, Window
 from gui_gym.core.io import Snapshot
 
 
@@ -83,6 +83,14 @@ class SimBackend:
 
     def elements(self) -> list[Node]:
         return self.device.elements()
+
+    def windows(self) -> list[Window]:
+        """Every window on screen (status bar, app, dialog, keyboard, navigation bar)."""
+        return self.device.windows()
+
+    def screen(self) -> Node:
+        """All windows composed under one root, as the screen shows them."""
+        return self.device.screen()
 
     def screenshot(self, size: tuple[int, int]) -> np.ndarray:
         renderer = self._renderers.get(size)

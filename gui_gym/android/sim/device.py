@@ -319,7 +319,10 @@ class Device:
                     )
                 )
                 # The dimming behind a dialog is no view: a touch on it dismisses the dialog.
-                paint += [Node("android.view.View", (0, 0, SCREEN_W, NAV_TOP), on_tap=dui.outside, role="scrim"), panel]
+                scrim = Node(
+                    "android.view.View", (0, 0, SCREEN_W, NAV_TOP), package="android", on_tap=dui.outside, role="scrim"
+                )
+                paint += [scrim, panel]
         if st.keyboard and self.focused_host() is not None:
             kb = self._keyboard()
             windows.append(
@@ -341,7 +344,13 @@ class Device:
         windows.append(Window(_WINDOW_IDS["nav"], "system", 5, "NavigationBar", SYSTEM_PACKAGE, nav.bounds, nav))
         paint.append(nav)
         self._windows = windows
-        self._screen = Node("android.widget.FrameLayout", (0, 0, SCREEN_W, SCREEN_H), children=paint, role="screen")
+        self._screen = Node(
+            "android.widget.FrameLayout",
+            (0, 0, SCREEN_W, SCREEN_H),
+            package=SYSTEM_PACKAGE,
+            children=paint,
+            role="screen",
+        )
 
     def _status_bar(self) -> Node:
         st, s = self.state, self.state.settings
