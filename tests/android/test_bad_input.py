@@ -156,8 +156,23 @@ def test_launch_reason_names_close_matches() -> None:
 
 def test_accepted_app_names() -> None:
     env, _ = _setup("home", max_steps=20)
-    for name in ("Contacts", "contacts", "  CONTACTS ", "com.google.android.contacts", "phonebook"):
+    # AndroidWorld's names: the app's name, its package, or a name its pattern starts.
+    for name in ("Contacts", "contacts", "  CONTACTS ", "com.google.android.contacts", "contacts app"):
         env.step('do(action="Home")')
         _, _, _, _, info = env.step({"action_type": "open_app", "app_name": name})
         assert info["format_valid"], (name, info.get("reason"))
         assert env.unwrapped.device.state.foreground == "contacts"
+    for name, app in (("Simple SMS Messenger", "messages"), ("simple sms", "messages"), ("tasks.org", "tasks")):
+        env.step('do(action="Home")')
+        _, _, _, _, info = env.step({"action_type": "open_app", "app_name": name})
+        assert info["format_valid"] and env.unwrapped.device.state.foreground == app, (name, info.get("reason"))
+
+
+def test_messages_is_google_messages_which_the_phone_lacks() -> None:
+    """AndroidWorld and MobileRL send "Messages" to Google Messages; it is refused with the app to use."""
+    env, _ = _setup("home", max_steps=20)
+    for name in ("Messages", "messages app", "phonebook"):
+        _, _, _, _, info = env.step({"action_type": "open_app", "app_name": name})
+        assert not info["format_valid"] and env.unwrapped.device.state.foreground is None
+    _, _, _, _, info = env.step({"action_type": "open_app", "app_name": "Messages"})
+    assert "Google Messages" in info["reason"] and "Simple SMS Messenger" in info["reason"]

@@ -418,7 +418,7 @@ def test_every_app_launches_and_backs_out(app: str) -> None:
     env = make("ContactsAddContact")
     _, info = env.reset(seed=0)
     dev = env.unwrapped.device
-    label = APPS[app].label
+    label = APPS[app].icon_label
     _, _, _, _, info = env.step(tap(find_el(info, text=label)))  # the launcher icon
     assert info["format_valid"], info
     assert dev.state.foreground == app

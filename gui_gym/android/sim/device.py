@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +40,11 @@ from gui_gym.core.io import Snapshot
 
 _SWIPE_FRACTION = {"short": 0.25, "medium": 0.5, "long": 0.75}
 _FINGER_TO_CONTENT = {"up": "down", "down": "up", "left": "right", "right": "left"}
+# Names AndroidWorld (adb_utils._PATTERN_TO_ACTIVITY) sends to apps this phone does not have.
+_ABSENT_APPS = {
+    "messages": ("Google Messages", "text messages are sent with Simple SMS Messenger"),
+    "google calendar|gcal": ("Google Calendar", "the calendar is Simple Calendar Pro"),
+}
 _WINDOW_IDS = {"launcher": 3, "app": 5, "dialog": 7, "keyboard": 9, "status": 11, "nav": 13}
 _LONG_PRESS_TOUCHES = 3  # android_env: held for this many TOUCH steps without moving
 
@@ -456,19 +462,19 @@ class Device:
 
             def open_app(n: str = name) -> str:
                 self.launch(n)
-                return f'Tap the "{self.apps[n].label}" app icon on the home screen'
+                return f'Tap the "{self.apps[n].icon_label}" app icon on the home screen'
 
             home.children.append(
                 Node(
                     "android.widget.TextView",
                     (x + 10, y, x + cw - 10, y + ch - 20),
-                    app.label,
-                    desc=app.label,
+                    app.icon_label,
+                    desc=app.icon_label,
                     package=pkg,
                     on_tap=open_app,
                     role="appicon",
                     style=app.color,
-                    label=app.label,
+                    label=app.icon_label,
                 )
             )
         return home
@@ -668,10 +674,20 @@ class Device:
         raise Inapplicable(f"unsupported action {k}")
 
     def resolve_app(self, name: str) -> str:
+        """The app a Launch of ``name`` opens, as AndroidWorld's ``launch_app`` finds it: the app's
+        name or package, else the first app whose pattern matches the start of the lower-cased
+        name. A name AndroidWorld sends to an app this phone lacks (Google Messages for
+        "Messages") is refused with the name to use instead."""
         key = name.strip().lower()
         for app_name, app in self.apps.items():
-            if key == app_name or key == app.label.lower() or key in app.aliases or key == app.package:
+            if key in (app.label.lower(), app.package):
                 return app_name
+        for app_name, app in self.apps.items():
+            if any(re.match(pattern, key) for pattern in app.aliases):
+                return app_name
+        for pattern, (other, instead) in _ABSENT_APPS.items():
+            if re.match(pattern, key):
+                raise Inapplicable(f"{quoted(name)} opens {other}, which is not installed; {instead}")
         choices = {app.label.lower(): app.label for app in self.apps.values()}
         close = difflib.get_close_matches(key, list(choices), n=3, cutoff=0.5)
         hint = (

@@ -687,6 +687,7 @@ class UI:
         bottom: int | None = None,
         empty: str = "Nothing here yet",
         list_id: str = "list",
+        cls: str = "androidx.recyclerview.widget.RecyclerView",
     ) -> Node:
         """A RecyclerView of ``items``: only the rows inside the viewport exist in the tree.
 
@@ -710,7 +711,7 @@ class UI:
             return new != cur
 
         container = Node(
-            "androidx.recyclerview.widget.RecyclerView",
+            cls,
             (0, top, SCREEN_W, bottom),
             rid=f"{self.package}:id/{list_id}",
             package=self.package,

@@ -17,13 +17,21 @@ class App:
     """
 
     name: str = ""  # key in APPS and in DeviceState.data
-    label: str = ""  # launcher label, the name Launch accepts
+    label: str = ""  # the app's name, as AndroidWorld's tasks and Launch actions give it
+    launcher_label: str = ""  # the text under its launcher icon, when not ``label``
     package: str = ""
-    aliases: tuple[str, ...] = ()  # other accepted lower-case names for Launch
+    #: what else Launch accepts: AndroidWorld's app-name patterns for the app (``adb_utils``'s
+    #: ``_PATTERN_TO_ACTIVITY``), matched like it does: ``re.match`` on the lower-cased name, so a
+    #: pattern matches the start of a name ("clock app" opens Clock)
+    aliases: tuple[str, ...] = ()
     color: tuple[int, int, int] = (90, 90, 90)  # launcher icon colour
     #: the activity's root layouts around a screen's widgets, ``(class, resource id)`` from the
     #: outermost in (a CoordinatorLayout is reported as ``android.view.ViewGroup``)
     layout: tuple[tuple[str, str], ...] = (("android.view.ViewGroup", ""), ("android.widget.LinearLayout", ""))
+
+    @property
+    def icon_label(self) -> str:
+        return self.launcher_label or self.label
 
     def initial_data(self) -> Any:
         return None

@@ -167,11 +167,11 @@ class DayView(Screen):
                 sub,
                 on_tap=lambda: self._open(dev, e.uid),
                 on_long_press=lambda: self._menu(dev, e.uid),
-                rid=f"{PKG}:id/event_item",
+                rid=f"{PKG}:id/event_item_holder",
                 label=e.title,
             )
 
-        ui.scroll_list(self, "list", _db(dev).on(self.date), render, empty="No events")
+        ui.scroll_list(self, "list", _db(dev).on(self.date), render, empty="No events", list_id="day_events")
         ui.fab("New event", lambda: self._new(dev), rid=f"{PKG}:id/calendar_fab")
 
     def _go(self, day: dt.date) -> None:
@@ -401,7 +401,8 @@ class CalendarApp(App):
     name = "calendar"
     label = LABEL
     package = PKG
-    aliases = ("calendar", "simple calendar", "simple calendar pro", "calendar app")
+    aliases = ("simple calendar pro", "simple calendar")
+    launcher_label = "Calendar"
     color = (244, 81, 30)
 
     def initial_data(self) -> CalendarData:

@@ -164,7 +164,16 @@ class ClockMain(Screen):
             assert a is not None
             self._alarm_part(ui, dev, a, item[0])
 
-        ui.scroll_list(self, "alarms", items, render, item_h=ALARM_H, bottom=ui.bottom - 250, empty="No alarms")
+        ui.scroll_list(
+            self,
+            "alarms",
+            items,
+            render,
+            item_h=ALARM_H,
+            bottom=ui.bottom - 250,
+            empty="No alarms",
+            list_id="alarms_recycler_view",
+        )
         ui.fab("Add alarm", lambda: self._add(dev), rid=f"{PKG}:id/fab")
 
     def _alarm_part(self, ui: UI, dev: Device, a: Alarm, part: str) -> None:
@@ -535,7 +544,7 @@ class ClockMain(Screen):
             ui.row(f"Lap {lap[0]}", hms(lap[1]), rid=f"{PKG}:id/lap", h=150, label=f"Lap {lap[0]}")
 
         if laps:
-            ui.scroll_list(self, "laps", laps, render, item_h=150, bottom=fab_y - 40)
+            ui.scroll_list(self, "laps", laps, render, item_h=150, bottom=fab_y - 40, list_id="laps_list")
         y = fab_y + 20
         if db.sw_running:
             ui.add(
@@ -543,7 +552,7 @@ class ClockMain(Screen):
                     "android.widget.Button",
                     (750, y, 990, y + 130),
                     "Lap",
-                    rid=f"{PKG}:id/lap_button",
+                    rid=f"{PKG}:id/right_button",
                     on_tap=lambda: self._lap(dev),
                     role="textbutton",
                 )
@@ -554,7 +563,7 @@ class ClockMain(Screen):
                     "android.widget.Button",
                     (90, y, 330, y + 130),
                     "Reset",
-                    rid=f"{PKG}:id/reset",
+                    rid=f"{PKG}:id/left_button",
                     on_tap=lambda: self._reset(dev),
                     role="textbutton",
                 )
@@ -596,7 +605,7 @@ class ClockApp(App):
     name = "clock"
     label = "Clock"
     package = PKG
-    aliases = ("clock app", "alarm", "alarms", "timer", "stopwatch", "deskclock")
+    aliases = ("clock",)
     color = (66, 133, 244)
 
     def initial_data(self) -> ClockData:

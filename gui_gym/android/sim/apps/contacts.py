@@ -82,7 +82,9 @@ class ContactList(Screen):
                 label=c.name,
             )
 
-        ui.scroll_list(self, "list", items, render, empty="No contacts")
+        ui.scroll_list(
+            self, "list", items, render, empty="No contacts", list_id="contact_list", cls="android.widget.ListView"
+        )
         ui.fab("Create contact", lambda: self._create(dev), rid=f"{PKG}:id/floating_action_button")
 
     def _search(self, dev: Device) -> str:
@@ -266,7 +268,7 @@ class ContactsApp(App):
     name = "contacts"
     label = "Contacts"
     package = PKG
-    aliases = ("contacts app", "phonebook", "people")
+    aliases = ("contacts",)
     color = (26, 115, 232)
 
     def initial_data(self) -> ContactsData:

@@ -125,7 +125,7 @@ class ExpenseList(Screen):
                 )
             )
 
-        ui.scroll_list(self, "list", db.sorted(self.category), render, empty="No expenses")
+        ui.scroll_list(self, "list", db.sorted(self.category), render, empty="No expenses", list_id="rv_expense")
         ui.fab("Add expense", lambda: self._add(dev), rid=f"{PKG}:id/fb_main_add")
 
     def _filter(self, dev: Device) -> str:
@@ -303,7 +303,7 @@ class ExpenseApp(App):
     name = "expense"
     label = "Pro Expense"
     package = PKG
-    aliases = ("expense", "expenses", "expense tracker", "pro expense", "arduia expense")
+    aliases = ("pro expense", "pro expense app")
     color = (0, 150, 136)
 
     def initial_data(self) -> ExpenseData:

@@ -179,7 +179,14 @@ class FileBrowser(Screen):
                 label=e.name,
             )
 
-        ui.scroll_list(self, "list", db.listing(self.folder), render, empty="This folder is empty")
+        ui.scroll_list(
+            self,
+            "list",
+            db.listing(self.folder),
+            render,
+            empty="This folder is empty",
+            list_id="ui__filesystem_dialog__list",
+        )
         ui.fab(NEW_TITLE, lambda: self._new(dev), rid=f"{PKG}:id/fab_add_new_item")
 
     def _parent(self, dev: Device, how: str) -> str:
@@ -365,7 +372,7 @@ class MarkorApp(App):
     name = "markor"
     label = "Markor"
     package = PKG
-    aliases = ("markor app", "notes", "markdown editor")
+    aliases = ("markor",)
     color = (0, 150, 136)
 
     def initial_data(self) -> MarkorData:

@@ -178,36 +178,43 @@ class ConversationList(Screen):
                 )
             )
 
-        ui.scroll_list(self, "list", _db(dev).sorted(), render, empty="No stored conversations have been found")
+        ui.scroll_list(
+            self,
+            "list",
+            _db(dev).sorted(),
+            render,
+            empty="No stored conversations have been found",
+            list_id="conversations_list",
+        )
         ui.fab("Start a conversation", lambda: self._new(dev), rid=f"{PKG}:id/conversations_fab")
 
     def _open(self, dev: Device, number: str) -> str:
         dev.push(ThreadScreen(number))
-        return f"Open the conversation with {display_name(dev, number)} in Messages"
+        return f"Open the conversation with {display_name(dev, number)} in Simple SMS Messenger"
 
     def _new(self, dev: Device) -> str:
         dev.push(NewConversation())
-        return 'Tap the "Start a conversation" button in Messages'
+        return 'Tap the "Start a conversation" button in Simple SMS Messenger'
 
     def _menu(self, dev: Device, number: str) -> str:
         self.menu_number = number
         name = display_name(dev, number)
         dev.open_dialog(MenuDialog("on_menu", [("Delete", "delete"), ("Copy number", "copy")], title=name))
-        return f"Long press the conversation with {name} in Messages"
+        return f"Long press the conversation with {name} in Simple SMS Messenger"
 
     def on_menu(self, dev: Device, value: str) -> str | None:
         name = display_name(dev, self.menu_number)
         if value == "copy":
             dev.toast("Copied to clipboard")
-            return f"Copy the number of {name} in Messages"
+            return f"Copy the number of {name} in Simple SMS Messenger"
         dev.open_dialog(_confirm_delete(name))
-        return f'Tap "Delete" for the conversation with {name} in Messages'
+        return f'Tap "Delete" for the conversation with {name} in Simple SMS Messenger'
 
     def on_delete(self, dev: Device, value: str) -> str:
         name = display_name(dev, self.menu_number)
         _db(dev).remove(self.menu_number)
         dev.toast("Conversation deleted")
-        return f"Confirm deleting the conversation with {name} in Messages"
+        return f"Confirm deleting the conversation with {name} in Simple SMS Messenger"
 
 
 class ThreadScreen(Screen):
@@ -251,7 +258,7 @@ class ThreadScreen(Screen):
                             (x0 + 30, b - 75, x1 - 30, b - 25),
                             _stamp(now, m.time),
                             package=PKG,
-                            rid=f"{PKG}:id/thread_message_time",
+                            rid=f"{PKG}:id/thread_date_time",
                             role="subtext",
                         ),
                     ],
@@ -266,6 +273,7 @@ class ThreadScreen(Screen):
             item_h=BUBBLE_H,
             bottom=ui.bottom - COMPOSER_H,
             empty="No messages yet",
+            list_id="thread_messages_list",
         )
         y = ui.bottom - COMPOSER_H + 25
         ui.y = y
@@ -285,7 +293,7 @@ class ThreadScreen(Screen):
 
     def _up(self, dev: Device) -> str:
         dev.pop()
-        return 'Tap the "Navigate up" button in Messages'
+        return 'Tap the "Navigate up" button in Simple SMS Messenger'
 
     def _send(self, dev: Device) -> str:
         text = self.form.get("msg", "").strip()
@@ -297,19 +305,19 @@ class ThreadScreen(Screen):
         dev.state.events.append("sms_sent")
         self.form["msg"] = ""
         self.scroll["thread"] = 1 << 30
-        return f'Send the message "{text}" to {display_name(dev, self.number)} in Messages'
+        return f'Send the message "{text}" to {display_name(dev, self.number)} in Simple SMS Messenger'
 
     def _delete(self, dev: Device) -> str:
         name = display_name(dev, self.number)
         dev.open_dialog(_confirm_delete(name))
-        return f'Tap the "Delete" button for the conversation with {name} in Messages'
+        return f'Tap the "Delete" button for the conversation with {name} in Simple SMS Messenger'
 
     def on_delete(self, dev: Device, value: str) -> str:
         name = display_name(dev, self.number)
         _db(dev).remove(self.number)
         dev.pop()
         dev.toast("Conversation deleted")
-        return f"Confirm deleting the conversation with {name} in Messages"
+        return f"Confirm deleting the conversation with {name} in Simple SMS Messenger"
 
 
 class NewConversation(Screen):
@@ -355,7 +363,7 @@ class NewConversation(Screen):
                 label=c.name,
             )
 
-        ui.scroll_list(self, "list", self._matches(dev), render, empty="No contacts found")
+        ui.scroll_list(self, "list", self._matches(dev), render, empty="No contacts found", list_id="contacts_list")
 
     def _matches(self, dev: Device) -> list[Contact]:
         q = " ".join(self.form.get("to", "").lower().split())
@@ -367,7 +375,7 @@ class NewConversation(Screen):
 
     def _up(self, dev: Device) -> str:
         dev.pop()
-        return 'Tap the "Navigate up" button in Messages'
+        return 'Tap the "Navigate up" button in Simple SMS Messenger'
 
     def _open(self, dev: Device, number: str) -> None:
         dev.pop()
@@ -378,7 +386,7 @@ class NewConversation(Screen):
         if c is None:
             raise Inapplicable("this contact no longer exists")
         self._open(dev, c.phone)
-        return f'Select the contact "{c.name}" ({c.phone}) as the recipient in Messages'
+        return f'Select the contact "{c.name}" ({c.phone}) as the recipient in Simple SMS Messenger'
 
     def _confirm(self, dev: Device) -> str:
         q = self.form.get("to", "").strip()
@@ -386,14 +394,14 @@ class NewConversation(Screen):
             raise Inapplicable("enter a phone number or a contact name first")
         if is_number(q):
             self._open(dev, q)
-            return f"Start a conversation with {display_name(dev, q)} in Messages"
+            return f"Start a conversation with {display_name(dev, q)} in Simple SMS Messenger"
         key = " ".join(q.lower().split())
         exact = [c for c in _contacts(dev).contacts if c.phone and c.name.lower() == key]
         if len(exact) != 1:
             shown = clip_text(q, MAX_QUOTE)
             raise Inapplicable(f'"{shown}" is neither a phone number nor the name of one contact with a number')
         self._open(dev, exact[0].phone)
-        return f"Start a conversation with {exact[0].name} in Messages"
+        return f"Start a conversation with {exact[0].name} in Simple SMS Messenger"
 
     def on_enter(self, dev: Device, key: str) -> str:
         return self._confirm(dev)
@@ -401,9 +409,10 @@ class NewConversation(Screen):
 
 class MessagesApp(App):
     name = "messages"
-    label = "Messages"
+    label = "Simple SMS Messenger"
+    launcher_label = "SMS Messenger"
     package = PKG
-    aliases = ("sms", "simple sms messenger", "sms messenger", "messaging", "text messages", "simple sms")
+    aliases = ("simple sms messenger", "simple sms")
     color = (30, 136, 229)
 
     def initial_data(self) -> MessagesData:

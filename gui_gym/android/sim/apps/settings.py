@@ -319,7 +319,7 @@ class SettingsHome(Screen):
                 label=title,
             )
 
-        ui.scroll_list(self, "list", MAIN, render, item_h=MAIN_ROW_H)
+        ui.scroll_list(self, "list", MAIN, render, item_h=MAIN_ROW_H, list_id="recycler_view")
 
     def _open(self, dev: Device, title: str, page: type[Page] | None) -> str:
         dev.push(page() if page is not None else InfoPage(title))
@@ -330,7 +330,7 @@ class SettingsApp(App):
     name = "settings"
     label = "Settings"
     package = PKG
-    aliases = ("settings app", "system settings", "android settings", "preferences")
+    aliases = ("settings", "system settings")
     color = (95, 99, 104)
 
     def initial_data(self) -> SettingsData:

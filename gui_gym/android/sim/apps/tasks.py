@@ -146,7 +146,7 @@ class TaskList(Screen):
                     )
                 )
 
-        ui.scroll_list(self, "list", db.visible(), render, empty="No tasks. Tap + to add one")
+        ui.scroll_list(self, "list", db.visible(), render, empty="No tasks. Tap + to add one", list_id="recycler_view")
         ui.fab("Create new task", lambda: self._create(dev), rid=f"{PKG}:id/fab")
 
     def _open(self, dev: Device, uid: int) -> str:
@@ -360,7 +360,7 @@ class TasksApp(App):
     name = "tasks"
     label = "Tasks"
     package = PKG
-    aliases = ("tasks app", "tasks.org", "to-do", "todo", "to do list")
+    aliases = ("tasks", "tasks app", "tasks.org:")
     color = (25, 118, 210)
 
     def initial_data(self) -> TasksData:

@@ -271,7 +271,7 @@ class Oracle:
         return None
 
     def reveal(
-        self, match: Callable[[Node], bool], before: Callable[[Node], bool] | None = None, list_rid: str = ":id/list"
+        self, match: Callable[[Node], bool], before: Callable[[Node], bool] | None = None, list_rid: str = ""
     ) -> str | None:
         """Scroll the list toward an item that ``match``-es; ``None`` if one is visible.
 

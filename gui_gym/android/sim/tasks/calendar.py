@@ -183,11 +183,11 @@ def go_to_day(o: Oracle, target: dt.date) -> str | None:
 
 
 def event_row(o: Oracle, title: str) -> Any:
-    return o.find(role="row", rid=":id/event_item", label=title)
+    return o.find(role="row", rid=":id/event_item_holder", label=title)
 
 
 def reveal_event(o: Oracle, title: str) -> str | None:
-    return o.reveal(lambda n: n.role == "row" and n.label == title and n.rid.endswith(":id/event_item"))
+    return o.reveal(lambda n: n.role == "row" and n.label == title and n.rid.endswith(":id/event_item_holder"))
 
 
 def open_event(o: Oracle, uid: int, day: dt.date) -> str | None:
@@ -492,7 +492,9 @@ class SimpleCalendarEventsOnDateQuestion(TaskTemplate):
         act = go_to_day(o, o.p["day"])
         if act is not None:
             return act
-        return o.answer(", ".join(n.label for n in o.nodes if n.role == "row" and n.rid.endswith(":id/event_item")))
+        return o.answer(
+            ", ".join(n.label for n in o.nodes if n.role == "row" and n.rid.endswith(":id/event_item_holder"))
+        )
 
 
 class SimpleCalendarEventsTomorrowQuestion(SimpleCalendarEventsOnDateQuestion):

@@ -129,7 +129,7 @@ def show(o: Oracle, match: Callable[[Node], bool], key: tuple[str, int], min_h: 
     A match less than ``min_h`` pixels high is cut by an edge and is scrolled in first.
     """
     node = next((n for n in o.nodes if match(n)), None)
-    lst = o.find(rid=":id/list", role="list")
+    lst = o.find(role="list")
     if lst is None or lst.on_scroll is None or (node is not None and node.bounds[3] - node.bounds[1] >= min_h):
         assert node is not None, "the oracle lost its target"
         return node

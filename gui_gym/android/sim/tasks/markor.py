@@ -143,7 +143,7 @@ def show_entry(o: Oracle, s: FileBrowser, name: str) -> str | None:
     act = o.reveal(lambda n: n.role == "row" and n.label == name, before=before)
     if act is not None:
         return act
-    row, lst = o.find(role="row", label=name), o.find(rid=":id/list", role="list")
+    row, lst = o.find(role="row", label=name), o.find(role="list")
     if row is None or lst is None or row.bounds[3] - row.bounds[1] >= ROW_H:
         return None
     return o.swipe("down" if row.bounds[1] <= lst.bounds[1] else "up", dist="short", within=lst)  # cut off: unclip

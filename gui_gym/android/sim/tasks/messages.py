@@ -155,7 +155,7 @@ def open_thread(o: Oracle, number: str) -> str | None:
     ``number``; ``None`` once its thread is open with no dialog."""
     s = o.screen
     if o.app != "messages":
-        return o.launch("Messages")
+        return o.launch("Simple SMS Messenger")
     if isinstance(s, ThreadScreen) and number_key(s.number) == number_key(number) and s.dialog is None:
         return None
     if not isinstance(s, ConversationList) or s.dialog is not None:
@@ -183,7 +183,7 @@ def start_conversation(o: Oracle, recipient: str, contact: bool) -> str:
     if no such contact is listed, the task cannot be done)."""
     s = o.screen
     if o.app != "messages":
-        return o.launch("Messages")
+        return o.launch("Simple SMS Messenger")
     if isinstance(s, NewConversation) and s.dialog is None:
         act = o.fill("Add contact or number", recipient)
         if act is not None:
@@ -216,7 +216,7 @@ def send_milestones(key: str, recipient_step: str, recipient: str) -> tuple[Mile
         return was_sent(d, p[key], p["message"])
 
     return (
-        Milestone("Open the Messages app", lambda d, p: in_app(d, "messages")),
+        Milestone("Open the Simple SMS Messenger app", lambda d, p: in_app(d, "messages")),
         Milestone(
             "Start a new conversation",
             lambda d, p: (
@@ -235,7 +235,7 @@ class SimpleSmsSend(TaskTemplate):
     id = "SimpleSmsSend"
     app = "messages"
     difficulty = "medium"
-    template = "Send a text message to {number} with message: {message}"
+    template = "Send a text message using Simple SMS Messenger to {number} with message: {message}"
     placeholders: ClassVar[dict[str, str]] = {"Number": "number", "Message": "message"}
     milestones = send_milestones("number", "Open the conversation with <Number>", "<Number>")
 
@@ -261,7 +261,7 @@ class SimpleSmsSendToContact(TaskTemplate):
     app = "messages"
     apps = ("messages", "contacts")
     difficulty = "medium"
-    template = "Send a text message to my contact {name} with message: {message}"
+    template = "Send a text message using Simple SMS Messenger to my contact {name} with message: {message}"
     placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Message": "message"}
     milestones = send_milestones("phone", "Choose the contact <Name> as the recipient", "<Name>")
 
@@ -289,10 +289,10 @@ class SimpleSmsReply(TaskTemplate):
     id = "SimpleSmsReply"
     app = "messages"
     difficulty = "medium"
-    template = "Reply to {name} with message: {message}"
+    template = "Reply to {name} with message: {message} in Simple SMS Messenger"
     placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Message": "message"}
     milestones = (
-        Milestone("Open the Messages app", lambda d, p: in_app(d, "messages")),
+        Milestone("Open the Simple SMS Messenger app", lambda d, p: in_app(d, "messages")),
         Milestone(
             "Open the conversation with <Name>",
             lambda d, p: thread_open(d, p["phone"]) or was_sent(d, p["phone"], p["message"]),
@@ -335,10 +335,12 @@ class SimpleSmsLatestMessageQuestion(TaskTemplate):
     app = "messages"
     difficulty = "easy"
     kind = "question"
-    template = "What was the last message I received from {name}? Answer with the message text only."
+    template = (
+        "What was the last message I received from {name} in Simple SMS Messenger? Answer with the message text only."
+    )
     placeholders: ClassVar[dict[str, str]] = {"Name": "name"}
     milestones = (
-        Milestone("Open the Messages app", lambda d, p: in_app(d, "messages")),
+        Milestone("Open the Simple SMS Messenger app", lambda d, p: in_app(d, "messages")),
         Milestone("Open the conversation with <Name>", lambda d, p: thread_open(d, p["phone"])),
     )
 
@@ -376,7 +378,7 @@ class SimpleSmsLatestMessageQuestion(TaskTemplate):
             return act
         received = [n for n in o.nodes if n.rid.endswith(":id/received_message_holder")]
         if not received:
-            return o.swipe("down", within=o.find(rid=":id/list", role="list"))  # older messages are above
+            return o.swipe("down", within=o.find(role="list"))  # older messages are above
         body = next(c for c in received[-1].children if c.rid.endswith(":id/thread_message_body"))
         return o.answer(body.text)
 
@@ -388,7 +390,7 @@ class SimpleSmsDeleteConversation(TaskTemplate):
     template = "Delete my conversation with {name} in Simple SMS Messenger."
     placeholders: ClassVar[dict[str, str]] = {"Name": "name"}
     milestones = (
-        Milestone("Open the Messages app", lambda d, p: in_app(d, "messages")),
+        Milestone("Open the Simple SMS Messenger app", lambda d, p: in_app(d, "messages")),
         Milestone(
             "Open the options for the conversation with <Name>",
             lambda d, p: options_open(d, p["phone"]) or db(d).get(p["phone"]) is None,
@@ -414,7 +416,7 @@ class SimpleSmsDeleteConversation(TaskTemplate):
             return o.finish()
         s = o.screen
         if o.app != "messages":
-            return o.launch("Messages")
+            return o.launch("Simple SMS Messenger")
         if isinstance(s, (ConversationList, ThreadScreen)) and s.dialog is not None and options_open(o.dev, phone):
             if isinstance(s.dialog, MenuDialog):
                 return o.tap(o.find("Delete", role="menuitem"))
@@ -430,10 +432,10 @@ class SimpleSmsSendMultiple(TaskTemplate):
     app = "messages"
     apps = ("messages", "contacts")
     difficulty = "hard"
-    template = 'Send the message "{message}" to my contacts {name1} and {name2}.'
+    template = 'Send the message "{message}" to my contacts {name1} and {name2} in Simple SMS Messenger.'
     placeholders: ClassVar[dict[str, str]] = {"Name1": "name1", "Name2": "name2", "Message": "message"}
     milestones = (
-        Milestone("Open the Messages app", lambda d, p: in_app(d, "messages")),
+        Milestone("Open the Simple SMS Messenger app", lambda d, p: in_app(d, "messages")),
         Milestone(
             "Open a conversation with <Name1>",
             lambda d, p: thread_open(d, p["phone1"]) or was_sent(d, p["phone1"], p["message"]),
@@ -482,9 +484,9 @@ class SimpleSmsSendToUnknownContact(TaskTemplate):
     apps = ("messages", "contacts")
     difficulty = "easy"
     kind = "infeasible"
-    template = "Send a text message to my contact {name} with message: {message}"
+    template = "Send a text message using Simple SMS Messenger to my contact {name} with message: {message}"
     placeholders: ClassVar[dict[str, str]] = {"Name": "name"}
-    milestones = (Milestone("Open the Messages app", lambda d, p: in_app(d, "messages")),)
+    milestones = (Milestone("Open the Simple SMS Messenger app", lambda d, p: in_app(d, "messages")),)
 
     def sample(self, rng: np.random.Generator) -> Params:
         people_ = people(rng, 9)

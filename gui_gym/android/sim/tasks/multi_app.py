@@ -40,7 +40,7 @@ class SimpleSmsShareContactNumber(TaskTemplate):
             lambda d, p: contact_open(d, p["other"]) or sent_containing(d, p["phone"], digits(p["other_phone"])),
         ),
         Milestone(
-            "Open the Messages app",
+            "Open the Simple SMS Messenger app",
             lambda d, p: in_app(d, "messages") or sent_containing(d, p["phone"], digits(p["other_phone"])),
         ),
         Milestone(
@@ -69,7 +69,7 @@ class SimpleSmsShareContactNumber(TaskTemplate):
         if sent_containing(o.dev, p["phone"], digits(p["other_phone"])):
             return o.finish()
         if not contact_open(o.dev, p["other"]) and o.app != "messages":
-            return open_contact(o, p["other"]) or o.launch("Messages")
+            return open_contact(o, p["other"]) or o.launch("Simple SMS Messenger")
         return sms.send_step(o, p["phone"], p["other_phone"], p["name"], contact=True)
 
 
@@ -138,7 +138,7 @@ class ContactsAddFromSms(TaskTemplate):
     template = "{first} texted me from a new number. Save that number as a new contact named {name}."
     placeholders: ClassVar[dict[str, str]] = {"Name": "name", "First": "first", "Last": "last", "Number": "phone"}
     milestones = (
-        Milestone("Open the Messages app", lambda d, p: in_app(d, "messages")),
+        Milestone("Open the Simple SMS Messenger app", lambda d, p: in_app(d, "messages")),
         Milestone("Open the message from <First> to read the number", lambda d, p: sms.thread_open(d, p["phone"])),
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
         Milestone(

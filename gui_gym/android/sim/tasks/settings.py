@@ -73,7 +73,7 @@ def goto(o: Oracle, page: type[Page]) -> str | None:
         )
         if act is not None:
             return act
-        row, lst = o.find(role="row", label=title), o.find(rid=":id/list", role="list")
+        row, lst = o.find(role="row", label=title), o.find(role="list")
         if row.bounds[3] - row.bounds[1] < 120 and lst is not None:  # mostly hidden at an edge: bring it in
             return o.swipe("up" if row.bounds[3] >= lst.bounds[3] else "down", "short", within=lst)
         return o.tap(row)

@@ -157,7 +157,7 @@ def task_row(o: Oracle, t: Task) -> str | None:
 
 def unclip(o: Oracle, row: Node | None) -> str | None:
     """A short swipe when ``row`` is cut off at an edge of its list; ``None`` if it shows whole."""
-    lst = o.find(rid=":id/list", role="list")
+    lst = o.find(role="list")
     if row is None or lst is None or row.bounds[3] - row.bounds[1] >= ROW_H:
         return None
     return o.swipe("down" if row.bounds[1] <= lst.bounds[1] else "up", dist="short", within=lst)
