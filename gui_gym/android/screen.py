@@ -24,12 +24,15 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from gui_gym.android.ui import SCREEN_H, SCREEN_W
+from gui_gym.core.family import OVERLAY
 from gui_gym.core.family import text_items as screen_items
 
 __all__ = ["screen_items", "screen_text"]
 
 MAX_CHARS = 1200
 _SYSTEM_PACKAGE = "com.android.systemui"
+_FULL_SCREEN = f"[0,0][{SCREEN_W},{SCREEN_H}]"
 _STATES = ("checked", "selected", "focused")
 _BOUNDS = re.compile(r"\s*\[\d+,\d+\]\[\d+,\d+\]")
 _INDEX = re.compile(r"^\s*\[\d+\]\s*")
@@ -65,6 +68,9 @@ def _from_xml(text: str) -> str:
         return " ".join(_BOUNDS.sub("", text).split())
     parts: list[str] = []
     app = ""
+    top = root.find("node")
+    # A window smaller than the screen (a dialog's) floats over the screen under it.
+    floating = top is not None and top.get("bounds", _FULL_SCREEN) != _FULL_SCREEN
     for node in root.iter("node"):
         package = node.get("package", "")
         if package == _SYSTEM_PACKAGE:
@@ -85,6 +91,8 @@ def _from_xml(text: str) -> str:
         if states:
             item += f" ({', '.join(states)})"
         parts.append(item)
+    if app and floating:
+        app = f"{app} {OVERLAY}"
     return " | ".join(([app] if app else []) + parts)
 
 

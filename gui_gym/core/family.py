@@ -43,6 +43,21 @@ __all__ = ["Candidate", "EditAction", "EditActions", "EnvFamily", "family_of", "
 MAX_ITEMS = 64
 
 
+#: Ends the first item of an observation text whose screen is a window floating over another (a
+#: dialog's window): a step from it to a screen without the mark closed it, it did not open a screen.
+OVERLAY = "(overlay)"
+
+
+def is_overlay(observation: str) -> bool:
+    """Whether an observation text is marked as a floating window (:data:`OVERLAY`).
+
+    >>> is_overlay("pro (overlay) | TextView \"Start time\""), is_overlay("pro | EditText")
+    (True, False)
+    """
+    first = observation.split(" | ", 1)[0].strip()
+    return first.endswith(OVERLAY)
+
+
 def text_items(observation: str, limit: int = MAX_ITEMS) -> list[str]:
     """The items of an observation text (``" | "``-separated, as families write them), at most ``limit``.
 

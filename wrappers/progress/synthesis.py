@@ -108,7 +108,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gui_gym.core import contract as C
-from gui_gym.core.family import EditActions, EnvFamily, family_of, text_items
+from gui_gym.core.family import EditActions, EnvFamily, family_of, is_overlay, text_items
 from gui_gym.core.trajectory import Step, Trajectory
 
 __all__ = [
@@ -275,6 +275,8 @@ def _opens(before: str, after: str) -> bool:
     """
     b, a = _items(before), _items(after)
     if not b or not a or a == b:
+        return False
+    if is_overlay(before) and not is_overlay(after):  # a dialog closed: the screen under it shows again
         return False
     if any(_FOCUSED.search(item) for item in a - b):
         return False
