@@ -51,7 +51,7 @@ OVERLAY = "(overlay)"
 def is_overlay(observation: str) -> bool:
     """Whether an observation text is marked as a floating window (:data:`OVERLAY`).
 
-    >>> is_overlay("pro (overlay) | TextView \"Start time\""), is_overlay("pro | EditText")
+    >>> is_overlay("pro (overlay) | Button OK"), is_overlay("pro | EditText")
     (True, False)
     """
     first = observation.split(" | ", 1)[0].strip()
