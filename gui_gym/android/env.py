@@ -36,14 +36,16 @@ from gui_gym.android.actions import (
 )
 from gui_gym.android.backends import AndroidBackend, Episode, make_backend
 from gui_gym.android.backends.base import TaskInfo, require
-from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, to_compressed, to_xml
+from gui_gym.android.compressed import COMPRESSED_FORMATS, compress_tree, resolve_format
+from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, to_xml
 from gui_gym.core import contract as C
 from gui_gym.core.family import select_tasks
 from gui_gym.core.io import Snapshot
 from gui_gym.core.spaces import AnyText
 
 OBS_MODES = ("text", "pixels", "both")
-UI_FORMATS = ("xml", "compressed")
+#: ``obs["ui"]`` formats: the dump, or a compressed text (``"compressed"`` is ``"mobilerl"``).
+UI_FORMATS = ("xml", "compressed", *COMPRESSED_FORMATS)
 MAX_UI_CHARS = 400_000
 MAX_INSTRUCTION_CHARS = 2_000
 
@@ -83,11 +85,17 @@ class GuiAndroidEnv(gym.Env):
             ``None``: each reset samples a task from the selection.
         obs_mode: ``"text"`` (instruction + UI dump), ``"pixels"`` (instruction +
             screenshot) or ``"both"``.
-        ui_format: ``"xml"`` (uiautomator dump) or ``"compressed"`` (MobileRL App. C).
+        ui_format: ``"xml"`` (the uiautomator dump) or a compressed text
+            (:mod:`gui_gym.android.compressed`): ``"mobilerl"``, what MobileRL's released agents
+            read (its compressor at the ``v4`` its configs select: bounds relative, 0-999);
+            ``"mobilerl_appc"``, its paper's App. C (pixel bounds); ``"indexed"``, gui-gym's
+            one line per node numbered like ``info["ui_elements"]``. ``"compressed"`` means
+            ``"mobilerl"``.
         screen_size: ``(width, height)`` of the rendered screenshot; the device is 1080x2400.
         max_steps: override the per-task step limit (default: the backend's; the simulator gives
             2 x oracle length + 5).
-        render_mode: ``"rgb_array"`` or ``"ansi"`` (the compressed UI as text).
+        render_mode: ``"rgb_array"`` or ``"ansi"`` (the compressed UI as text: in ``ui_format``
+            when that is compressed, else ``"indexed"``).
         backend: ``"sim"`` (the simulated phone), another name of
             :data:`~gui_gym.android.backends.BACKENDS`, or an object implementing
             :class:`~gui_gym.android.backends.base.AndroidBackend`. Tasks come from the backend.
@@ -132,6 +140,7 @@ class GuiAndroidEnv(gym.Env):
         self.pool = resolve_tasks(task, self.backend.tasks)
         self.obs_mode = obs_mode
         self.ui_format = ui_format
+        self._compressed = None if ui_format == "xml" else resolve_format(ui_format)
         self.screen_size = (w, h)
         self.max_steps = max_steps
         self.render_mode = render_mode
@@ -225,7 +234,7 @@ class GuiAndroidEnv(gym.Env):
         if self.render_mode == "rgb_array":
             return self._screenshot()
         if self.render_mode == "ansi":
-            return f"[{self._instruction}]\n" + to_compressed(self.backend.tree())
+            return f"[{self._instruction}]\n" + compress_tree(self.backend.tree(), self._compressed or "indexed")
         return None
 
     def close(self) -> None:
@@ -317,7 +326,7 @@ class GuiAndroidEnv(gym.Env):
         obs: dict[str, Any] = {"instruction": self._instruction}
         if self.obs_mode != "pixels":
             tree = self.backend.tree()
-            obs["ui"] = to_xml(tree) if self.ui_format == "xml" else to_compressed(tree)
+            obs["ui"] = to_xml(tree) if self._compressed is None else compress_tree(tree, self._compressed)
         if self.obs_mode != "text":
             obs["screen"] = self._screenshot()
         return obs
