@@ -103,69 +103,65 @@ class _V:
     """One kept node with the mutable state of the released compressor's passes."""
 
     __slots__ = (
-        "action",
+        "action",  # C.3 action words ("click scroll", "focusable", ...)
         "bounds",
-        "checkable",
-        "checked",
         "children",
         "clickable",
         "cls",
-        "desc",
-        "focusable",
-        "func",
+        "func",  # C.3 texts: "text desc", and after folding its descendants' too
         "long_clickable",
-        "out",
+        "meaningful",  # kept by remove_redundant_huge_node for its own sake (bar having children)
         "parent",
-        "password",
         "removed",
         "rid",
         "scrollable",
-        "selected",
-        "text",
+        "states",  # " checked"/" unchecked", " password", " selected"
     )
 
     def __init__(self) -> None:
         self.children: list[_V] = []
         self.parent: _V | None = None
         self.removed = False
-        self.func = ""
-        self.action = ""
+        self.rid = ""
 
 
-class _Ctx(NamedTuple):
+Box = tuple[int, int, int, int]
+
+
+class _Build(NamedTuple):
+    """What one pass over the source needs and gathers."""
+
     remain: bool  # App. C's remain_nodes: keep off-screen and tiny nodes
     min_w: float  # nodes this narrow or short are dropped (0.5% of the largest node)
     min_h: float
+    clicks: list[_V]  # clickable nodes in document order (the folding pass visits them first)
+    longs: list[_V]  # long-clickable ones
+    largest: list  # [area, bounds] of the first largest node seen, kept or not
 
 
-def _functional(
-    checkable: bool,
-    checked: bool,
-    clickable: bool,
-    focusable: bool,
-    scrollable: bool,
-    long_clickable: bool,
-    password: bool,
-    selected: bool,
-) -> bool:
-    return checkable or checked or clickable or focusable or scrollable or long_clickable or password or selected
+def _action(clickable: bool, scrollable: bool, long_clickable: bool, checkable: bool, focusable: bool) -> str:
+    """C.3 (``preprocess_attribute``): the words of a node's true actions, else "focusable"."""
+    words = [
+        w
+        for on, w in (
+            (clickable, "click"),
+            (scrollable, "scroll"),
+            (long_clickable, "long-click"),
+            (checkable, "check"),
+        )
+        if on
+    ]
+    return " ".join(words) if words else ("focusable" if focusable else "")
 
 
-def _on_screen(b: tuple[int, int, int, int], pb: tuple[int, int, int, int] | None, ctx: _Ctx) -> bool:
-    """App. C.1 as the code does it: valid bounds, inside the nearest kept ancestor, not tiny."""
-    if ctx.remain:
-        return True
-    x1, y1, x2, y2 = b
-    if not (x1 >= 0 and y1 >= 0 and x1 < x2 and y1 < y2):
-        return False
-    if pb is not None and not (x1 >= pb[0] and y1 >= pb[1] and x2 <= pb[2] and y2 <= pb[3]):
-        return False
-    return not (x2 - x1 <= ctx.min_w or y2 - y1 <= ctx.min_h)
-
-
-def _ctx(max_bounds: tuple[int, int, int, int], remain: bool) -> _Ctx:
-    w, h = max_bounds[2] - max_bounds[0], max_bounds[3] - max_bounds[1]
-    return _Ctx(remain, w * 0.005, h * 0.005)
+_ACTION = {
+    (a, b, c, d, e): _action(a, b, c, d, e)
+    for a in (False, True)
+    for b in (False, True)
+    for c in (False, True)
+    for d in (False, True)
+    for e in (False, True)
+}
 
 
 def _dumped(s: str) -> str:
@@ -178,7 +174,7 @@ def _dumped(s: str) -> str:
     return out
 
 
-def _largest(bounds: Iterator[tuple[int, int, int, int]]) -> tuple[int, int, int, int]:
+def _largest(bounds: Iterator[Box]) -> Box:
     """The first node of largest area, in document order (the compressor's ``maxBounds``)."""
     best, area = (0, 0, 0, 0), 0
     for b in bounds:
@@ -188,14 +184,109 @@ def _largest(bounds: Iterator[tuple[int, int, int, int]]) -> tuple[int, int, int
     return best
 
 
-def _kept_from_tree(nodes: list[Node], pb: tuple[int, int, int, int] | None, ctx: _Ctx, out: list[_V]) -> None:
-    """App. C.1-C.2 (``mid_order_remove``): a removed node's children take its place."""
+def _start(largest: Box, remain: bool) -> _Build:
+    w, h = largest[2] - largest[0], largest[3] - largest[1]
+    return _Build(remain, w * 0.005, h * 0.005, [], [], [0, (0, 0, 0, 0)])
+
+
+def _same_shape(a: Box, b: Box) -> bool:
+    return a[2] - a[0] == b[2] - b[0] and a[3] - a[1] == b[3] - b[1]
+
+
+def _kept(b: Box, pb: Box | None, build: _Build) -> bool:
+    """App. C.1 as the code does it: valid bounds, inside the nearest kept ancestor, not tiny."""
+    if build.remain:
+        return True
+    x1, y1, x2, y2 = b
+    if not (0 <= x1 < x2 and 0 <= y1 < y2):
+        return False
+    if pb is not None and not (x1 >= pb[0] and y1 >= pb[1] and x2 <= pb[2] and y2 <= pb[3]):
+        return False
+    return not (x2 - x1 <= build.min_w or y2 - y1 <= build.min_h)
+
+
+def _states(checkable: bool, checked: bool, password: bool, selected: bool) -> str:
+    out = (" checked" if checked else " unchecked") if checkable else ""
+    return out + (" password" if password else "") + (" selected" if selected else "")
+
+
+_STATES = {
+    (a, b, c, d): _states(a, b, c, d)
+    for a in (False, True)
+    for b in (False, True)
+    for c in (False, True)
+    for d in (False, True)
+}
+
+
+def _add(
+    parent: _V,
+    build: _Build,
+    cls: str,
+    text: str,
+    desc: str,
+    rid: str,
+    b: Box,
+    flags: list[bool],
+) -> _V:
+    """Attach a kept node (before its children are built: document order) with its C.3 texts
+    (``text desc``) and action words; ``flags`` in :data:`_FLAGS` order."""
+    checkable, checked, clickable, focusable, scrollable, long_clickable, password, selected = flags
+    v = _V()
+    v.cls, v.rid, v.bounds = cls, rid, b
+    v.clickable, v.scrollable, v.long_clickable = clickable, scrollable, long_clickable
+    v.func = text + " " + desc if desc else text
+    action = _ACTION[(clickable, scrollable, long_clickable, checkable, focusable)]
+    v.action = action + " click" if "material_clock_face" in parent.rid else action  # the clock face's numbers
+    v.states = _STATES[(checkable, checked, password, selected)]
+    v.meaningful = bool(checkable or checked or scrollable or long_clickable or password or selected or text or desc)
+    v.parent = parent
+    parent.children.append(v)
+    if clickable:
+        build.clicks.append(v)
+    if long_clickable:
+        build.longs.append(v)
+    return v
+
+
+def _from_tree(nodes: list[Node], parent: _V, pb: Box | None, build: _Build) -> None:
+    """App. C.1-C.3 (``mid_order_remove``, ``preprocess_attribute``) over a Node tree: a removed
+    node's children take its place. (:func:`_kept` inlined: this runs on every step of an env.)"""
+    remain, min_w, min_h, clicks, longs, largest = build
     for n in nodes:
-        b = n.bounds
-        keep = _on_screen(b, pb, ctx) and (
+        x1, y1, x2, y2 = b = n.bounds
+        area = (x2 - x1) * (y2 - y1)
+        if area > largest[0]:
+            largest[0], largest[1] = area, b
+        if (
+            remain
+            or (
+                0 <= x1 < x2
+                and 0 <= y1 < y2
+                and (pb is None or (x1 >= pb[0] and y1 >= pb[1] and x2 <= pb[2] and y2 <= pb[3]))
+                and not (x2 - x1 <= min_w or y2 - y1 <= min_h)
+            )
+        ) and (
             n.text
             or n.desc
-            or _functional(
+            or n.checkable
+            or n.checked
+            or n.clickable
+            or n.focusable
+            or n.scrollable
+            or n.long_clickable
+            or n.password
+            or n.selected
+        ):
+            text, desc = n.text, n.desc
+            if not text.isprintable():
+                text = _dumped(text)
+            if not desc.isprintable():
+                desc = _dumped(desc)
+            cls = _SHORT.get(n.cls)
+            if cls is None:
+                cls = _SHORT[n.cls] = n.cls.split(".")[-1]
+            ck, cd, cl, fo, sc, lc, pw, se = (
                 n.checkable,
                 n.checked,
                 n.clickable,
@@ -205,93 +296,61 @@ def _kept_from_tree(nodes: list[Node], pb: tuple[int, int, int, int] | None, ctx
                 n.password,
                 n.selected,
             )
-        )
-        if not keep:
-            _kept_from_tree(n.children, pb, ctx, out)
-            continue
-        v = _V()
-        v.cls, v.text, v.desc, v.rid = n.cls.split(".")[-1], _dumped(n.text), _dumped(n.desc), n.rid
-        v.checkable, v.checked, v.clickable, v.focusable = n.checkable, n.checked, n.clickable, n.focusable
-        v.scrollable, v.long_clickable, v.password, v.selected = n.scrollable, n.long_clickable, n.password, n.selected
-        v.bounds = v.out = b
-        _kept_from_tree(n.children, b, ctx, v.children)
-        out.append(v)
+            v = _V()  # what _add does, inlined
+            v.cls, v.rid, v.bounds, v.clickable, v.scrollable, v.long_clickable = cls, n.rid, b, cl, sc, lc
+            v.func = text + " " + desc if desc else text
+            action = _ACTION[(cl, sc, lc, ck, fo)]
+            v.action = action + " click" if "material_clock_face" in parent.rid else action
+            v.states = _STATES[(ck, cd, pw, se)]
+            v.meaningful = bool(ck or cd or sc or lc or pw or se or text or desc)
+            v.parent = parent
+            parent.children.append(v)
+            if cl:
+                clicks.append(v)
+            if lc:
+                longs.append(v)
+            if n.children:
+                _from_tree(n.children, v, b, build)
+        elif n.children:
+            _from_tree(n.children, parent, pb, build)
+
+
+_SHORT: dict[str, str] = {}  # class name -> its last component
 
 
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
+_FLAGS = ("checkable", "checked", "clickable", "focusable", "scrollable", "long-clickable", "password", "selected")
 
 
-def _xml_bounds(e: ET.Element) -> tuple[int, int, int, int]:
+def _xml_bounds(e: ET.Element) -> Box:
     m = _BOUNDS.fullmatch(e.get("bounds", ""))
     if m is None:
         raise ValueError(f"a node without integer bounds [x1,y1][x2,y2]: {e.attrib}")
     return int(m[1]), int(m[2]), int(m[3]), int(m[4])
 
 
-def _kept_from_xml(elems: list[ET.Element], pb: tuple[int, int, int, int] | None, ctx: _Ctx, out: list[_V]) -> None:
-    """:func:`_kept_from_tree` for a parsed dump."""
+def _from_xml(elems: list[ET.Element], parent: _V, pb: Box | None, build: _Build) -> None:
+    """:func:`_from_tree` for a parsed dump."""
     for e in elems:
         if e.tag != "node":
             continue
-        a = e.attrib
         b = _xml_bounds(e)
-        t = a.get
-        flags = [
-            t(k) == "true"
-            for k in (
-                "checkable",
-                "checked",
-                "clickable",
-                "focusable",
-                "scrollable",
-                "long-clickable",
-                "password",
-                "selected",
-            )
-        ]
-        text, desc = t("text", ""), t("content-desc", "")
-        if not (_on_screen(b, pb, ctx) and (text or desc or _functional(*flags))):
-            _kept_from_xml(list(e), pb, ctx, out)
-            continue
-        v = _V()
-        v.cls, v.text, v.desc, v.rid = t("class", "").split(".")[-1], text, desc, t("resource-id", "")
-        v.checkable, v.checked, v.clickable, v.focusable, v.scrollable, v.long_clickable, v.password, v.selected = flags
-        v.bounds = v.out = b
-        _kept_from_xml(list(e), b, ctx, v.children)
-        out.append(v)
+        get = e.get
+        flags = [get(k) == "true" for k in _FLAGS]
+        text, desc = get("text", ""), get("content-desc", "")
+        if _kept(b, pb, build) and (text or desc or any(flags)):
+            cls = get("class", "").split(".")[-1]
+            v = _add(parent, build, cls, text, desc, get("resource-id", ""), b, flags)
+            _from_xml(list(e), v, b, build)
+        else:
+            _from_xml(list(e), parent, pb, build)
 
 
-def _link(root: _V) -> None:
-    for c in root.children:
-        c.parent = root
-        _link(c)
-
-
-def _preorder(v: _V) -> Iterator[_V]:
-    stack = list(reversed(v.children))
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.children))
-
-
-def _attributes(root: _V) -> None:
-    """C.3 (``preprocess_attribute``): the texts (``text desc``) and action words of each node."""
-    for v in _preorder(root):
-        v.func = v.text + (" " + v.desc if v.desc else "")
-        words = [word for attr, word in _ACTIONS if getattr(v, attr)]
-        v.action = " ".join(words) if words else ("focusable" if v.focusable else "")
-        p = v.parent
-        if p is not root and p is not None and "material_clock_face" in p.rid:
-            v.action += " click"  # the released code's fix for the clock face's numbers
-
-
-def _fold(root: _V, width: int, height: int) -> None:
-    """v3+ ``merge_clickable_subtree``: a clickable node takes its plain descendants' texts."""
-    nodes = list(_preorder(root))
-    order = [v for v in nodes if v.clickable] + [v for v in nodes if v.long_clickable]
+def _fold(build: _Build, width: int, height: int) -> None:
+    """v3+ ``merge_clickable_subtree``: a clickable node no larger than half the screen takes its
+    plain descendants' texts and keeps only its interactive descendants, as children."""
     limit = 0.5 * height * width
-    for v in order:
+    for v in build.clicks + build.longs:
         x1, y1, x2, y2 = v.bounds
         if (x2 - x1) * (y2 - y1) <= limit:
             _combine(v)
@@ -320,16 +379,22 @@ def _combine(node: _V) -> None:
         c.parent = node
 
 
+def _keeps(v: _V) -> bool:
+    """Whether ``remove_redundant_huge_node`` keeps a node (none of its flags but clickable and
+    focusable, no text and at most one child: a wrapper it may drop)."""
+    return v.meaningful or len(v.children) > 1
+
+
+def _has_droppable(v: _V) -> bool:
+    """Whether any node is a wrapper ``remove_redundant_huge_node`` may drop: one it does not
+    keep, with grandchildren (the only shape its removal needs; until one goes, nothing moves)."""
+    for c in v.children:
+        if c.children and ((not _keeps(c) and any(g.children for g in c.children)) or _has_droppable(c)):
+            return True
+    return False
+
+
 # The released code edits an lxml tree while iterating it; these reproduce lxml's semantics.
-def _next_sibling(v: _V) -> _V | None:
-    p = v.parent
-    if p is None:
-        return None
-    kids = p.children
-    i = _index(kids, v) + 1
-    return kids[i] if i < len(kids) else None
-
-
 def _index(kids: list[_V], v: _V) -> int:
     for i, k in enumerate(kids):
         if k is v:
@@ -339,11 +404,23 @@ def _index(kids: list[_V], v: _V) -> int:
 
 def _children(v: _V) -> Iterator[_V]:
     """lxml's child iterator: the next sibling is fixed when the current one is handed out."""
-    cur = v.children[0] if v.children else None
+    kids = v.children
+    if not kids:
+        return
+    cur: _V | None = kids[0]
+    i = 0
     while cur is not None:
-        nxt = _next_sibling(cur)
+        p = cur.parent
+        nxt = None
+        if p is not None:
+            pk = p.children
+            if not (i < len(pk) and pk[i] is cur):
+                i = _index(pk, cur)
+            if i + 1 < len(pk):
+                nxt = pk[i + 1]
         yield cur
         cur = nxt
+        i += 1
 
 
 def _insert(parent: _V, index: int, v: _V) -> None:
@@ -353,7 +430,6 @@ def _insert(parent: _V, index: int, v: _V) -> None:
     target = kids[j] if 0 <= j < len(kids) else None
     if v.parent is not None:
         del v.parent.children[_index(v.parent.children, v)]
-    kids = parent.children
     if target is None:
         kids.append(v)
     else:
@@ -368,17 +444,7 @@ def _drop_wrappers(v: _V, parents: list[tuple[_V, bool]], root: _V) -> None:
         for c in _children(v):
             _drop_wrappers(c, [*parents, (v, True)], root)
         return
-    keep = (
-        len(v.children) > 1
-        or v.checkable
-        or v.checked
-        or v.scrollable
-        or v.long_clickable
-        or v.password
-        or v.selected
-        or bool(v.text)
-        or bool(v.desc)
-    )
+    keep = _keeps(v)
     if keep:
         fresh: list[tuple[_V, bool]] = []
         for p, p_keep in parents[:-1]:
@@ -398,130 +464,96 @@ def _drop_wrappers(v: _V, parents: list[tuple[_V, bool]], root: _V) -> None:
         _drop_wrappers(c, [*parents, (v, keep)], root)
 
 
-def _scale(root: _V, width: int, height: int) -> None:
-    """v4 ``scale_bound_both_side``: bounds to 0..999; a later node whose scaled box repeats an
-    earlier one's keeps its pixel bounds unless it is interactive (as the released code does)."""
-    fw, fh = _MAX_LIMIT / width, _MAX_LIMIT / height
-    limit = 0.5 * height * width
-    raw_of: dict[tuple[int, int, int, int], tuple[int, int, int, int]] = {}
-    matchable: dict[tuple[int, int, int, int], bool] = {}
-    for v in _preorder(root):
-        x1, y1, x2, y2 = b = v.bounds
-        area = (x2 - x1) * (y2 - y1)
-        if v.clickable or v.long_clickable:
-            m = area <= limit
-        else:
-            m = v.scrollable
-        scaled = (int(x1 * fw), int(y1 * fh), int(x2 * fw), int(y2 * fh))
-        prev = raw_of.get(scaled)
-        if prev is not None:
-            if not m:
-                continue
-            if matchable[prev] and b != prev and area > (prev[2] - prev[0]) * (prev[3] - prev[1]):
-                continue
-        matchable[b] = m
-        raw_of[scaled] = b
-        v.out = scaled
-
-
-def _line(v: _V, pixel_bounds: bool) -> str:
-    """``merge_attribute_in_one_line`` (v3 and v4): ``Class;actions states;texts;bounds``."""
-    states = ""
-    if v.checkable:
-        states += " checked" if v.checked else " unchecked"
-    if v.password:
-        states += " password"
-    if v.selected:
-        states += " selected"
-    x1, y1, x2, y2 = v.out
-    box = f"[{x1},{y1}][{x2},{y2}]" if pixel_bounds else f"[{x1},{y1},{x2},{y2}]"
-    head = v.cls + ";" if v.cls else ""
-    return f"{head}{v.action}{states};{v.func};{box}"
-
-
-def _render(root: _V, fmt: str) -> str:
+def _render(root: _V, fmt: str, width: int, height: int) -> str:
+    """One line per node (``merge_attribute_in_one_line``), in document order, nested by four
+    spaces. The released format scales bounds here (``scale_bound_both_side``, document order
+    too): a node whose scaled box repeats an earlier one's keeps its pixels unless it is
+    interactive, as the released code does."""
     lines: list[str] = []
     released = fmt == "mobilerl"
-    step = "    "
+    fw, fh = _MAX_LIMIT / width, _MAX_LIMIT / height
+    limit = 0.5 * height * width
+    raw_of: dict[Box, Box] = {}
+    matchable: dict[Box, bool] = {}
 
     def walk(v: _V, indent: str) -> None:
         for c in v.children:
-            line = _line(c, pixel_bounds=not released)
-            lines.append(indent + (_TAG.sub("", line) if released else line))
-            walk(c, indent + step)
+            head = f"{c.cls};{c.action}{c.states};{c.func};" if c.cls else f"{c.action}{c.states};{c.func};"
+            if released:
+                x1, y1, x2, y2 = b = c.bounds
+                box = (int(x1 * fw), int(y1 * fh), int(x2 * fw), int(y2 * fh))
+                prev = raw_of.get(box)
+                area = (x2 - x1) * (y2 - y1)
+                m = area <= limit if (c.clickable or c.long_clickable) else c.scrollable
+                if prev is None or (
+                    m and not (matchable[prev] and b != prev and area > (prev[2] - prev[0]) * (prev[3] - prev[1]))
+                ):
+                    matchable[b] = m
+                    raw_of[box] = b
+                    x1, y1, x2, y2 = box
+                line = f"{head}[{x1},{y1},{x2},{y2}]"
+                if "[n" in line:
+                    line = _TAG.sub("", line)
+            else:
+                x1, y1, x2, y2 = c.bounds
+                line = f"{head}[{x1},{y1}][{x2},{y2}]"
+            lines.append(indent + line)
+            if c.children:
+                walk(c, indent + "    ")
 
-    walk(root, step if released else "")
+    walk(root, "    " if released else "")
     if released:
         return "\n".join([MOBILERL_HEADER, *lines])
     return "\n".join(lines)
 
 
-def _mobilerl(root: _V, fmt: str, width: int, height: int) -> str:
-    _link(root)
-    _attributes(root)
+def _mobilerl(top: _V, build: _Build, fmt: str, width: int, height: int) -> str:
     if fmt == "mobilerl":
-        _fold(root, width, height)
-        _drop_wrappers(root, [], root)
-        _scale(root, width, height)
-    return _render(root, fmt)
+        _fold(build, width, height)
+        if _has_droppable(top):
+            _drop_wrappers(top, [], top)
+    return _render(top, fmt, width, height)
 
 
 # -- gui-gym's indexed form ------------------------------------------------------------------
-class _Flat(NamedTuple):
-    cls: str
-    text: str
-    desc: str
-    rid: str
-    bounds: tuple[int, int, int, int]
-    clickable: bool
-    long_clickable: bool
-    scrollable: bool
-    checkable: bool
-    checked: bool
-    focused: bool
-    selected: bool
-    enabled: bool
-
-
-def _indexed(nodes: list[tuple[int, _Flat]]) -> str:
-    """``[i] Class "text" desc="…" id=name flags [x1,y1][x2,y2]`` for each informative node, indented
-    by the number of informative ancestors; ``nodes`` is (depth, node) in document order."""
-    out: list[str] = []
-    shown: list[int] = []  # depths of the informative ancestors of the current node
-    for idx, (depth, n) in enumerate(nodes):
-        while shown and shown[-1] >= depth:
-            shown.pop()
-        if not (
-            n.text or n.desc or n.clickable or n.long_clickable or n.scrollable or n.checkable or n.cls == "EditText"
-        ):
-            continue
-        l, t, r, b = n.bounds
-        parts = ["  " * len(shown), f"[{idx}] ", n.cls]
-        if n.text:
-            parts.append(f' "{_one_line(n.text)}"')
-        if n.desc:
-            parts.append(f' desc="{_one_line(n.desc)}"')
-        if n.rid:
-            parts.append(f" id={n.rid.rsplit('/', 1)[-1]}")
-        flags = [
-            word
-            for on, word in (
-                (n.clickable, "clickable"),
-                (n.long_clickable, "long-clickable"),
-                (n.scrollable, "scrollable"),
-                (n.checkable, "checked" if n.checked else "unchecked"),
-                (n.focused, "focused"),
-                (n.selected, "selected"),
-                (not n.enabled, "disabled"),
-            )
-            if on
-        ]
-        if flags:
-            parts.append(" " + ",".join(flags))
-        parts.append(f" [{l},{t}][{r},{b}]")
-        out.append("".join(parts))
-        shown.append(depth)
-    return "\n".join(out)
+def _indexed_line(
+    idx: int,
+    depth: int,
+    cls: str,
+    text: str,
+    desc: str,
+    rid: str,
+    bounds: Box,
+    flags: tuple[bool, ...],
+) -> str:
+    """``[i] Class "text" desc="…" id=name flags [x1,y1][x2,y2]``; ``flags`` are clickable,
+    long-clickable, scrollable, checkable, checked, focused, selected, enabled."""
+    clickable, long_clickable, scrollable, checkable, checked, focused, selected, enabled = flags
+    parts = ["  " * depth, f"[{idx}] ", cls]
+    if text:
+        parts.append(f' "{_one_line(text)}"')
+    if desc:
+        parts.append(f' desc="{_one_line(desc)}"')
+    if rid:
+        parts.append(f" id={rid.rsplit('/', 1)[-1]}")
+    words = [
+        w
+        for on, w in (
+            (clickable, "clickable"),
+            (long_clickable, "long-clickable"),
+            (scrollable, "scrollable"),
+            (checkable, "checked" if checked else "unchecked"),
+            (focused, "focused"),
+            (selected, "selected"),
+            (not enabled, "disabled"),
+        )
+        if on
+    ]
+    if words:
+        parts.append(" " + ",".join(words))
+    l, t, r, b = bounds
+    parts.append(f" [{l},{t}][{r},{b}]")
+    return "".join(parts)
 
 
 def _one_line(s: str) -> str:
@@ -529,70 +561,48 @@ def _one_line(s: str) -> str:
     return s if len(s) <= 200 else s[:197] + "..."
 
 
-def _flat_tree(root: Node) -> list[tuple[int, _Flat]]:
-    out: list[tuple[int, _Flat]] = []
-    stack = [(root, 0)]
-    while stack:
-        n, d = stack.pop()
-        out.append(
-            (
-                d,
-                _Flat(
-                    n.cls.rsplit(".", 1)[-1],
-                    _dumped(n.text),
-                    _dumped(n.desc),
-                    n.rid,
-                    n.bounds,
-                    n.clickable,
-                    n.long_clickable,
-                    n.scrollable,
-                    n.checkable,
-                    n.checked,
-                    n.focused,
-                    n.selected,
-                    n.enabled,
-                ),
-            )
-        )
-        stack.extend((c, d + 1) for c in reversed(n.children))
-    return out
+def _indexed_tree(n: Node, depth: int, out: list[str], counter: list[int]) -> None:
+    """One line per informative node (text, description, an action, a check box or a text
+    field), indented by its informative ancestors; ``[i]`` counts every node."""
+    idx = counter[0]
+    counter[0] += 1
+    if (
+        n.text
+        or n.desc
+        or n.clickable
+        or n.long_clickable
+        or n.scrollable
+        or n.checkable
+        or n.cls == "EditText"
+        or n.cls.endswith(".EditText")
+    ):
+        flags = (n.clickable, n.long_clickable, n.scrollable, n.checkable, n.checked, n.focused, n.selected, n.enabled)
+        cls = n.cls.rsplit(".", 1)[-1]
+        out.append(_indexed_line(idx, depth, cls, _dumped(n.text), _dumped(n.desc), n.rid, n.bounds, flags))
+        depth += 1
+    for c in n.children:
+        _indexed_tree(c, depth, out, counter)
 
 
-def _flat_xml(top: list[ET.Element]) -> list[tuple[int, _Flat]]:
-    out: list[tuple[int, _Flat]] = []
-    stack = [(e, 0) for e in reversed(top)]
-    while stack:
-        e, d = stack.pop()
-        if e.tag != "node":
-            continue
-        t = e.get
-        out.append(
-            (
-                d,
-                _Flat(
-                    t("class", "").rsplit(".", 1)[-1],
-                    t("text", ""),
-                    t("content-desc", ""),
-                    t("resource-id", ""),
-                    _xml_bounds(e),
-                    *(
-                        t(k) == "true"
-                        for k in (
-                            "clickable",
-                            "long-clickable",
-                            "scrollable",
-                            "checkable",
-                            "checked",
-                            "focused",
-                            "selected",
-                        )
-                    ),
-                    t("enabled", "true") == "true",
-                ),
-            )
-        )
-        stack.extend((c, d + 1) for c in reversed(e))
-    return out
+_INDEXED_FLAGS = ("clickable", "long-clickable", "scrollable", "checkable", "checked", "focused", "selected")
+
+
+def _indexed_xml(e: ET.Element, depth: int, out: list[str], counter: list[int]) -> None:
+    """:func:`_indexed_tree` for a parsed dump."""
+    if e.tag != "node":
+        return
+    idx = counter[0]
+    counter[0] += 1
+    get = e.get
+    cls = get("class", "").rsplit(".", 1)[-1]
+    text, desc = get("text", ""), get("content-desc", "")
+    flags = (*(get(k) == "true" for k in _INDEXED_FLAGS), get("enabled", "true") == "true")
+    clickable, long_clickable, scrollable, checkable = flags[:4]
+    if text or desc or clickable or long_clickable or scrollable or checkable or cls == "EditText":
+        out.append(_indexed_line(idx, depth, cls, text, desc, get("resource-id", ""), _xml_bounds(e), flags))
+        depth += 1
+    for c in e:
+        _indexed_xml(c, depth, out, counter)
 
 
 # -- public entry points ---------------------------------------------------------------------
@@ -611,11 +621,19 @@ def compress_tree(
     """
     fmt = resolve_format(fmt)
     if fmt == "indexed":
-        return _indexed(_flat_tree(root))
-    ctx = _ctx(_largest(n.bounds for n in root.walk()), remain_nodes)
+        lines: list[str] = []
+        _indexed_tree(root, 0, lines, [0])
+        return "\n".join(lines)
+    # The size rule needs the largest node first: guess the root, check while building.
+    guess = root.bounds
+    build = _start(guess, remain_nodes)
     top = _V()
-    _kept_from_tree([root], None, ctx, top.children)
-    return _mobilerl(top, fmt, width, height)
+    _from_tree([root], top, None, build)
+    if not _same_shape(build.largest[1], guess):
+        build = _start(build.largest[1], remain_nodes)
+        top = _V()
+        _from_tree([root], top, None, build)
+    return _mobilerl(top, build, fmt, width, height)
 
 
 def compress_xml(
@@ -639,12 +657,16 @@ def compress_xml(
         width, height = int(hierarchy.get("width", width)), int(hierarchy.get("height", height))  # as upstream
     top_level = [hierarchy] if hierarchy.tag == "node" else list(hierarchy)
     if fmt == "indexed":
-        return _indexed(_flat_xml(top_level))
+        lines: list[str] = []
+        counter = [0]
+        for e in top_level:
+            _indexed_xml(e, 0, lines, counter)
+        return "\n".join(lines)
     everything = (_xml_bounds(e) for e in hierarchy.iter("node"))
-    ctx = _ctx(_largest(everything), remain_nodes)
+    build = _start(_largest(everything), remain_nodes)
     top = _V()
-    _kept_from_xml(top_level, None, ctx, top.children)
-    return _mobilerl(top, fmt, width, height)
+    _from_xml(top_level, top, None, build)
+    return _mobilerl(top, build, fmt, width, height)
 
 
 # -- reading the text back -------------------------------------------------------------------
