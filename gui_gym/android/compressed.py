@@ -12,7 +12,7 @@ Formats (:data:`COMPRESSED_FORMATS`; ``"compressed"`` names :data:`DEFAULT_FORMA
 
         The screenshot's size is 999x999. The value in bounds is relative to the screenshot's size.
         The tree structure description of the current screenshot is shown:
-            LinearLayout;click;Wi-Fi|Off;[0,99,999,188]
+            LinearLayout;click;Wi-Fi|Off;[0,99,999,189]
                 Switch;click check unchecked;OFF;[795,115,962,173]
 
     A line is ``Class;actions states;texts;[x1,y1,x2,y2]``, bounds scaled to 0-999 of the
@@ -62,6 +62,7 @@ from gui_gym.android.ui import _BAD_XML, SCREEN_H, SCREEN_W, Node
 __all__ = [
     "COMPRESSED_FORMATS",
     "DEFAULT_FORMAT",
+    "MOBILERL_HEADER",
     "CompressedNode",
     "compress_tree",
     "compress_xml",
@@ -87,7 +88,6 @@ MOBILERL_HEADER = (
 )
 _MAX_LIMIT = 999  # the released compressor scales bounds to 0..999 (``max_limit``)
 _TAG = re.compile(r"\[n[0-9a-f]*\]")  # node tags it removes from each line, text included
-_ACTIONS = (("clickable", "click"), ("scrollable", "scroll"), ("long_clickable", "long-click"), ("checkable", "check"))
 
 
 def resolve_format(fmt: str) -> str:

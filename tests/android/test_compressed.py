@@ -60,7 +60,7 @@ def test_hand_worked_app_c_example_on_a_real_dump() -> None:
     assert "Heading 3" in compress_xml(fixture("talos_pixel5.xml"), "mobilerl_appc", remain_nodes=True, **PIXEL5)
 
 
-@pytest.mark.parametrize("name", ["talos_pixel5", "sim_network_settings", "quirks"])
+@pytest.mark.parametrize("name", ["talos_pixel5", "settings_row", "sim_network_settings", "quirks"])
 @pytest.mark.parametrize("fmt", ["mobilerl", "mobilerl_appc"])
 def test_fixtures_match_what_mobilerl_writes(name: str, fmt: str) -> None:
     size = PIXEL5 if name.startswith("talos") else {}
@@ -68,6 +68,9 @@ def test_fixtures_match_what_mobilerl_writes(name: str, fmt: str) -> None:
 
 
 def test_released_format_folds_texts_into_clickable_rows() -> None:
+    real = fixture("settings_row.mobilerl.txt").split("\n")[2:]  # a real Settings row: icon frames go, texts fold
+    folded = "Network & internet|Wi-Fi, SIM card & mobile network, Hotspot & tethering"
+    assert real == [f"    LinearLayout;click;{folded};[0,528,999,634]"]
     text = fixture("sim_network_settings.mobilerl.txt")
     assert "    LinearLayout;click;Wi-Fi|Off;[0,99,999,189]\n        Switch;click check unchecked;OFF;" in text
     assert "TextView;;Wi-Fi;" in fixture("sim_network_settings.mobilerl_appc.txt")  # App. C keeps the row's texts
