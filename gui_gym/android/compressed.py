@@ -752,7 +752,11 @@ def parse_compressed(text: str, *, width: int = SCREEN_W, height: int = SCREEN_H
 
 
 def _to_pixels(box: tuple[int, int, int, int], width: int, height: int) -> tuple[int, int, int, int]:
-    """A 0..999 box back in pixels: each edge at the first pixel that scales to it."""
+    """A 0..999 box back in pixels: each edge at the first pixel that scales to it. A box with a
+    value over 999 is already in pixels (the released format keeps some; MobileRL's executor
+    reads them the same way, ``modify_relative_bbox``)."""
+    if any(v > _MAX_LIMIT for v in box):
+        return box
     fx, fy = width / _MAX_LIMIT, height / _MAX_LIMIT
     x1, y1, x2, y2 = box
     return math.ceil(x1 * fx), math.ceil(y1 * fy), math.ceil(x2 * fx), math.ceil(y2 * fy)

@@ -159,6 +159,8 @@ def test_parse_compressed_reads_records_and_scales_back() -> None:
     assert all(abs(a - b) <= 2 for a, b in zip(row.bounds, (0, 238, 1080, 456), strict=True))
     switch = released[released.index(row) + 1]
     assert switch.depth == 1 and {"click", "check", "unchecked"} <= switch.flags
+    again = next(n for n in parse_compressed(fixture("quirks.mobilerl.txt")) if n.text == "Item one, again")
+    assert again.bounds == (0, 100, 1080, 201)  # kept in pixels by the released code: read as pixels
 
 
 @pytest.mark.parametrize("fmt", ["compressed", "mobilerl_appc"])
