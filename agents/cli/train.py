@@ -11,7 +11,8 @@
 Every :class:`~agents.train.TrainConfig` field is a flag (``--tasks-per-iter``, ``--clip-high``
 …); a preset fills in several, and flags given explicitly win over it. ``--env`` is ``env_id``
 and ``--env-kwargs KEY=VALUE ...`` fills ``env_kwargs`` (values as JSON). With ``--policy lm``
-on GuiAndroid-v0 the screen is MobileRL's compressed UI (App. C) unless ``ui_format`` is given.
+on GuiAndroid-v0 the screen is MobileRL's App. C text (``ui_format="mobilerl_appc"``: pixel
+bounds, as the env's taps take) unless ``ui_format`` is given.
 """
 
 from __future__ import annotations
@@ -115,7 +116,8 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         values.pop("level")
     kwargs = {**values.get("env_kwargs", {}), **env_kwargs(getattr(args, "env_kwargs", None))}
     if values.get("env_id", DEFAULT_ENV) == DEFAULT_ENV and values.get("policy") == "lm":
-        kwargs.setdefault("ui_format", "compressed")  # MobileRL App. C: ~8x fewer tokens than the XML dump
+        # MobileRL App. C: ~10x fewer characters than the dump, in the pixels the env's taps take
+        kwargs.setdefault("ui_format", "mobilerl_appc")
     values["env_kwargs"] = kwargs
     return TrainConfig(**values)
 

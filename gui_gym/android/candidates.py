@@ -2,8 +2,9 @@
 
 A candidate-action policy does not write free text: it chooses among the actions a person
 could take on the visible screen. :func:`candidate_actions` lists them from the observation
-alone (the UI dump in ``obs["ui"]``, uiautomator XML or MobileRL's compressed tree, and the
-instruction), never from hidden task parameters or env state:
+alone (the UI dump in ``obs["ui"]``: uiautomator XML or any compressed format of
+:mod:`gui_gym.android.compressed`; and the instruction), never from hidden task parameters or
+env state:
 
 - tap each clickable element, long-press each long-clickable one;
 - swipe each scrollable element in four directions, and the screen up and down;
@@ -24,6 +25,14 @@ Example:
     ['launch Contacts', 'launch Messages']
     >>> env.unwrapped.oracle_action() in {c.action for c in cands}
     True
+
+    MobileRL's format gives the same elements, its 0-999 bounds scaled back to pixels (the icon
+    is [820,820][1070,1100] in the dump):
+
+    >>> env = gym.make("GuiAndroid-v0", task="SystemWifiTurnOn", ui_format="compressed")
+    >>> obs, info = env.reset(seed=0)
+    >>> [c.action for c in candidate_actions(obs) if c.label == 'tap "Settings Settings"']
+    ['do(action="Tap", element=[820,820,1070,1098])']
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from gui_gym.android.actions import Action, contract_kind, format_action
+from gui_gym.android.compressed import detect_format, is_system_bounds, parse_compressed
 from gui_gym.android.sim.apps import APPS as _DEVICE_APPS
 from gui_gym.core.family import Candidate
 
@@ -69,18 +79,26 @@ class ScreenElement(NamedTuple):
     system: bool
     #: The text a person reads on it: its own text or description, else its children's.
     label: str
+    #: Texts of its descendants that the format folded into it (MobileRL's ``|`` pieces).
+    folded: tuple[str, ...] = ()
 
 
 def parse_screen(ui: str) -> list[ScreenElement]:
     """The elements of a uiautomator XML dump or a compressed tree, in document order.
 
     Text that is neither gives ``[]`` (a pixels-only or unknown observation has no elements).
+
+    >>> [(e.cls, e.label, e.bounds, e.clickable) for e in parse_screen("TextView;click;Clock;[10,520][260,800]")]
+    [('TextView', 'Clock', (10, 520, 260, 800), True)]
     """
     text = (ui or "").strip()
     if text.startswith("<"):
         return _from_xml(text)
-    if text.startswith("["):
+    fmt = detect_format(text)
+    if fmt == "indexed":
         return _from_compressed(text)
+    if fmt is not None:
+        return _from_mobilerl(text)
     return []
 
 
@@ -169,6 +187,38 @@ def _from_compressed(text: str) -> list[ScreenElement]:
                 kids.append(child["text"] or child["desc"])
             own = " ".join(k for k in kids if k)[:120]
         out.append(ScreenElement(label=own, **row))
+    return out
+
+
+def _from_mobilerl(text: str) -> list[ScreenElement]:
+    """MobileRL's formats: no resource ids or packages, so the system bars are told by place."""
+    nodes = parse_compressed(text)
+    out = []
+    for i, n in enumerate(nodes):
+        label = " ".join(t for t in (n.text.strip(), n.desc, *n.folded) if t)
+        if not label:  # a container reads as its indented children
+            kids = []
+            for child in nodes[i + 1 :]:
+                if child.depth <= n.depth:
+                    break
+                kids.append(child.text or child.desc or " ".join(child.folded))
+            label = " ".join(k for k in kids if k)
+        out.append(
+            ScreenElement(
+                text=n.text.strip(),
+                desc=n.desc,
+                cls=n.cls,
+                rid="",
+                bounds=n.bounds,
+                clickable="click" in n.flags,
+                long_clickable="long-click" in n.flags,
+                scrollable="scroll" in n.flags,
+                editable=n.cls == "EditText",
+                system=is_system_bounds(n.bounds),
+                label=label.strip()[:120],
+                folded=n.folded,
+            )
+        )
     return out
 
 
@@ -273,7 +323,7 @@ def candidate_actions(
     add(Action("status", goal_status="infeasible"), "infeasible", "declare the task infeasible")
     answers = 0
     for e in app_elements:
-        for value in (e.text, e.desc):
+        for value in (e.text, e.desc, *e.folded):
             if answers >= max_answers or not value or len(value) > 80 or value in ("complete", "infeasible"):
                 continue
             before = len(out)

@@ -38,6 +38,7 @@ from gui_gym.android.actions import (
 )
 from gui_gym.android.backends import AndroidBackend, Episode, make_backend
 from gui_gym.android.backends.base import BackendCapabilityError, TaskInfo, require
+from gui_gym.android.compressed import COMPRESSED_FORMATS, compress_tree, resolve_format
 from gui_gym.android.forest import (
     ForestElement,
     dump_elements,
@@ -46,14 +47,15 @@ from gui_gym.android.forest import (
     window_elements,
 )
 from gui_gym.android.forest import UIElement as UIElement  # the records of info["ui_elements"]
-from gui_gym.android.ui import SCREEN_H, SCREEN_W, Window, to_compressed, to_xml
+from gui_gym.android.ui import SCREEN_H, SCREEN_W, Window, to_xml
 from gui_gym.core import contract as C
 from gui_gym.core.family import select_tasks
 from gui_gym.core.io import Snapshot
 from gui_gym.core.spaces import AnyText
 
 OBS_MODES = ("text", "pixels", "both")
-UI_FORMATS = ("xml", "compressed", "forest")
+#: ``obs["ui"]`` formats: the dump, a compressed text (``"compressed"`` is ``"mobilerl"``), or the forest.
+UI_FORMATS = ("xml", "compressed", *COMPRESSED_FORMATS, "forest")
 #: what the UI dump shows: the active window (``uiautomator dump``) or every window merged
 UI_WINDOWS = ("active", "merged")
 #: the list ``info["ui_elements"]`` holds and an action's ``index`` counts in
@@ -76,8 +78,12 @@ class GuiAndroidEnv(gym.Env):
             ``None``: each reset samples a task from the selection.
         obs_mode: ``"text"`` (instruction + UI dump), ``"pixels"`` (instruction +
             screenshot) or ``"both"``.
-        ui_format: ``"xml"`` (uiautomator dump), ``"compressed"`` (MobileRL App. C) or
-            ``"forest"`` (android_env's accessibility forest as JSON: every window with its nodes,
+        ui_format: ``"xml"`` (the uiautomator dump) or a compressed text
+            (:mod:`gui_gym.android.compressed`): ``"mobilerl"``, what MobileRL's released agents
+            read (its compressor at the ``v4`` its configs select: bounds relative, 0-999);
+            ``"mobilerl_appc"``, its paper's App. C (pixel bounds); ``"indexed"``, gui-gym's
+            one line per node numbered like the dump's nodes. ``"compressed"`` means ``"mobilerl"``;
+            ``"forest"`` is android_env's accessibility forest as JSON (every window with its nodes,
             what AndroidWorld's environment reads).
         ui_windows: what the dump shows: ``"active"`` (the active window alone, rooted at its
             package, as ``uiautomator dump`` writes it) or ``"merged"`` (every window under one
@@ -91,7 +97,8 @@ class GuiAndroidEnv(gym.Env):
         screen_size: ``(width, height)`` of the rendered screenshot; the device is 1080x2400.
         max_steps: override the per-task step limit (default: the backend's; the simulator gives
             2 x oracle length + 5).
-        render_mode: ``"rgb_array"`` or ``"ansi"`` (the compressed UI as text).
+        render_mode: ``"rgb_array"`` or ``"ansi"`` (the compressed UI as text: in ``ui_format``
+            when that is compressed, else ``"indexed"``).
         backend: ``"sim"`` (the simulated phone), another name of
             :data:`~gui_gym.android.backends.BACKENDS`, or an object implementing
             :class:`~gui_gym.android.backends.base.AndroidBackend`. Tasks come from the backend.
@@ -144,6 +151,7 @@ class GuiAndroidEnv(gym.Env):
         self.ui_format = ui_format
         self.ui_windows = ui_windows
         self.ui_elements = ui_elements
+        self._compressed = None if ui_format in ("xml", "forest") else resolve_format(ui_format)
         self.screen_size = (w, h)
         self.max_steps = max_steps
         self.render_mode = render_mode
@@ -239,7 +247,7 @@ class GuiAndroidEnv(gym.Env):
         if self.render_mode == "rgb_array":
             return self._screenshot()
         if self.render_mode == "ansi":
-            return f"[{self._instruction}]\n" + to_compressed(self.backend.tree())
+            return f"[{self._instruction}]\n" + compress_tree(self.backend.tree(), self._compressed or "indexed")
         return None
 
     def close(self) -> None:
@@ -373,7 +381,7 @@ class GuiAndroidEnv(gym.Env):
             tree = screen()
         else:
             tree = self.backend.tree()
-        return to_xml(tree) if self.ui_format == "xml" else to_compressed(tree)
+        return to_xml(tree) if self._compressed is None else compress_tree(tree, self._compressed)
 
     def _screenshot(self) -> np.ndarray:
         return self.backend.screenshot(self.screen_size)

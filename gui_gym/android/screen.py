@@ -1,7 +1,7 @@
 """Compact screen text for the progress model: what a screen says, not where it says it.
 
-A uiautomator XML dump of one phone screen runs to ~8,000 characters and the compressed
-tree (MobileRL App. C) to ~1,000, mostly bounds and system bars; a sentence encoder reads
+A uiautomator XML dump of one phone screen runs to ~12,000 characters and a compressed
+tree (:mod:`gui_gym.android.compressed`) to ~1,200, mostly bounds and system bars; a sentence encoder reads
 256 word pieces. :func:`screen_text` keeps, in reading order, the text and content
 descriptions of the app's nodes with the states that matter for progress (checked,
 selected, focused), and drops coordinates, indices and the status and navigation bars.
@@ -16,6 +16,10 @@ Example:
     'contacts | EditText "Zara" (focused) | ImageButton desc="Save"'
     >>> screen_text('[7] ImageButton desc="Save" id=save clickable [936,101][1056,221]')
     'ImageButton desc="Save" id=save'
+    >>> from gui_gym.android.compressed import MOBILERL_HEADER
+    >>> screen_text(MOBILERL_HEADER + '\\n    LinearLayout;click;Wi-Fi|Off;[0,99,999,189]'
+    ...             '\\n        Switch;click check checked;ON;[795,115,962,173]')
+    'LinearLayout "Wi-Fi" "Off" | Switch "ON" (checked)'
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from gui_gym.android.compressed import detect_format, is_system_bounds, parse_compressed
 from gui_gym.android.ui import SCREEN_H, SCREEN_W
 from gui_gym.core.family import OVERLAY
 from gui_gym.core.family import text_items as screen_items
@@ -52,10 +57,13 @@ def screen_text(obs: Any, max_chars: int = MAX_CHARS) -> str:
     if not isinstance(obs, str):
         return ""
     text = obs.strip()
+    fmt = None if text.startswith("<") else detect_format(text)
     if text.startswith("<"):
         out = _from_xml(text)
-    elif re.match(r"^\[\d+\]", text):
+    elif fmt == "indexed":
         out = _from_compressed(text)
+    elif fmt is not None:
+        out = _from_mobilerl(text)
     else:
         out = " ".join(text.split())
     return out[:max_chars]
@@ -105,6 +113,24 @@ def _from_compressed(text: str) -> str:
         line = _FLAGS.sub(_keep_states, " " + line).strip()
         if line:
             parts.append(line)
+    return " | ".join(parts)
+
+
+def _from_mobilerl(text: str) -> str:
+    parts = []
+    for n in parse_compressed(text):
+        if is_system_bounds(n.bounds) or not (n.text.strip() or n.desc or n.folded):
+            continue
+        item = n.cls
+        if n.text.strip():
+            item += f' "{n.text.strip()}"'
+        if n.desc:
+            item += f' desc="{n.desc}"'
+        item += "".join(f' "{t}"' for t in n.folded)
+        states = [s for s in ("checked", "selected") if s in n.flags]
+        if states:
+            item += f" ({', '.join(states)})"
+        parts.append(item)
     return " | ".join(parts)
 
 

@@ -1,4 +1,4 @@
-"""The UI tree of one screen, its uiautomator XML, and MobileRL's compressed form.
+"""The UI tree of one screen and its uiautomator XML (compressed forms: :mod:`gui_gym.android.compressed`).
 
 A :class:`Node` is what ``uiautomator dump`` reports for one view, plus the behaviour the
 simulator attaches to it (tap, long press, scroll, text entry). Behaviour is never
@@ -309,59 +309,9 @@ def _node_xml(n: Node, index: int, out: list[str]) -> None:
         out.append(" />")
 
 
-def to_compressed(root: Node) -> str:
-    """MobileRL's compressed XML (App. C): one line per informative node.
+def to_compressed(root: Node, fmt: str = "compressed") -> str:
+    """The compressed UI text of ``root`` in format ``fmt`` (:mod:`gui_gym.android.compressed`;
+    ``"compressed"`` is MobileRL's released format)."""
+    from gui_gym.android.compressed import compress_tree  # that module imports this one
 
-    Layout-only containers without text, description or behaviour are dropped (their
-    children are kept one level up), and each remaining node is written as
-    ``<indent>[index] Class "text" desc="…" id=name flags [x1,y1][x2,y2]`` where ``flags``
-    lists only the true interaction attributes (clickable, long-clickable, scrollable,
-    checkable/checked, focused, selected, disabled). Indentation shows nesting.
-    """
-    lines: list[str] = []
-    _compress(root, 0, lines, [0])
-    return "\n".join(lines)
-
-
-def _compress(n: Node, depth: int, out: list[str], counter: list[int]) -> None:
-    idx = counter[0]
-    counter[0] += 1
-    informative = bool(
-        n.text or n.desc or n.clickable or n.long_clickable or n.scrollable or n.checkable or n.field is not None
-    )
-    if informative:
-        l, t, r, b = n.bounds
-        parts = ["  " * depth, f"[{idx}] ", n.cls.rsplit(".", 1)[-1]]
-        if n.text:
-            parts.append(f' "{_one_line(n.text)}"')
-        if n.desc:
-            parts.append(f' desc="{_one_line(n.desc)}"')
-        if n.rid:
-            parts.append(f" id={n.rid.rsplit('/', 1)[-1]}")
-        flags = []
-        if n.clickable:
-            flags.append("clickable")
-        if n.long_clickable:
-            flags.append("long-clickable")
-        if n.scrollable:
-            flags.append("scrollable")
-        if n.checkable:
-            flags.append("checked" if n.checked else "unchecked")
-        if n.focused:
-            flags.append("focused")
-        if n.selected:
-            flags.append("selected")
-        if not n.enabled:
-            flags.append("disabled")
-        if flags:
-            parts.append(" " + ",".join(flags))
-        parts.append(f" [{l},{t}][{r},{b}]")
-        out.append("".join(parts))
-        depth += 1
-    for c in n.children:
-        _compress(c, depth, out, counter)
-
-
-def _one_line(s: str) -> str:
-    s = s.replace("\n", "\\n").replace('"', '\\"')
-    return s if len(s) <= 200 else s[:197] + "..."
+    return compress_tree(root, fmt)

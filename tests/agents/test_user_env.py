@@ -195,9 +195,9 @@ def test_train_flags_fill_env_id_and_env_kwargs():
         parse(["train", "--env", ENV, "--env-kwargs", "max_steps=9", 'label="x y"', "--tasks", "all"])
     )
     assert cfg.env_id == ENV and cfg.env_kwargs == {"max_steps": 9, "label": "x y"}
-    # an LM on GuiAndroid-v0 reads MobileRL's compressed UI unless told otherwise; other envs get nothing
+    # an LM on GuiAndroid-v0 reads MobileRL's App. C text unless told otherwise; other envs get nothing
     lm = ["--policy", "lm", "--lm-path", "x"]
-    assert config_from_args(parse(["train", *lm])).env_kwargs == {"ui_format": "compressed"}
+    assert config_from_args(parse(["train", *lm])).env_kwargs == {"ui_format": "mobilerl_appc"}
     assert config_from_args(parse(["train", *lm, "--env-kwargs", "ui_format=xml"])).env_kwargs == {"ui_format": "xml"}
     assert config_from_args(parse(["train", "--env", ENV, *lm])).env_kwargs == {}
     assert config_from_args(parse(["train"])).env_kwargs == {}

@@ -431,5 +431,5 @@ def test_every_app_launches_and_backs_out(app: str) -> None:
         if dev.state.foreground is None:
             break
     assert dev.state.foreground is None, f"Back never left {label}"
-    _, _, _, _, info = env.step({"action_type": "open_app", "app_name": label.lower()})
+    _, _, _, _, info = env.step({"action_type": "open_app", "app_name": APPS[app].label.lower()})
     assert info["format_valid"] and dev.state.foreground == app

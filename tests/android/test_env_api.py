@@ -201,7 +201,7 @@ def check_compressed(text: str, info: dict, where: str) -> None:
 
 @pytest.mark.parametrize("task_id", TASK_IDS)
 def test_compressed_ui_one_line_per_node(task_id: str) -> None:
-    env = make(task_id, ui_format="compressed", ui_elements="dump")
+    env = make(task_id, ui_format="indexed", ui_elements="dump")
     obs, info = env.reset(seed=0)
     check_compressed(obs["ui"], info, f"{task_id} reset")
     assert not obs["ui"].startswith("<?xml")
@@ -211,7 +211,7 @@ def test_compressed_ui_one_line_per_node(task_id: str) -> None:
 
 
 def test_compressed_ui_escapes_quotes() -> None:
-    env = make("ContactsAddContact", ui_format="compressed")
+    env = make("ContactsAddContact", ui_format="indexed", ui_elements="dump")
     env.reset(seed=0)
     _, _, _, _, info = env.step('do(action="Launch", app="Contacts")')
     env.step(tap(find_el(info, content_description="Create contact")))
