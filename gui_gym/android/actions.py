@@ -1,21 +1,40 @@
 """The canonical GUI action and the one parser for every accepted text syntax.
 
-Three syntaxes are understood, and :func:`parse_action` tells them apart by shape:
+:func:`parse_action` tells the syntaxes apart by shape. The ``do(...)`` text is read the way a
+*dialect* (a peer's executor) reads it; ``dialect="androidlab"`` is the default, and
+``dialect="mobilerl"`` gives ``Type`` the meaning of MobileRL's released executor instead.
 
-``androidlab`` (AndroidLab, MobileRL Table 5)::
+``androidlab`` (AndroidLab's ``TextOnlyExecutor``; MobileRL's prompts use the same text)::
 
-    do(action="Tap", element=[40,300,1040,420])
-    do(action="Type", text="Sofia Lopez")
-    do(action="Swipe", direction="up", dist="medium")      # finger direction
-    do(action="Long Press", element=[40,300,1040,420])
+    do(action="Tap", element=[40,300,1040,420])           # a box: its center is tapped
+    do(action="Tap", element=[540,360])                   # a point
+    do(action="Type", text="Sofia Lopez")     # delete 100 characters, type, press Enter
+    do(action="Swipe", direction="up", dist="medium")     # finger direction; element= optional
+    do(action="Swipe", start=[540,1800], end=[540,600])   # MobileRL: finger from start to end
+    do(action="Long Press", element=[40,300,1040,420])    # or element=[x,y]
     do(action="Launch", app="Contacts")
-    do(action="Back") / do(action="Home") / do(action="Wait") / do(action="Enter")
+    do(action="Back") / "Press Back" / "Home" / "Press Home" / "Wait" / "Enter" / "Press Enter"
     finish(message="done")
 
-``androidworld`` (AndroidWorld's JSON action)::
+Numbers may carry leading zeros (``element=[040,0300,1040,0420]``), which AndroidLab strips
+before running the text; a string may hold a raw line break, which MobileRL escapes.
 
-    {"action_type": "click", "index": 3}          # or "x"/"y"
-    {"action_type": "input_text", "text": "hi", "index": 5}
+``mobilerl`` (MobileRL's released executor, ``TextOnlyExecutor_android_world``): the same
+text, but ``Type`` does not press Enter and deletes first only when asked::
+
+    do(action="Type", text="Sofia Lopez")              # type, no Enter
+    do(action="Type", text="Sofia Lopez", clear=True)  # delete 100 characters, then type
+
+``coordinates`` says how ``element=`` numbers are read (never guessed from the numbers):
+``"pixels"`` (default), ``"relative_999"`` (MobileRL's released configs, ``is_relative_bbox``:
+``v * size // 999``) or ``"relative_1000"`` (AndroidLab's ``is_relative_bbox``:
+``v * size // 1000``). MobileRL scales ``element`` only: ``start``/``end`` stay pixels.
+
+``androidworld`` (AndroidWorld's ``JSONAction``)::
+
+    {"action_type": "click", "index": 3}          # or "x"/"y"; "index": "3" works too
+    {"action_type": "double_tap", "x": 540, "y": 360}
+    {"action_type": "input_text", "text": "hi", "index": 5, "clear_text": true}  # tap, clear, type, Enter
     {"action_type": "scroll", "direction": "down"} # content direction, as AndroidWorld
     {"action_type": "status", "goal_status": "complete"}
     {"action_type": "answer", "text": "42"}
@@ -40,6 +59,8 @@ Example:
     ('tap', (40, 300, 1040, 420), (540, 360))
     >>> format_action(a, "androidworld")
     '{"action_type": "click", "x": 540, "y": 360}'
+    >>> parse_action('do(action="Tap", element=[500,500])', coordinates="relative_999").point
+    (540, 1201)
 """
 
 from __future__ import annotations
@@ -59,6 +80,8 @@ from gui_gym.android.ui import SCREEN_H, SCREEN_W
 __all__ = [
     "ACTION_KINDS",
     "CONTRACT_KINDS",
+    "COORDINATES",
+    "DIALECTS",
     "DIRECTIONS",
     "DISTANCES",
     "KIND_FIELDS",
@@ -67,6 +90,7 @@ __all__ = [
     "MAX_REASON",
     "MAX_TEXT",
     "SYNTAXES",
+    "TYPE_CLEAR_CHARS",
     "Action",
     "ActionParseError",
     "check_on_screen",
@@ -81,9 +105,10 @@ __all__ = [
 ACTION_KINDS = (
     "tap",  # element bbox, point, or ui-element index
     "long_press",
-    "type",  # text into the focused field
-    "input_text",  # AndroidWorld: tap target, type, press Enter
-    "swipe",  # finger direction
+    "double_tap",  # AndroidWorld: two taps at one point
+    "type",  # text into the focused field (AndroidLab: delete, type, Enter)
+    "input_text",  # AndroidWorld: tap target, (clear,) type, press Enter
+    "swipe",  # finger direction, or a finger moved from point to end
     "scroll",  # content direction (AndroidWorld)
     "launch",
     "back",
@@ -98,7 +123,14 @@ ACTION_KINDS = (
 )
 DIRECTIONS = ("up", "down", "left", "right")
 DISTANCES = ("short", "medium", "long")
-SYNTAXES = ("androidlab", "androidworld", "android_env")
+SYNTAXES = ("androidlab", "mobilerl", "androidworld", "android_env")
+#: How ``do(...)`` text is read: AndroidLab's executor or MobileRL's released one (``Type`` differs).
+DIALECTS = ("androidlab", "mobilerl")
+#: How ``element=`` numbers of ``do(...)`` text are read: device pixels or a 0-999 / 0-1000 scale.
+COORDINATES = ("pixels", "relative_999", "relative_1000")
+#: Characters a ``type`` with ``clear`` deletes before the cursor: AndroidLab's and MobileRL's
+#: controllers send this many ``KEYCODE_DEL`` before typing.
+TYPE_CLEAR_CHARS = 100
 GOAL_STATUSES = ("complete", "infeasible")
 MAX_TEXT = 10_000  # longer text, answers and messages are refused by the parser
 MAX_APP = 200  # longer app names are refused by the parser
@@ -119,7 +151,16 @@ class Action:
 
     ``element`` is a bbox ``(x1, y1, x2, y2)`` in device pixels, ``point`` an ``(x, y)``
     pixel, ``index`` an index into ``info["ui_elements"]``, ``touch_position`` a normalised
-    ``(x, y)`` in [0, 1] (android_env).
+    ``(x, y)`` in [0, 1] (android_env). A ``swipe`` with ``end`` moves the finger from
+    ``point`` to ``end`` (pixels) instead of in a ``direction``.
+
+    ``clear`` and ``enter`` say what a ``type`` does around the text, so that one action means
+    the same on every device: ``clear`` deletes :data:`TYPE_CLEAR_CHARS` characters before the
+    cursor first (the controllers of AndroidLab and MobileRL), ``enter`` presses Enter after.
+    Left unset they are AndroidLab's (both ``True``): ``Action("type", text="x")`` is
+    ``do(action="Type", text="x")``. On an ``input_text`` (which always presses Enter,
+    as AndroidWorld's does) ``clear`` is AndroidWorld's ``clear_text``: select all, delete;
+    unset it is ``False``.
     """
 
     kind: str
@@ -132,10 +173,16 @@ class Action:
     app: str | None = None
     goal_status: str | None = None
     touch_position: tuple[float, float] | None = None
+    end: tuple[int, int] | None = None
+    clear: bool | None = None
+    enter: bool | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.kind, str) or self.kind not in ACTION_KINDS:
             raise ActionParseError(f"unknown action kind {quoted(self.kind)}; expected one of {ACTION_KINDS}")
+        for name, default in _FLAG_DEFAULTS.get(self.kind, {}).items():
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, default)
 
     def center(self) -> tuple[int, int] | None:
         """The pixel this action points at, if it names one by bbox or point."""
@@ -150,20 +197,34 @@ class Action:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Action:
         d = dict(d)
-        for key in ("element", "point", "touch_position"):
+        for key in ("element", "point", "touch_position", "end"):
             if d.get(key) is not None:
                 d[key] = tuple(d[key])
         return cls(**d)
 
 
+#: The flags a kind has and the value each takes when left unset (AndroidLab's Type: delete,
+#: type, Enter; AndroidWorld's input_text: no clear unless ``clear_text``).
+_FLAG_DEFAULTS: dict[str, dict[str, bool]] = {
+    "type": {"clear": True, "enter": True},
+    "input_text": {"clear": False},
+}
+
+
 # ----------------------------------------------------------------------------- parsing
 
 
-def parse_action(action: str | dict | Action) -> Action:
+def parse_action(action: str | dict | Action, *, dialect: str = "androidlab", coordinates: str = "pixels") -> Action:
     """Parse and check any accepted form into an :class:`Action` of plain values.
 
     Accepts text in the androidlab, androidworld or android_env syntax, a dict in either JSON
-    syntax, or an :class:`Action`. Prose around a call is tolerated (``"Action: do(...)"``, a
+    syntax, or an :class:`Action`. ``dialect`` (one of :data:`DIALECTS`) is the executor whose
+    meaning ``do(...)`` text gets: AndroidLab's ``Type`` deletes, types and presses Enter,
+    MobileRL's types only (deleting first with ``clear=True``). ``coordinates`` (one of
+    :data:`COORDINATES`) is the scale of ``element=`` numbers in ``do(...)`` text; the result
+    is always in device pixels. Neither option touches JSON actions (AndroidWorld's ``x``/``y``
+    are pixels) or an :class:`Action`. A bad option raises ``ValueError`` (a caller's mistake,
+    not the agent's). Prose around a call is tolerated (``"Action: do(...)"``, a
     fenced block: the last call found wins); a JSON action must be the whole text, a whole
     fenced block, or — in a reply without call syntax — everything after a line-initial
     ``Action:`` label (AndroidWorld's ``Reason: ... Action: {...}``). An :class:`Action` is
@@ -172,6 +233,7 @@ def parse_action(action: str | dict | Action) -> Action:
     Raises :class:`ActionParseError` with a reason an agent can act on, and no other exception,
     whatever ``action`` is.
     """
+    _check_options(dialect, coordinates)
     try:
         if isinstance(action, Action):
             return _checked(action)
@@ -185,11 +247,26 @@ def parse_action(action: str | dict | Action) -> Action:
         text = text.strip()
         if not text:
             raise ActionParseError("empty action")
-        return _checked(_parse_text(text))
+        return _checked(_parse_text(text, _Reading(dialect, coordinates)))
     except ActionParseError:
         raise
     except Exception as e:  # untrusted input: whatever fails while reading it is a refusal
         raise ActionParseError(f"malformed action: {_error_text(e)}") from None
+
+
+def _check_options(dialect: str, coordinates: str) -> None:
+    if dialect not in DIALECTS:
+        raise ValueError(f"dialect must be one of {DIALECTS}, got {dialect!r}")
+    if coordinates not in COORDINATES:
+        raise ValueError(f"coordinates must be one of {COORDINATES}, got {coordinates!r}")
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """How ``do(...)`` text is read: the dialect and the scale of ``element=`` numbers."""
+
+    dialect: str = "androidlab"
+    coordinates: str = "pixels"
 
 
 _CALL_START = re.compile(r"\b(do|finish)\s*\(")
@@ -197,7 +274,7 @@ _CALL_START = re.compile(r"\b(do|finish)\s*\(")
 _FENCE = re.compile(r"\A```(?:[\w+.-]*[ \t]*\n)?(.*?)```\Z", re.DOTALL)
 
 
-def _parse_text(text: str) -> Action:
+def _parse_text(text: str, reading: _Reading) -> Action:
     # A JSON action counts only as the whole text, the whole of one fenced block, or — in a
     # reply with no call syntax — all that follows a line-initial "Action:" label (AndroidWorld's
     # "Reason: ... Action: {...}" replies): found anywhere else it may sit in a string argument
@@ -215,13 +292,12 @@ def _parse_text(text: str) -> Action:
     spans = _call_spans(text)
     error = None
     for start, end in reversed(spans[-_MAX_PARSES:]):
-        try:
-            tree = ast.parse(text[start : end + 1], mode="eval")
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = _parsed_call(text[start : end + 1])
+        if tree is None:
             continue
         if isinstance(tree.body, ast.Call) and isinstance(tree.body.func, ast.Name):
             try:
-                return _from_call(tree.body)
+                return _from_call(tree.body, reading)
             except ActionParseError as e:  # call-shaped prose such as "do (this)"
                 error = error or e
     if error is not None:
@@ -234,6 +310,73 @@ def _parse_text(text: str) -> Action:
             "follows a line-initial 'Action:' label, not inside other text: send the object alone"
         )
     raise ActionParseError(f"no action found in {quoted(text)}: expected do(action=...), finish(...), or a JSON action")
+
+
+def _parsed_call(src: str) -> ast.Expression | None:
+    """``src`` parsed as an expression, else as the peers' executors read it, else None.
+
+    AndroidLab strips leading zeros from numbers before running a call (``[040,0300]``, which
+    Python refuses), and MobileRL escapes raw line breaks inside a string; :func:`_lenient`
+    does both (outside and inside string literals respectively), tried only when ``src`` as
+    written is not Python.
+    """
+    try:
+        return ast.parse(src, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
+    fixed = _lenient(src)
+    if fixed == src:
+        return None
+    try:
+        return ast.parse(fixed, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _lenient(src: str) -> str:
+    """``src`` with the leading zeros of integer literals dropped (``0300`` -> ``300``) and
+    raw line breaks inside string literals written as ``\\n``, in one linear scan that sees
+    strings as :func:`_scan_parens` does (a backslash escapes the next character)."""
+    out: list[str] = []
+    quote = ""
+    i, n = 0, len(src)
+    while i < n:
+        c = src[i]
+        if quote:
+            if c == "\\" and i + 1 < n:
+                out.append(src[i : i + 2])
+                i += 2
+                continue
+            if c == quote:
+                quote = ""
+            elif c in "\r\n":
+                out.append("\\n")
+                i += 2 if src.startswith("\r\n", i) else 1
+                continue
+        elif c in "\"'":
+            quote = c
+        elif c == "0" and not (i and (src[i - 1].isalnum() or src[i - 1] in "_.")):
+            digits = _zero_run_end(src, i)
+            if digits is not None:
+                i = digits  # drop the zeros; the digits after them follow as usual
+                continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _zero_run_end(src: str, i: int) -> int | None:
+    """Where the digits after the zeros at ``src[i]`` start, when those zeros lead a decimal
+    integer literal (``0300``, not ``0``, ``00``, ``0.5``, ``0x1f`` or ``0300.5``), else None."""
+    j = i
+    while j < len(src) and src[j] == "0":
+        j += 1
+    k = j
+    while k < len(src) and "0" <= src[k] <= "9":
+        k += 1
+    if k == j or (k < len(src) and (src[k].isalnum() or src[k] in "_.")):
+        return None
+    return j
 
 
 _ACTION_LABEL = re.compile(r"^[ \t*#]*action[ \t*]*:[ \t*]*", re.IGNORECASE | re.MULTILINE)
@@ -345,14 +488,25 @@ _LAB_KINDS = {
     "launch": "launch",
     "open": "launch",
     "back": "back",
+    "press back": "back",  # MobileRL's executors; AndroidLab's prompts list it
     "home": "home",
+    "press home": "home",  # AndroidLab's prompts
     "wait": "wait",
     "enter": "enter",
-    "press enter": "enter",
+    "press enter": "enter",  # AndroidLab's prompts
+}
+_LAB_VERBS = 'Tap, Type, Swipe, Long Press, Launch, Back (or "Press Back"), Home, Wait, Enter'
+# The arguments each kind of do() takes besides action=.
+_LAB_ARGS = {
+    "tap": {"element"},
+    "long_press": {"element"},
+    "type": {"text", "clear"},
+    "swipe": {"direction", "dist", "element", "start", "end"},
+    "launch": {"app"},
 }
 
 
-def _from_call(call: ast.Call) -> Action:
+def _from_call(call: ast.Call, reading: _Reading) -> Action:
     name = call.func.id  # type: ignore[attr-defined]
     if call.args and name == "finish":
         kwargs = {"message": _literal(call.args[0])}
@@ -373,46 +527,113 @@ def _from_call(call: ast.Call) -> Action:
         raise ActionParseError(f"unknown call {quoted(name)}(); expected do(...) or finish(...)")
     verb = kwargs.pop("action", None)
     if not isinstance(verb, str):
-        raise ActionParseError(
-            'do() needs action="Tap"|"Type"|"Swipe"|"Long Press"|"Launch"|"Back"|"Home"|"Wait"|"Enter"'
-        )
-    kind = _LAB_KINDS.get(verb.strip().lower())
+        raise ActionParseError(f"do() needs action= one of {_LAB_VERBS}")
+    kind = _LAB_KINDS.get(" ".join(verb.lower().split()))
     if kind is None:
-        raise ActionParseError(
-            f"unknown action {quoted(verb)}; expected one of Tap, Type, Swipe, Long Press, Launch, Back, Home, "
-            "Wait, Enter"
-        )
+        raise ActionParseError(f"unknown action {quoted(verb)}; expected one of {_LAB_VERBS}")
     verb = quoted(verb.strip())
-    allowed = {
-        "tap": {"element"},
-        "long_press": {"element"},
-        "type": {"text"},
-        "swipe": {"direction", "dist", "element"},
-        "launch": {"app"},
-    }.get(kind, set())
-    unknown = set(kwargs) - allowed
+    unknown = set(kwargs) - _LAB_ARGS.get(kind, set())
     if unknown:
         raise ActionParseError(f"{verb} got unexpected arguments {quoted(sorted(unknown))}")
     if kind in ("tap", "long_press"):
-        if "element" not in kwargs:
-            raise ActionParseError(f"{verb} needs element=[x1,y1,x2,y2]")
-        return Action(kind, element=_bbox(kwargs["element"]))
+        if kwargs.get("element") is None:
+            raise ActionParseError(f"{verb} needs element=[x1,y1,x2,y2] (a box) or element=[x,y] (a point)")
+        return Action(kind, **_lab_target(kwargs["element"], reading.coordinates))
     if kind == "type":
-        if "text" not in kwargs:
-            raise ActionParseError('Type needs text="..."')
-        return Action("type", text=_text(kwargs["text"], "text"))
+        return _lab_type(kwargs, reading.dialect)
     if kind == "swipe":
-        element = _bbox(kwargs["element"]) if kwargs.get("element") is not None else None
-        dist = _dist(kwargs.get("dist", "medium"))
-        return Action("swipe", direction=_direction(kwargs.get("direction")), dist=dist, element=element)
+        return _lab_swipe(kwargs, reading.coordinates)
     if kind == "launch":
         return Action("launch", app=_app(kwargs.get("app"), "app"))
     return Action(kind)
 
 
+def _lab_type(kwargs: dict[str, Any], dialect: str) -> Action:
+    """``Type`` as ``dialect``'s executor runs it.
+
+    AndroidLab's controller deletes 100 characters before every text and its executor presses
+    Enter after it (a ``clear=`` argument is swallowed); MobileRL's released executor deletes
+    only with ``clear=True`` (its harness adds it when a field on screen holds text) and
+    presses no Enter.
+    """
+    if "text" not in kwargs:
+        raise ActionParseError('Type needs text="..."')
+    text = _text(kwargs["text"], "text")
+    clear = kwargs.get("clear")
+    if clear is not None and not isinstance(_scalar(clear), bool):
+        raise ActionParseError(f"clear must be True or False, got {quoted(clear)}")
+    if dialect == "mobilerl":
+        return Action("type", text=text, clear=bool(clear), enter=False)
+    return Action("type", text=text, clear=True, enter=True)
+
+
+def _lab_swipe(kwargs: dict[str, Any], coordinates: str) -> Action:
+    """``Swipe`` in a direction (from ``element``, else the screen's center), or — MobileRL's
+    ``start=``/``end=`` — a finger moved between two points, in pixels whatever
+    ``coordinates`` says (MobileRL scales ``element`` only); direction, dist and element are
+    then ignored, as MobileRL ignores them."""
+    start, end = kwargs.get("start"), kwargs.get("end")
+    if start is not None and end is not None:
+        return Action("swipe", point=_point_arg(start, "start"), end=_point_arg(end, "end"))
+    if start is not None or end is not None:
+        raise ActionParseError("Swipe needs both start=[x,y] and end=[x,y], or a direction=")
+    target = _lab_target(kwargs["element"], coordinates) if kwargs.get("element") is not None else {}
+    dist = _dist(kwargs.get("dist", "medium"))
+    return Action("swipe", direction=_direction(kwargs.get("direction")), dist=dist, **target)
+
+
+def _lab_target(v: Any, coordinates: str) -> dict[str, Any]:
+    """``element=``: four numbers are a box (its center is the target), two a point, as
+    AndroidLab's executor reads them; in ``coordinates`` scaled to device pixels."""
+    if isinstance(v, np.ndarray) and v.ndim == 1:
+        v = v.tolist()
+    if not (isinstance(v, (list, tuple)) and len(v) in (2, 4)):
+        raise ActionParseError(f"element must be [x1, y1, x2, y2] (a box) or [x, y] (a point), got {quoted(v)}")
+    if len(v) == 2:
+        x, y = _point_arg(v, "element")
+        if coordinates == "pixels":
+            return {"point": (x, y)}
+        scale = _SCALES[coordinates]
+        return {"point": (_scaled(x, scale, SCREEN_W, edge=False), _scaled(y, scale, SCREEN_H, edge=False))}
+    x1, y1, x2, y2 = _bbox(v)
+    if coordinates == "pixels":
+        return {"element": (x1, y1, x2, y2)}
+    scale = _SCALES[coordinates]
+    return {
+        "element": (
+            _scaled(x1, scale, SCREEN_W),
+            _scaled(y1, scale, SCREEN_H),
+            _scaled(x2, scale, SCREEN_W),
+            _scaled(y2, scale, SCREEN_H),
+        )
+    }
+
+
+_SCALES = {"relative_999": 999, "relative_1000": 1000}
+
+
+def _scaled(v: int, scale: int, size: int, *, edge: bool = True) -> int:
+    """A relative coordinate ``v`` in ``[0, scale]`` as a device pixel: ``v * size // scale``,
+    the pixel that holds the executors' ``v * size / scale``. A point (``edge=False``) at the
+    far edge is moved onto the last pixel; a box's far edge may lie on the screen's edge."""
+    if not 0 <= v <= scale:
+        raise ActionParseError(
+            f"relative coordinate {v} is outside 0..{scale}: the env reads element= on a 0-{scale} scale "
+            f"(coordinates='relative_{scale}')"
+        )
+    px = v * size // scale
+    return px if edge else min(px, size - 1)
+
+
+def _point_arg(v: Any, name: str) -> tuple[int, int]:
+    x, y = (_int(c, f"{name} coordinate") for c in _numbers(v, 2, f"{name} must be [x, y]"))
+    return x, y
+
+
 _WORLD_KINDS = {
     "click": "tap",
     "tap": "tap",
+    "double_tap": "double_tap",
     "long_press": "long_press",
     "input_text": "input_text",
     "type": "input_text",
@@ -431,7 +652,8 @@ _WORLD_KINDS = {
 _WORLD_KEYS = {
     "tap": ("index", "x", "y"),
     "long_press": ("index", "x", "y"),
-    "input_text": ("text", "index", "x", "y"),
+    "double_tap": ("index", "x", "y"),
+    "input_text": ("text", "index", "x", "y", "clear_text"),
     "scroll": ("direction", "index", "x", "y"),
     "swipe": ("direction", "index", "x", "y"),
     "launch": ("app_name", "app"),
@@ -456,12 +678,18 @@ def _from_json_dict(d: dict) -> Action:
     if kind is None:
         raise ActionParseError(f"unknown action_type {quoted(raw_type)}; expected one of {sorted(_WORLD_KINDS)}")
     _only_keys(d, _WORLD_KEYS.get(kind, ()), raw_type)
-    if kind in ("tap", "long_press", "input_text"):
-        index, point = _target(d, required=kind != "input_text")
-        text = _text(d.get("text"), "text") if kind == "input_text" else None
-        if kind == "input_text" and text is None:
+    if kind in ("tap", "long_press", "double_tap"):
+        index, point = _target(d, required=True)
+        return Action(kind, index=index, point=point)
+    if kind == "input_text":
+        index, point = _target(d, required=False)
+        text = _text(d.get("text"), "text")
+        if text is None:
             raise ActionParseError('input_text needs "text"')
-        return Action(kind, index=index, point=point, text=text)
+        clear = _scalar(d.get("clear_text", False))
+        if not isinstance(clear, bool):
+            raise ActionParseError(f"clear_text must be true or false, got {quoted(clear)}")
+        return Action(kind, index=index, point=point, text=text, clear=clear)
     if kind in ("scroll", "swipe"):
         index, point = _target(d, required=False)
         return Action(kind, direction=_direction(d.get("direction")), index=index, point=point)
@@ -501,12 +729,25 @@ def _target(d: dict, required: bool) -> tuple[int | None, tuple[int, int] | None
     if "index" in d:
         if has_xy:
             raise ActionParseError('give "index" or "x" and "y", not both')
-        return _int(d["index"], "index", low=0), None
+        return _int(_digits(d["index"]), "index", low=0), None
     if has_xy:
-        return None, (_int(d.get("x"), "x"), _int(d.get("y"), "y"))
+        return None, (_int(_digits(d.get("x")), "x"), _int(_digits(d.get("y")), "y"))
     if required:
         raise ActionParseError(f'{quoted(d.get("action_type"))} needs "index" or "x" and "y"')
     return None, None
+
+
+_DECIMAL = re.compile(r"[ \t]*[+-]?[0-9]{1,12}[ \t]*")
+
+
+def _digits(v: Any) -> Any:
+    """A JSON number written as a string (``"index": "3"``) as its integer, as AndroidWorld's
+    ``JSONAction`` reads an index (``int(index)``) and its actuation ``x``/``y``; anything
+    else unchanged, for the field's own check."""
+    v = _scalar(v)
+    if isinstance(v, str) and _DECIMAL.fullmatch(v):
+        return int(v)
+    return v
 
 
 # ----------------------------------------------------------------------------- field checks
@@ -518,9 +759,10 @@ _MAX_DIGITS = 100  # a number given as text (a JSON answer of 42) has fewer digi
 KIND_FIELDS: dict[str, frozenset[str]] = {
     "tap": frozenset({"element", "point", "index"}),
     "long_press": frozenset({"element", "point", "index"}),
-    "type": frozenset({"text"}),
-    "input_text": frozenset({"text", "element", "point", "index"}),
-    "swipe": frozenset({"direction", "dist", "element", "point", "index"}),
+    "double_tap": frozenset({"element", "point", "index"}),
+    "type": frozenset({"text", "clear", "enter"}),
+    "input_text": frozenset({"text", "clear", "element", "point", "index"}),
+    "swipe": frozenset({"direction", "dist", "element", "point", "index", "end"}),
     "scroll": frozenset({"direction", "dist", "element", "point", "index"}),
     "launch": frozenset({"app"}),
     "back": frozenset(),
@@ -536,7 +778,6 @@ KIND_FIELDS: dict[str, frozenset[str]] = {
 _REQUIRED = {
     "type": "text",
     "input_text": "text",
-    "swipe": "direction",
     "scroll": "direction",
     "launch": "app",
     "status": "goal_status",
@@ -561,7 +802,7 @@ def _checked(a: Action) -> Action:
     allowed = KIND_FIELDS[kind]
     values: dict[str, Any] = {}
     for f in _FIELD_NAMES:
-        v = getattr(a, f)
+        v = getattr(a, f, None)  # an Action written past the dataclass may lack a field
         if v is None:
             continue
         if f not in allowed:
@@ -571,13 +812,29 @@ def _checked(a: Action) -> Action:
     targets = [t for t in _TARGETS if t in values]
     if len(targets) > 1:
         raise ActionParseError(f"a {kind} action takes one target (element, point or index), got {targets}")
-    if kind in ("tap", "long_press") and not targets:
+    if kind in ("tap", "long_press", "double_tap") and not targets:
         raise ActionParseError(f"a {kind} action needs a target: element, point or index")
+    if kind == "swipe":
+        _check_swipe(values)
     need = _REQUIRED.get(kind)
     if need is not None and need not in values:
         raise ActionParseError(f"a {kind} action needs {need}")
     out = Action(kind, **values)
     return a if _identical(a, out) else out
+
+
+def _check_swipe(values: dict[str, Any]) -> None:
+    """A swipe goes in a ``direction`` (optionally from a target), or from ``point`` to ``end``."""
+    if "end" not in values:
+        if "direction" not in values:
+            raise ActionParseError("a swipe action needs direction, or point and end")
+        return
+    extra = sorted(set(values) & {"direction", "dist", "element", "index"})
+    if "point" not in values or extra:
+        raise ActionParseError(
+            f"a swipe from point to end takes those two points only, got {sorted(values)}: "
+            "give point and end, or a direction (with dist and a target)"
+        )
 
 
 def check_on_screen(action: Action, n_elements: int) -> None:
@@ -598,18 +855,21 @@ def check_on_screen(action: Action, n_elements: int) -> None:
                 f"element {list(action.element)} is outside the {SCREEN_W}x{SCREEN_H} screen: "
                 f"give [x1,y1,x2,y2] with 0<=x1<=x2<={SCREEN_W} and 0<=y1<=y2<={SCREEN_H}"
             )
-    if action.point is not None:
-        x, y = action.point
+    for name in ("point", "end"):
+        xy = getattr(action, name)
+        if xy is None:
+            continue
+        x, y = xy
         if not (0 <= x < SCREEN_W and 0 <= y < SCREEN_H):
             raise ActionParseError(
-                f"point ({x}, {y}) is outside the {SCREEN_W}x{SCREEN_H} screen: "
+                f"{name} ({x}, {y}) is outside the {SCREEN_W}x{SCREEN_H} screen: "
                 f"give 0<=x<{SCREEN_W} and 0<=y<{SCREEN_H}"
             )
 
 
 def _identical(a: Action, b: Action) -> bool:
     """Whether ``a`` already is ``b``: an :class:`Action` with the same values of the same types."""
-    return type(a) is Action and all(_same_value(getattr(a, f), getattr(b, f)) for f in _FIELD_NAMES)
+    return type(a) is Action and all(_same_value(getattr(a, f, None), getattr(b, f)) for f in _FIELD_NAMES)
 
 
 def _same_value(x: Any, y: Any) -> bool:
@@ -690,6 +950,13 @@ def _unit_pair(v: Any) -> tuple[float, float]:
     return xy[0], xy[1]
 
 
+def _flag(v: Any, name: str) -> bool:
+    v = _scalar(v)
+    if not isinstance(v, bool):
+        raise ActionParseError(f"{name} must be True or False, got {quoted(v)}")
+    return v
+
+
 def _choice(v: Any, name: str, choices: tuple[str, ...]) -> str:
     v = _scalar(v)
     if isinstance(v, str) and v.strip().lower() in choices:
@@ -748,6 +1015,9 @@ _FIELD_CHECKS = {
     "app": lambda v: _app(v, "app"),
     "goal_status": _goal_status,
     "touch_position": _unit_pair,
+    "end": _point,
+    "clear": lambda v: _flag(v, "clear"),
+    "enter": lambda v: _flag(v, "enter"),
 }
 
 
@@ -838,15 +1108,22 @@ def _error_text(e: Exception) -> str:
 # ----------------------------------------------------------------------------- formatting
 
 
-def format_action(action: Action, syntax: str = "androidlab") -> str:
+def format_action(action: Action, syntax: str = "androidlab", *, coordinates: str = "pixels") -> str:
     """Write ``action`` as text in ``syntax`` (one of :data:`SYNTAXES`).
 
-    ``parse_action(format_action(a, s)) == a`` for every action native to ``s``; actions of
-    another syntax are translated where the meaning carries over (an AndroidWorld ``scroll``
-    becomes an opposite-direction ``Swipe``), otherwise ``ValueError`` says why.
+    ``parse_action(format_action(a, s)) == a`` for every action native to ``s`` (for
+    ``"mobilerl"``: ``parse_action(..., dialect="mobilerl")``); actions of another syntax are
+    translated where the meaning carries over (an AndroidWorld ``scroll`` becomes an
+    opposite-direction ``Swipe``), otherwise ``ValueError`` says why. ``coordinates`` writes
+    the ``element=`` of the ``do(...)`` syntaxes on a relative scale (:data:`COORDINATES`),
+    each pixel as the smallest relative value that :func:`parse_action` reads back as it.
     """
-    if syntax == "androidlab":
-        return _format_lab(action)
+    if coordinates not in COORDINATES:
+        raise ValueError(f"coordinates must be one of {COORDINATES}, got {coordinates!r}")
+    if syntax in DIALECTS:
+        return _format_lab(action, syntax, coordinates)
+    if coordinates != "pixels":
+        raise ValueError(f"coordinates={coordinates!r} applies to the do(...) syntaxes {DIALECTS} only")
     if syntax == "androidworld":
         return json.dumps(_world_dict(action), ensure_ascii=False)
     if syntax == "android_env":
@@ -859,7 +1136,7 @@ def format_action(action: Action, syntax: str = "androidlab") -> str:
 _OPPOSITE = {"up": "down", "down": "up", "left": "right", "right": "left"}
 
 
-def _box(b: tuple[int, int, int, int]) -> str:
+def _box(b: tuple[int, ...]) -> str:
     return "[" + ",".join(str(c) for c in b) + "]"
 
 
@@ -867,19 +1144,43 @@ def _q(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
-def _format_lab(a: Action) -> str:
+def _relative(px: int, size: int, coordinates: str) -> int:
+    """The smallest relative value that :func:`_scaled` maps to pixel ``px`` (or past it)."""
+    if coordinates == "pixels":
+        return px
+    scale = _SCALES[coordinates]
+    return -(-px * scale // size)
+
+
+def _lab_element(a: Action, coordinates: str) -> str | None:
+    """``element=[...]`` for ``a``'s box or point, or None when it has neither."""
+    if a.element is not None:
+        sizes = (SCREEN_W, SCREEN_H, SCREEN_W, SCREEN_H)
+        return "element=" + _box(tuple(_relative(v, n, coordinates) for v, n in zip(a.element, sizes, strict=True)))
+    if a.point is not None:
+        x, y = a.point
+        return f"element={_box((_relative(x, SCREEN_W, coordinates), _relative(y, SCREEN_H, coordinates)))}"
+    return None
+
+
+def _format_lab(a: Action, dialect: str, coordinates: str) -> str:
     if a.kind in ("tap", "long_press"):
-        if a.element is None:
-            raise ValueError(f"{a.kind} by index or point has no androidlab form; give element=[x1,y1,x2,y2]")
+        element = _lab_element(a, coordinates)
+        if element is None:
+            raise ValueError(f"{a.kind} by index has no {dialect} form; give an element box or a point")
         verb = "Tap" if a.kind == "tap" else "Long Press"
-        return f'do(action="{verb}", element={_box(a.element)})'
+        return f'do(action="{verb}", {element})'
     if a.kind == "type":
-        return f'do(action="Type", text={_q(a.text or "")})'
+        return _format_lab_type(a, dialect)
+    if a.kind == "swipe" and a.end is not None:
+        assert a.point is not None
+        return f'do(action="Swipe", start={_box(a.point)}, end={_box(a.end)})'
     if a.kind in ("swipe", "scroll"):
         direction = a.direction if a.kind == "swipe" else _OPPOSITE[a.direction or "down"]
         parts = f'do(action="Swipe", direction="{direction}", dist="{a.dist or "medium"}"'
-        if a.element is not None:
-            parts += f", element={_box(a.element)}"
+        element = _lab_element(a, coordinates)
+        if element is not None:
+            parts += f", {element}"
         return parts + ")"
     if a.kind == "launch":
         return f'do(action="Launch", app={_q(a.app or "")})'
@@ -888,7 +1189,23 @@ def _format_lab(a: Action) -> str:
     if a.kind in ("finish", "status", "answer"):
         msg = a.text if a.kind != "status" else a.goal_status
         return "finish()" if msg is None else f"finish(message={_q(msg)})"
-    raise ValueError(f"{a.kind} has no androidlab form")
+    raise ValueError(f"{a.kind} has no {dialect} form")
+
+
+def _format_lab_type(a: Action, dialect: str) -> str:
+    text = f'do(action="Type", text={_q(a.text or "")}'
+    if dialect == "androidlab":
+        if not (a.clear and a.enter):
+            raise ValueError(
+                "AndroidLab's Type always deletes before typing and presses Enter after; a type without "
+                "them has no androidlab form: write it in 'mobilerl' (no Enter; clear=True deletes)"
+            )
+        return text + ")"
+    if a.enter:
+        raise ValueError(
+            "MobileRL's Type presses no Enter; a type with Enter has no mobilerl form: write it in 'androidlab'"
+        )
+    return text + (", clear=True)" if a.clear else ")")
 
 
 def _world_dict(a: Action) -> dict[str, Any]:
@@ -898,14 +1215,19 @@ def _world_dict(a: Action) -> dict[str, Any]:
         c = a.center()
         return {} if c is None else {"x": c[0], "y": c[1]}
 
-    if a.kind in ("tap", "long_press"):
+    clear = {"clear_text": True} if a.clear else {}
+    if a.kind in ("tap", "long_press", "double_tap"):
         if a.index is None and a.center() is None:
             raise ValueError(f"{a.kind} needs a target")
-        return {"action_type": "click" if a.kind == "tap" else "long_press", **target()}
+        return {"action_type": "click" if a.kind == "tap" else a.kind, **target()}
     if a.kind == "input_text":
-        return {"action_type": "input_text", "text": a.text or "", **target()}
+        return {"action_type": "input_text", "text": a.text or "", **target(), **clear}
     if a.kind == "type":
-        return {"action_type": "input_text", "text": a.text or ""}
+        if not a.enter:
+            raise ValueError("a type without Enter has no androidworld form: AndroidWorld's input_text presses Enter")
+        return {"action_type": "input_text", "text": a.text or "", **clear}
+    if a.kind == "swipe" and a.end is not None:
+        raise ValueError("a swipe from point to end has no androidworld form; AndroidWorld swipes in a direction")
     if a.kind == "scroll":
         return {"action_type": "scroll", "direction": a.direction, **target()}
     if a.kind == "swipe":
@@ -930,6 +1252,7 @@ def _world_dict(a: Action) -> dict[str, Any]:
 CONTRACT_KINDS = {
     "tap": "interact",
     "long_press": "interact",
+    "double_tap": "interact",
     "touch": "interact",
     "lift": "interact",
     "type": "input",

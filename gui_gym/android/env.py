@@ -29,6 +29,8 @@ import numpy as np
 from gymnasium import spaces
 
 from gui_gym.android.actions import (
+    COORDINATES,
+    DIALECTS,
     Action,
     ActionParseError,
     check_on_screen,
@@ -129,7 +131,14 @@ class GuiAndroidEnv(gym.Env):
         backend: str | AndroidBackend = "sim",
         ui_windows: str = "active",
         ui_elements: str = "forest",
+        action_dialect: str = "androidlab",
+        action_coordinates: str = "pixels",
     ) -> None:
+        """See the class docstring; ``action_dialect`` and ``action_coordinates`` are
+        :func:`~gui_gym.android.actions.parse_action`'s ``dialect`` and ``coordinates`` for
+        every text or dict action (MobileRL's released agents: ``"mobilerl"`` and
+        ``"relative_999"``). They do not touch an :class:`~gui_gym.android.actions.Action`:
+        under either, step the oracle's text as ``parse_action(env.oracle_action())``."""
         if obs_mode not in OBS_MODES:
             raise ValueError(f"obs_mode must be one of {OBS_MODES}, got {obs_mode!r}")
         if ui_format not in UI_FORMATS:
@@ -145,6 +154,12 @@ class GuiAndroidEnv(gym.Env):
             raise ValueError(f"screen_size must lie between 16 and twice the device size, got {screen_size}")
         if max_steps is not None and max_steps < 1:
             raise ValueError("max_steps must be positive")
+        if action_dialect not in DIALECTS:
+            raise ValueError(f"action_dialect must be one of {DIALECTS}, got {action_dialect!r}")
+        if action_coordinates not in COORDINATES:
+            raise ValueError(f"action_coordinates must be one of {COORDINATES}, got {action_coordinates!r}")
+        self.action_dialect = action_dialect
+        self.action_coordinates = action_coordinates
         self.backend = make_backend(backend)
         self.pool = resolve_tasks(task, self.backend.tasks)
         self.obs_mode = obs_mode
@@ -328,7 +343,7 @@ class GuiAndroidEnv(gym.Env):
 
         An ``index`` counts in ``info["ui_elements"]`` and becomes the centre of its element's
         ``bbox_pixels``, as AndroidWorld's actuation taps it; the backend gets a point."""
-        parsed = parse_action(action)
+        parsed = parse_action(action, dialect=self.action_dialect, coordinates=self.action_coordinates)
         if parsed.index is None:
             check_on_screen(parsed, 0)
             return parsed

@@ -51,7 +51,20 @@ from gui_gym.android.forest import element_box
 SEED = 1234
 N_ACTIONS = 1500  # of each form: structured and dict
 N_ODD = 200  # whole-action values of no accepted form at all
-FIELDS = ("element", "point", "index", "text", "direction", "dist", "app", "goal_status", "touch_position")
+FIELDS = (
+    "element",
+    "point",
+    "index",
+    "text",
+    "direction",
+    "dist",
+    "app",
+    "goal_status",
+    "touch_position",
+    "end",
+    "clear",
+    "enter",
+)
 LAUNCH = 'do(action="Launch", app="Contacts")'
 
 
@@ -235,7 +248,7 @@ def _good_value(field: str, rng: random.Random, info: dict) -> Any:
     if field == "element":
         box = element_box(rng.choice(els)) if els and rng.random() < 0.8 else (0, 0, 1080, 2400)
         return rng.choice([tuple(box), list(box), np.array(box)])
-    if field == "point":
+    if field in ("point", "end"):
         p = (rng.randrange(1080), rng.randrange(2400))
         return rng.choice([p, list(p), (np.int64(p[0]), np.int32(p[1])), (float(p[0]), p[1])])
     if field == "index":
@@ -253,6 +266,8 @@ def _good_value(field: str, rng: random.Random, info: dict) -> Any:
         return rng.choice(["complete", "infeasible", "Complete"])
     if field == "touch_position":
         return rng.choice([(rng.random(), rng.random()), [0.0, 1.0], np.array([rng.random(), rng.random()])])
+    if field in ("clear", "enter"):
+        return rng.choice([True, False, np.bool_(True)])
     raise AssertionError(field)
 
 
@@ -263,8 +278,9 @@ def _odd_value(rng: random.Random) -> Any:
 _KIND_FIELDS = {
     "tap": ["index", "point", "element"],
     "long_press": ["index", "point", "element"],
-    "type": ["text"],
-    "input_text": ["text", "index"],
+    "double_tap": ["index", "point", "element"],
+    "type": ["text", "clear", "enter"],
+    "input_text": ["text", "index", "clear"],
     "swipe": ["direction", "dist"],
     "scroll": ["direction", "index"],
     "launch": ["app"],
@@ -292,8 +308,10 @@ def structured_action(rng: random.Random, info: dict) -> Any:
     else:
         kind = rng.choices(list(_KIND_WEIGHTS), weights=list(_KIND_WEIGHTS.values()))[0]
         wanted = _KIND_FIELDS[kind]
-        if kind in ("tap", "long_press"):
+        if kind in ("tap", "long_press", "double_tap"):
             wanted = [rng.choice(wanted)]  # one target
+        elif kind == "swipe" and rng.random() < 0.3:
+            wanted = ["point", "end"]  # MobileRL's start=/end=
         fields = {f: _good_value(f, rng, info) for f in wanted}
         u = rng.random()
         if u < 0.35 and fields:
@@ -312,7 +330,8 @@ def structured_action(rng: random.Random, info: dict) -> Any:
 _WORLD = {
     "click": ["index"],
     "long_press": ["index"],
-    "input_text": ["text"],
+    "double_tap": ["index"],
+    "input_text": ["text", "clear_text"],
     "type": ["text"],
     "scroll": ["direction"],
     "swipe": ["direction"],
@@ -327,7 +346,19 @@ _WORLD = {
     "LIFT": ["touch_position"],
 }
 _WORLD_WEIGHTS = {k: (1 if k in ("status", "answer") else 6) for k in _WORLD}
-_DICT_KEYS = ["index", "x", "y", "text", "direction", "app_name", "app", "goal_status", "status", "touch_position"]
+_DICT_KEYS = [
+    "index",
+    "x",
+    "y",
+    "text",
+    "direction",
+    "app_name",
+    "app",
+    "goal_status",
+    "status",
+    "touch_position",
+    "clear_text",
+]
 _ODD_TYPES: list[Callable[[], Any]] = [
     lambda: None,
     lambda: True,
@@ -350,12 +381,16 @@ _ODD_TYPES: list[Callable[[], Any]] = [
 
 
 def _good_dict_value(key: str, rng: random.Random, info: dict) -> Any:
+    if key == "index" and rng.random() < 0.2:
+        return str(int(_good_value(key, rng, info)))  # AndroidWorld's JSONAction int()s a string index
     if key in ("index", "text", "direction", "touch_position", "goal_status"):
         return _good_value(key, rng, info)
     if key in ("app_name", "app"):
         return _good_value("app", rng, info)
     if key in ("x", "y"):
         return rng.randrange(1080 if key == "x" else 2400)
+    if key == "clear_text":
+        return rng.choice([True, False])
     return _good_value("goal_status", rng, info)
 
 
@@ -369,7 +404,7 @@ def dict_action(rng: random.Random, info: dict) -> dict:
     kind = rng.choices(list(_WORLD_WEIGHTS), weights=list(_WORLD_WEIGHTS.values()))[0]
     d = {"action_type": kind}
     keys = list(_WORLD[kind])
-    if kind in ("click", "long_press") and rng.random() < 0.5:
+    if kind in ("click", "long_press", "double_tap") and rng.random() < 0.5:
         keys = ["x", "y"]
     for key in keys:
         d[key] = _good_dict_value(key, rng, info)
@@ -893,13 +928,14 @@ def test_a_time_typed_with_too_many_digits_is_refused_with_a_capped_reason() -> 
     _, _, _, _, info = env.step(tap(find_el(info, content_description="Add alarm")))
     hour = find_el(info, resource_name="android:id/input_hour")
     env.step({"action_type": "click", "index": index_of(info, hour)})
+    # AndroidLab's Type deletes the hour's two digits first, types 400 nines, presses Enter.
     _, _, _, _, info = env.step(f'do(action="Type", text="{"9" * 400}")')
     assert info["format_valid"], info.get("reason")
     ok = find_el(info, resource_name="android:id/button1")  # indices follow the screen as it is now
     obs, _, _, _, info = env.step({"action_type": "click", "index": index_of(info, ok)})
     reason = info["reason"]
     assert info["format_valid"] is False and reason.startswith("invalid time")
-    assert "9" * (MAX_QUOTE + 1) not in reason and "… (402 characters)" in reason
+    assert "9" * (MAX_QUOTE + 1) not in reason and "… (400 characters)" in reason
     assert "android:id/input_hour" in obs["ui"]  # the picker is still open
 
 

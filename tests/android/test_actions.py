@@ -91,12 +91,17 @@ def androidlab_actions(draw) -> Action:
         st.sampled_from(["tap", "long_press", "type", "swipe", "launch", "back", "home", "wait", "enter", "finish"])
     )
     if kind in ("tap", "long_press"):
+        if draw(st.booleans()):  # AndroidLab's executor: two numbers are a point
+            return Action(kind, point=draw(POINT))
         return Action(kind, element=draw(bboxes()))
     if kind == "type":
         return Action("type", text=draw(TEXT))
     if kind == "swipe":
-        element = draw(st.none() | bboxes())
-        return Action("swipe", direction=draw(DIRECTION), dist=draw(DIST), element=element)
+        if draw(st.booleans()):  # MobileRL: start=, end=
+            return Action("swipe", point=draw(POINT), end=draw(POINT))
+        target = draw(st.sampled_from(["element", "point", "none"]))
+        where = {"element": {"element": draw(bboxes())}, "point": {"point": draw(POINT)}, "none": {}}[target]
+        return Action("swipe", direction=draw(DIRECTION), dist=draw(DIST), **where)
     if kind == "launch":
         return Action("launch", app=draw(APP))
     if kind == "finish":
@@ -111,6 +116,7 @@ def androidworld_actions(draw) -> Action:
             [
                 "tap",
                 "long_press",
+                "double_tap",
                 "input_text",
                 "scroll",
                 "swipe",
@@ -124,12 +130,12 @@ def androidworld_actions(draw) -> Action:
             ]
         )
     )
-    if kind in ("tap", "long_press"):
+    if kind in ("tap", "long_press", "double_tap"):
         if draw(st.booleans()):
             return Action(kind, index=draw(INDEX))
         return Action(kind, point=draw(POINT))
     if kind == "input_text":
-        return Action("input_text", text=draw(TEXT), **_target_kw(draw))
+        return Action("input_text", text=draw(TEXT), clear=draw(st.booleans()), **_target_kw(draw))
     if kind in ("scroll", "swipe"):
         return Action(kind, direction=draw(DIRECTION), **_target_kw(draw))
     if kind == "launch":
@@ -139,6 +145,11 @@ def androidworld_actions(draw) -> Action:
     if kind == "answer":
         return Action("answer", text=draw(TEXT))
     return Action(kind)
+
+
+@st.composite
+def mobilerl_types(draw) -> Action:
+    return Action("type", text=draw(TEXT), clear=draw(st.booleans()), enter=False)
 
 
 @st.composite
@@ -154,6 +165,12 @@ def android_env_actions(draw) -> Action:
 def test_roundtrip_androidlab(a: Action) -> None:
     text = format_action(a, "androidlab")
     assert parse_action(text) == a, text
+
+
+@given(mobilerl_types())
+def test_roundtrip_mobilerl_type(a: Action) -> None:
+    text = format_action(a, "mobilerl")
+    assert parse_action(text, dialect="mobilerl") == a, text
 
 
 @given(androidworld_actions())
@@ -357,11 +374,12 @@ def test_non_text_inputs_raise_parse_error(value) -> None:
         {"action_type": ["click"]},
         {"action_type": 1.5},
         {"action_type": "click"},
-        {"action_type": "click", "index": "3"},
+        {"action_type": "click", "index": "three"},  # "3" is AndroidWorld's int("3"): accepted
+        {"action_type": "click", "index": "3.0"},
         {"action_type": "click", "index": -1},
         {"action_type": "click", "index": 1.5},
         {"action_type": "click", "index": True},
-        {"action_type": "click", "x": "10", "y": 20},
+        {"action_type": "click", "x": "10px", "y": 20},
         {"action_type": "click", "x": 10},
         {"action_type": "click", "x": [1], "y": 2},
         {"action_type": "click", "x": float("nan"), "y": 2},

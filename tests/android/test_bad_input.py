@@ -23,7 +23,8 @@ SETUPS: dict[str, list[Any]] = {
     "home": [],
     "contacts": [LAUNCH],
     "editor": [LAUNCH, _fab],  # new-contact form, "First name" focused, keyboard up
-    "typed": [LAUNCH, _fab, 'do(action="Type", text="Ann")'],
+    # "First name" holds "Ann" and keeps the focus: MobileRL's Type (no Enter, no clear).
+    "typed": [LAUNCH, _fab, Action("type", text="Ann", clear=False, enter=False)],
 }
 
 
@@ -62,7 +63,7 @@ CASES: list[tuple[str, str, Any, str]] = [
     ("launch-unknown-close", "home", 'do(action="Launch", app="Contcts")', "contacts"),
     ("launch-unknown-far", "contacts", {"action_type": "open_app", "app_name": "Quantum Toaster"}, "installed"),
     ("type-too-long-unicode", "editor", Action("type", text="é☕" * (MAX_FIELD_CHARS // 2 + 1)), "at most"),
-    ("type-overflows-field", "typed", Action("type", text="x" * (MAX_FIELD_CHARS - 2)), "at most"),
+    ("type-overflows-field", "typed", Action("type", text="x" * (MAX_FIELD_CHARS - 2), clear=False), "at most"),
     ("type-over-parser-limit", "editor", 'do(action="Type", text="' + "x" * (MAX_TEXT + 1) + '")', "limit"),
     ("type-nul", "editor", 'do(action="Type", text="abc\\x00def")', "characters"),
     ("type-escape-seq", "editor", 'do(action="Type", text="\\x1b[31mred")', "characters"),
@@ -83,7 +84,7 @@ CASES: list[tuple[str, str, Any, str]] = [
     ("nested-json", "contacts", '{"action_type": {"action_type": "click", "index": 3}}', "action_type"),
     ("truncated-json", "editor", '{"action_type": "input_text", "text": "hel', ""),
     ("deep-json", "contacts", "[" * 5000 + '{"action_type": "navigate_back"', ""),
-    ("wrong-type-index", "contacts", {"action_type": "click", "index": "3"}, "index"),
+    ("wrong-type-index", "contacts", {"action_type": "click", "index": "third"}, "index"),
     ("wrong-type-text", "editor", {"action_type": "input_text", "text": ["a"]}, "text"),
     ("wrong-type-touch", "contacts", {"action_type": "TOUCH", "touch_position": "middle"}, "touch_position"),
     ("wrong-type-element", "contacts", 'do(action="Tap", element="Save")', "element"),

@@ -182,7 +182,8 @@ def test_back_with_real_dialog_and_search() -> None:
     assert dev.top_screen().dialog is None and isinstance(dev.top_screen(), ContactList)
     _, _, _, _, info = env.step(tap(find_el(info, content_description="Search contacts")))
     assert dev.state.keyboard
-    env.step('do(action="Type", text="zz")')
+    # MobileRL's Type: no Enter, so the keyboard stays up (AndroidLab's Enter would search).
+    env.step(parse_action('do(action="Type", text="zz")', dialect="mobilerl"))
     _, _, _, _, info = env.step('do(action="Back")')
     assert not dev.state.keyboard and isinstance(dev.top_screen(), ContactList)
     _, _, _, _, info = env.step('do(action="Back")')  # closes the search

@@ -49,6 +49,7 @@ TAP_NOTHING = 'do(action="Tap", element=[0,0,10,10])'  # the status bar: nothing
 WAIT = 'do(action="Wait")'
 GARBAGE = "blah blah"  # does not parse: invalid
 TYPE_ZARA = 'do(action="Type", text="Zara")'
+NEXT_LAST = '; Press Enter to move to the next field "Last name"'  # what Enter does after a first name
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -106,7 +107,8 @@ def play(task: str, seed: int, actions: list[str]) -> list[Step]:
 def typed(text: str, seed: int = 0) -> Step:
     """A real Type step: ``text`` typed into the "First name" field of a new contact."""
     step = play("ContactsAddContact", seed, [LAUNCH_CONTACTS, TAP_CREATE, f'do(action="Type", text="{text}")'])[-1]
-    assert step.format_valid and step.action_description == f'Type "{text}" into "First name"'
+    # AndroidLab's Type presses Enter after the text: on to the next field.
+    assert step.format_valid and step.action_description == f'Type "{text}" into "First name"{NEXT_LAST}'
     return step
 
 
@@ -353,7 +355,8 @@ def test_tokens_of_real_steps(contacts) -> None:
     assert not contacts["garbage"].format_valid and not contacts["invalid_tap"].format_valid
     # an invalid step is NOTHING whatever it tried to do
     assert action_token(contacts["invalid_tap"]) == ActionToken("nothing", "") == action_token(contacts["wait"])
-    assert action_token(contacts["type_zara_first"]) == ActionToken("input", 'Type "Zara" into "First name"', "Zara")
+    want = ActionToken("input", f'Type "Zara" into "First name"{NEXT_LAST}', "Zara")
+    assert action_token(contacts["type_zara_first"]) == want
     assert action_token(contacts["answer_zara"]).text == "Zara"
 
 
@@ -439,7 +442,7 @@ def test_placeholders_make_instances_match(oracle_runs) -> None:
     assert zara.meta["placeholders"]["First"] != lucas.meta["placeholders"]["First"]
     tz, tl = trajectory_tokens(zara), trajectory_tokens(lucas)
     assert tz == tl  # <First>, <Last>, <Phone>, <Name> in place of the instance values
-    assert ActionToken("input", 'Type "<First>" into "First name"', "<First>") in tz
+    assert ActionToken("input", f'Type "<First>" into "First name"{NEXT_LAST}', "<First>") in tz
     sim = RecordingSim(0.0)  # <First> vs <Last> etc. still ask; equal slots never do
     f = ActionMatch(text_similarity=sim).matrix(tz, tl)
     np.testing.assert_array_equal(f, [[float(x == y) for y in tl] for x in tz])  # the stub's 0 off the diagonal

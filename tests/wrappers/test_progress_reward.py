@@ -22,7 +22,10 @@ from wrappers import OUTCOME, MilestoneReward, ProgressReward, ProgressRewardVec
 from wrappers.progress.reward import progress_gains
 
 WIFI = "SystemWifiTurnOn"  # 4 oracle steps, 3 milestones: progress 0, 1/3, 2/3, 1, 1
-CONTACT = "ContactsAddContact"  # 9 oracle steps, 6 milestones
+CONTACT = "ContactsAddContact"  # 9 oracle steps, 6 milestones, with MobileRL's Type (no Enter)
+# MobileRL's Type keeps the focus, so the oracle taps each field before typing (AndroidLab's
+# Enter would move it on): the steps that only focus a field are what these tests need.
+MOBILERL = {"action_dialect": "mobilerl"}
 LAUNCH = 'do(action="Launch", app="Settings")'
 WAIT = 'do(action="Wait")'
 INVALID = "tap the thing please"
@@ -101,7 +104,7 @@ def test_wrappers_reject_a_bad_history_length():
 
 
 def test_env_progress_term_is_the_change_of_info_progress():
-    env = ProgressReward(make(CONTACT), model="env")
+    env = ProgressReward(make(CONTACT, **MOBILERL), model="env")
     _, info0, steps = play(env)
     progress = [info0["progress"]] + [info["progress"] for _, _, info in steps]
     assert progress == pytest.approx([p / 6 for p in CONTACT_PROGRESS])
@@ -121,7 +124,7 @@ def test_env_progress_term_is_the_change_of_info_progress():
 
 
 def test_history_length_two_by_hand():
-    env = ProgressReward(make(CONTACT), model="env", k=2)
+    env = ProgressReward(make(CONTACT, **MOBILERL), model="env", k=2)
     _, _, steps = play(env)
     want = [1, 2, 2, 1, 1, 1, 1, 2, 1]  # p_t − p_{t−2} in sixths, p_{−1} = p_0
     assert terms(steps) == pytest.approx([w / 6 for w in want])

@@ -589,7 +589,8 @@ class Device:
         except ActionParseError as e:
             return Outcome(False, f"Invalid action: {e}", reason=str(e))
         # Handlers raise Inapplicable before they change anything; input_text is the one
-        # composite action (tap, type, Enter) that may fail half-way, so it alone is rolled back.
+        # composite action (tap, then type) that may fail half-way, so it alone is rolled back.
+        # (An Enter after typing that has nothing to do is part of no failure: the text stays.)
         before = self.snapshot() if action.kind == "input_text" else None
         try:
             out = self._dispatch(action)
@@ -629,18 +630,28 @@ class Device:
             if p is None:
                 raise Inapplicable("long press needs a target")
             return Outcome(True, self.long_press(*p))
+        if k == "double_tap":
+            p = self._point(a)
+            if p is None:
+                raise Inapplicable("double tap needs a target")
+            return Outcome(True, self.double_tap(*p))
         if k == "type":
-            return Outcome(True, self.type_text(a.text or ""))
+            delete = self.TYPE_CLEAR_CHARS if a.clear else 0
+            return Outcome(True, self.type_text(a.text or "", delete=delete, enter=bool(a.enter)))
         if k == "input_text":
             parts = []
             p = self._point(a)
             if p is not None:
                 parts.append(self.tap(*p))
+                self.invalidate()  # the tap may have changed the screen
             if self.focused_host() is None:
                 raise Inapplicable("input_text needs a text field: its target is not one and no field has focus")
-            parts.append(self.type_text(a.text or ""))
-            parts.append(self._enter())
+            # AndroidWorld: Ctrl+A then Delete (the whole field) with clear_text; Enter always.
+            parts.append(self.type_text(a.text or "", delete=self.CLEAR_ALL if a.clear else 0, enter=True))
             return Outcome(True, "; ".join(parts))
+        if k == "swipe" and a.end is not None:
+            assert a.point is not None
+            return Outcome(True, self.drag(a.point, a.end))
         if k in ("swipe", "scroll"):
             p = self._point(a)
             content_dir = a.direction if k == "scroll" else _FINGER_TO_CONTENT[a.direction or "up"]
@@ -752,12 +763,18 @@ class Device:
         desc = node.on_long_press()
         return desc if isinstance(desc, str) else self._describe(node, "Long press")
 
-    def type_text(self, text: str) -> str:
+    def type_text(self, text: str, delete: int = 0, enter: bool = False) -> str:
+        """Type ``text`` into the focused field after deleting ``delete`` characters before the
+        cursor (the end of the field; :attr:`CLEAR_ALL`: select all, then delete), then press Enter
+        if ``enter``. Everything is checked before the field changes; an Enter that has nothing
+        to do afterwards leaves the text typed and says so, as on a phone."""
         fh = self.focused_host()
         if fh is None:
             raise Inapplicable("no text field has focus: tap a field first")
         host, key = fh
-        if not text:
+        old = host.form.get(key, "")
+        kept = old[: max(0, len(old) - delete)]
+        if not text and kept == old:
             raise Inapplicable("nothing to type")
         bad = [
             c for c in text if (ord(c) < 0x20 and c not in "\n\t") or 0xD800 <= ord(c) <= 0xDFFF or c in "\ufffe\uffff"
@@ -766,13 +783,25 @@ class Device:
             raise Inapplicable(f"text contains characters a keyboard cannot type: {bad[:3]!r}")
         if "\n" in text and key not in host.multiline:
             raise Inapplicable(f'"{key}" is a single-line field: type the text without line breaks, then press Enter')
-        old = host.form.get(key, "")
-        if len(old) + len(text) > MAX_FIELD_CHARS:
+        newline = enter and key in host.multiline  # Enter in a multi-line field is a line break
+        if len(kept) + len(text) + newline > MAX_FIELD_CHARS:
             raise Inapplicable(f"the field holds at most {MAX_FIELD_CHARS} characters")
-        host.form[key] = old + text
+        host.form[key] = kept + text
         self.state.keyboard = True
         label = self.field_label(host, key)
-        return f'Type "{text}" into "{label}"'
+        if kept == old:
+            done = f'Type "{text}" into "{label}"'
+        elif kept:
+            done = f'Delete the last {len(old) - len(kept)} characters of "{label}" and type "{text}"'
+        else:
+            done = f'Replace the text of "{label}" with "{text}"' if text else f'Clear "{label}"'
+        if not enter:
+            return done
+        self.invalidate()  # Enter's handler sees the typed text
+        pressed = self._enter_after_typing()
+        if pressed.startswith("Press Enter"):  # only the key: a line break, the next field, nothing
+            return f"{done}; {pressed}"
+        return f"{pressed}: {done[0].lower()}{done[1:]}, then Enter"  # Enter acted: that leads
 
     def field_label(self, host: FormHost, key: str) -> str:
         for n in self.elements():
@@ -864,3 +893,33 @@ class Device:
         if len(pts) - 1 >= _LONG_PRESS_TOUCHES:
             return self.long_press(x0, y0)
         return self.tap(x0, y0)
+
+    # Input constants (here, with the input code they belong to).
+    from gui_gym.android.actions import TYPE_CLEAR_CHARS  # a Type's clear: 100 x KEYCODE_DEL
+
+    CLEAR_ALL = 1 << 30  # type_text(delete=CLEAR_ALL): select all, then delete (AndroidWorld's clear_text)
+
+    def _enter_after_typing(self) -> str:
+        """The Enter a Type (AndroidLab) or input_text (AndroidWorld) presses after its text:
+        a key event, so one with nothing to do changes nothing and fails nothing."""
+        try:
+            return self._enter()
+        except Inapplicable as e:
+            return f"Press Enter (nothing happens: {e})"
+
+    def double_tap(self, x: int, y: int) -> str:
+        """AndroidWorld's double tap: two taps at one point, the second on whatever the first
+        left there (its ``adb_utils.double_tap`` sends two taps). The first must land on
+        something; the second may land on nothing."""
+        first = self.tap(x, y)
+        self.invalidate()
+        try:
+            second = self.tap(x, y)
+        except Inapplicable as e:
+            second = f"the second tap does nothing ({e})"
+        return f"Double tap: {first}; {second}"
+
+    def drag(self, start: tuple[int, int], end: tuple[int, int]) -> str:
+        """MobileRL's ``Swipe`` from ``start`` to ``end`` (``adb shell input swipe`` over 400 ms):
+        the finger gesture of those two points, a scroll when it moves, else a tap."""
+        return self._gesture([start, end])

@@ -210,7 +210,14 @@ class Oracle:
         return self.back() if node is None else format_action(Action("long_press", element=node.bounds))
 
     def type(self, text: str) -> str:
+        """AndroidLab's Type: delete up to 100 characters, type ``text``, press Enter."""
         return format_action(Action("type", text=text))
+
+    def replace(self, text: str) -> str:
+        """Make the focused field hold ``text``: AndroidWorld's ``input_text`` with
+        ``clear_text`` (select all, delete, type, press Enter), whatever the field held and
+        whichever dialect the env reads ``do(...)`` text in."""
+        return format_action(Action("input_text", text=text, clear=True), "androidworld")
 
     def launch(self, app_label: str) -> str:
         return format_action(Action("launch", app=app_label))
@@ -243,22 +250,26 @@ class Oracle:
         return None if n is None else self.tap(n)
 
     def fill(self, label: str, value: str) -> str | None:
-        """Next action to make the field labelled ``label`` hold exactly ``value``; ``None``
-        when it already does (or the field is not on screen: check with :meth:`field`)."""
+        """Next action to make the field labelled ``label`` hold ``value``; ``None`` when it
+        already does (or the field is not on screen: check with :meth:`field`).
+
+        AndroidLab's Type and AndroidWorld's input_text press Enter after the text, which in
+        a multi-line field is a line break: there ``value`` followed by one counts as held, as
+        AndroidWorld's checks strip file contents (``file_utils.check_file_content``) and
+        fuzzy-match free text (``fuzzy_match_lib``). An empty field gets a ``Type`` (the same
+        in every dialect: nothing to delete); one holding other text is replaced with
+        :meth:`replace`.
+        """
         n = self.field(label)
         if n is None:
             return None
         host, key = n.field
         current = host.form.get(key, "")
-        if current == value:
+        if current == value or (key in host.multiline and current == value + "\n"):
             return None
         if not n.focused:
             return self.tap(n)
-        if current and not value.startswith(current):
-            clear = next((c for c in n.children if c.desc == "Clear text"), None)
-            if clear is not None:
-                return self.tap(clear)
-        return self.type(value[len(current) :] if value.startswith(current) else value)
+        return self.type(value) if not current else self.replace(value)
 
     def fill_form(self, fields: Sequence[tuple[str, str]]) -> str | None:
         """:meth:`fill` the first field (in order) that does not yet hold its value."""

@@ -134,7 +134,7 @@ class ContactsAddFromSms(TaskTemplate):
     id = "ContactsAddFromSms"
     app = "contacts"
     apps = ("messages", "contacts")
-    difficulty = "hard"
+    difficulty = "medium"  # 9 expert steps: Enter after each Type moves to the next field
     template = "{first} texted me from a new number. Save that number as a new contact named {name}."
     placeholders: ClassVar[dict[str, str]] = {"Name": "name", "First": "first", "Last": "last", "Number": "phone"}
     milestones = (
