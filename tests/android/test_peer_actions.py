@@ -349,7 +349,7 @@ def test_enter_after_typing_that_has_nothing_to_do_keeps_the_text() -> None:
     env = make("SimpleSmsSend")
     env.reset(seed=0)
     dev = env.unwrapped.device
-    dev.act(parse_action('do(action="Launch", app="Messages")'))
+    dev.act(parse_action('do(action="Launch", app="Simple SMS Messenger")'))
     dev.act(Action("tap", element=node(dev, desc="Start a conversation").bounds))
     to = Oracle(dev, {}).field("Add contact or number")
     if not to.focused:

@@ -580,7 +580,7 @@ DETOURS = [
     ("ContactsAddContact", 0, [launch("Clock"), HOME, launch("Contacts")]),  # another app first
     ("ContactsAddContact", 2, [launch("Clock"), HOME, launch("Contacts")]),  # away from an open form
     ("ContactsAddContact", 3, [launch("Clock"), BACK, launch("Contacts")]),  # after typing, keyboard closes
-    ("SimpleSmsSend", 2, [launch("Settings"), HOME, launch("Messages")]),
+    ("SimpleSmsSend", 2, [launch("Settings"), HOME, launch("Simple SMS Messenger")]),
     ("MarkorCreateNote", 3, [launch("Clock"), HOME, launch("Markor")]),
     ("ExpenseAddSingle", 2, [NOWHERE, 'do(action="Wait")', 'do(action="Frobnicate")']),
     ("SystemWifiTurnOn", 1, [DOWN, UP]),  # scroll and come back
