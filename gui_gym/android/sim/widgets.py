@@ -520,28 +520,6 @@ class UI:
                 style="hint" if not value else None,
             )
         )
-        if value and focused:
-            # Material's clear-text end icon: the one way to empty a field without a keyboard.
-            def clear() -> str:
-                host.form[key] = ""
-                host.focus = key
-                self.dev.state.keyboard = True
-                return f'Clear the text of "{name}"'
-
-            _l, t, rr, b = r
-            cy = (t + b) // 2
-            node.children.append(
-                Node(
-                    "android.widget.ImageButton",
-                    (rr - 130, cy - 60, rr - 10, cy + 60),
-                    desc="Clear text",
-                    package=self.package,
-                    rid=f"{self.package}:id/text_input_end_icon",
-                    on_tap=clear,
-                    role="icon",
-                    style="close",
-                )
-            )
         return node
 
     def switch(

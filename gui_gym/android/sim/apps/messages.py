@@ -123,12 +123,9 @@ def _stamp(now: dt.datetime, t: dt.datetime, short: bool = False) -> str:
 
 
 def _narrow(node: Node, right: int) -> None:
-    """Shrink a full-width field to end at ``right`` (its clear-text icon moves with it)."""
-    l, t, r, b = node.bounds
+    """Shrink a full-width field to end at ``right``."""
+    l, t, _, b = node.bounds
     node.bounds = (l, t, right, b)
-    for c in node.children:
-        cl, ct, cr, cb = c.bounds
-        c.bounds = (cl - (r - right), ct, cr - (r - right), cb)
 
 
 def _confirm_delete(name: str) -> AlertDialog:
