@@ -57,7 +57,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from gui_gym.android.ui import _BAD_XML, SCREEN_H, SCREEN_W, Node
+from gui_gym.android.ui import BAD_XML, SCREEN_H, SCREEN_W, Node
 
 __all__ = [
     "COMPRESSED_FORMATS",
@@ -168,7 +168,7 @@ def _dumped(s: str) -> str:
     """A text as a dump carries it: characters XML cannot hold become U+FFFD."""
     if s.isalnum() or not s:
         return s
-    out = s.translate(_BAD_XML)
+    out = s.translate(BAD_XML)
     if not out.isascii() and any(0xD800 <= ord(c) <= 0xDFFF for c in out):
         out = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in out)
     return out

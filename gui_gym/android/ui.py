@@ -16,8 +16,8 @@ SCREEN_W, SCREEN_H = 1080, 2400
 _XML_HEADER = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
 
 # Characters XML 1.0 cannot carry; they are shown as U+FFFD in dumps (state keeps the text).
-_BAD_XML = {c: "\ufffd" for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)}
-_BAD_XML.update({0xFFFE: "\ufffd", 0xFFFF: "\ufffd"})
+BAD_XML = {c: "\ufffd" for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)}
+BAD_XML.update({0xFFFE: "\ufffd", 0xFFFF: "\ufffd"})
 _ESCAPE = {
     ord("&"): "&amp;",
     ord("<"): "&lt;",
@@ -27,7 +27,7 @@ _ESCAPE = {
     0x0D: "&#13;",
     0x09: "&#9;",
 }
-_ESCAPE.update(_BAD_XML)
+_ESCAPE.update(BAD_XML)
 
 
 def xml_escape(s: str) -> str:
@@ -307,11 +307,3 @@ def _node_xml(n: Node, index: int, out: list[str]) -> None:
         out.append("</node>")
     else:
         out.append(" />")
-
-
-def to_compressed(root: Node, fmt: str = "compressed") -> str:
-    """The compressed UI text of ``root`` in format ``fmt`` (:mod:`gui_gym.android.compressed`;
-    ``"compressed"`` is MobileRL's released format)."""
-    from gui_gym.android.compressed import compress_tree  # that module imports this one
-
-    return compress_tree(root, fmt)

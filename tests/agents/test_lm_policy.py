@@ -199,7 +199,8 @@ def test_chat_template_is_used_when_present(tiny: str, obs: dict[str, Any]) -> N
 def test_screen_text_mode_and_text_only_observations(tiny: str, obs: dict[str, Any]) -> None:
     policy = LMPolicy(tiny, family=ANDROID, device="cpu", screen="text")
     text = policy.tokenizer.decode(policy.encode_prompt(obs))
-    assert 'TextView "Settings"' in text and "[820,820]" not in text and "clock" not in text
+    # MobileRL's format writes a node's text and description one after the other.
+    assert 'TextView "Settings Settings"' in text and "[820,820]" not in text and "clock" not in text
     with pytest.raises(ValueError, match="obs_mode"):
         LMPolicy(tiny, family=ANDROID, device="cpu").encode_prompt({"instruction": "x", "pixels": np.zeros((2, 2, 3))})
     xml_env = gym.make("GuiAndroid-v0", task=TASK)  # screen="full" shows the dump as the env gives it

@@ -26,7 +26,7 @@ from gui_gym.android.compressed import (
 from gui_gym.android.env import UI_FORMATS
 from gui_gym.android.forest import element_box
 from gui_gym.android.screen import screen_text
-from gui_gym.android.ui import Node, to_compressed, to_xml
+from gui_gym.android.ui import Node, to_xml
 
 FIXTURES = Path(__file__).parent / "fixtures" / "compressed"
 FORMATS = sorted(COMPRESSED_FORMATS)
@@ -141,7 +141,7 @@ def test_env_observations_in_each_format() -> None:
         texts[fmt] = obs["ui"]
         assert detect_format(obs["ui"]) == resolve_format(fmt)
         assert env.render() == f"[{obs['instruction']}]\n{obs['ui']}"
-        assert to_compressed(env.unwrapped.backend.tree(), fmt) == obs["ui"]
+        assert compress_tree(env.unwrapped.backend.tree(), resolve_format(fmt)) == obs["ui"]
     assert texts["compressed"] == texts["mobilerl"] and texts["compressed"].startswith(MOBILERL_HEADER)
     env = make("SystemWifiTurnOn", render_mode="ansi")  # the XML env renders the indexed form
     obs, _ = env.reset(seed=0)
