@@ -59,7 +59,7 @@ OBS_MODES = ("text", "pixels", "both")
 #: ``obs["ui"]`` formats: the dump, a compressed text (``"compressed"`` is ``"mobilerl"``), or the forest.
 UI_FORMATS = ("xml", "compressed", *COMPRESSED_FORMATS, "forest")
 #: what the UI dump shows: the active window (``uiautomator dump``) or every window merged
-UI_WINDOWS = ("active", "merged")
+UI_WINDOWS = ("active", "all", "merged")
 #: the list ``info["ui_elements"]`` holds and an action's ``index`` counts in
 UI_ELEMENTS = ("forest", "dump")
 MAX_UI_CHARS = 400_000
@@ -88,8 +88,10 @@ class GuiAndroidEnv(gym.Env):
             ``"forest"`` is android_env's accessibility forest as JSON (every window with its nodes,
             what AndroidWorld's environment reads).
         ui_windows: what the dump shows: ``"active"`` (the active window alone, rooted at its
-            package, as ``uiautomator dump`` writes it) or ``"merged"`` (every window under one
-            root: status bar, app, dialog, keyboard, toast, navigation bar).
+            package, as ``uiautomator dump`` writes it), ``"all"`` (every window's tree as a
+            top-level node, bottom of the z-order first, as uiautomator2's and androidx's dumps
+            write them) or ``"merged"`` (every window under one root, with the toast: the
+            simulator's composed screen).
         ui_elements: the list in ``info["ui_elements"]``, which an action's ``index`` counts in:
             ``"forest"`` (AndroidWorld's ``state.ui_elements``: the forest's leaves, described and
             scrollable nodes, every window, as its agents number them) or ``"dump"`` (every node of
@@ -145,6 +147,8 @@ class GuiAndroidEnv(gym.Env):
             raise ValueError(f"ui_format must be one of {UI_FORMATS}, got {ui_format!r}")
         if ui_windows not in UI_WINDOWS:
             raise ValueError(f"ui_windows must be one of {UI_WINDOWS}, got {ui_windows!r}")
+        if ui_windows == "all" and ui_format != "xml":
+            raise ValueError("ui_windows='all' writes every window's tree as XML: use it with ui_format='xml'")
         if ui_elements not in UI_ELEMENTS:
             raise ValueError(f"ui_elements must be one of {UI_ELEMENTS}, got {ui_elements!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -387,6 +391,8 @@ class GuiAndroidEnv(gym.Env):
     def _ui_text(self) -> str:
         if self.ui_format == "forest":
             return json.dumps(to_forest(self._windows()), ensure_ascii=False, separators=(",", ":"))
+        if self.ui_windows == "all":
+            return to_xml([w.root for w in sorted(self._windows(), key=lambda w: w.layer)])
         if self.ui_windows == "merged":
             screen = getattr(self.backend, "screen", None)
             if not callable(screen):

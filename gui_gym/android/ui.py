@@ -78,6 +78,7 @@ class Node:
         "selected",
         "style",
         "text",
+        "visible",
     )
 
     def __init__(
@@ -99,6 +100,7 @@ class Node:
         enabled: bool = True,
         password: bool = False,
         selected: bool = False,
+        visible: bool = True,
         children: list[Node] | None = None,
         on_tap: Callable[[], Any] | None = None,
         on_long_press: Callable[[], Any] | None = None,
@@ -124,6 +126,7 @@ class Node:
         self.enabled = enabled
         self.password = password
         self.selected = selected
+        self.visible = visible  # an invisible view is in the accessibility tree, not in a dump
         self.children = children if children is not None else []
         self.on_tap = on_tap
         self.on_long_press = on_long_press
@@ -231,10 +234,14 @@ def flatten(root: Node) -> list[Node]:
     return list(root.walk())
 
 
-def to_xml(root: Node) -> str:
-    """Serialise as ``uiautomator dump`` does (one ``hierarchy``, nested ``node`` elements)."""
+def to_xml(root: Node | list[Node]) -> str:
+    """Serialise as ``uiautomator dump`` does (one ``hierarchy``, nested ``node`` elements).
+
+    A list of roots (one per window) becomes sibling top-level nodes, numbered in order, as
+    androidx's ``UiDevice.dumpWindowHierarchy`` and uiautomator2 write every window."""
     parts = [_XML_HEADER, '<hierarchy rotation="0">']
-    _node_xml(root, 0, parts)
+    for i, r in enumerate(root if isinstance(root, list) else [root]):
+        _node_xml(r, i, parts)
     parts.append("</hierarchy>")
     return "".join(parts)
 
@@ -300,10 +307,11 @@ def _node_xml(n: Node, index: int, out: list[str]) -> None:
         f'resource-id="{n.rid}" class="{n.cls}" package="{n.package}" content-desc="{xml_escape(n.desc)}" '
         f'{_flags(n)} bounds="[{l},{t}][{r},{b}]"'
     )
-    if n.children:
+    if any(c.visible for c in n.children):
         out.append(">")
-        for i, c in enumerate(n.children):
-            _node_xml(c, i, out)
+        for i, c in enumerate(n.children):  # an invisible child is left out; its index stays taken
+            if c.visible:
+                _node_xml(c, i, out)
         out.append("</node>")
     else:
         out.append(" />")

@@ -777,6 +777,7 @@ class UI:
         content = Node(
             "android.widget.FrameLayout", box, rid="android:id/content", package=self.package, children=[parent]
         )
+        body = Node("android.widget.LinearLayout", box, package=self.package, children=[content])
         panel = self.add(
             Node(
                 "android.widget.FrameLayout",
@@ -784,7 +785,7 @@ class UI:
                 role="panel",
                 style="opaque",
                 package=self.package,
-                children=[content],
+                children=[body],
             )
         )
         self._stack.append((self.nodes, self.x0, self.x1))
