@@ -16,31 +16,13 @@ import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
 from gui_gym.android.actions import Action, format_action
 from gui_gym.android.forest import element_box
 from gui_gym.android.sim.tasks import TASKS
-from gui_gym.android.ui import SCREEN_H, SCREEN_W, to_xml
+from gui_gym.android.ui import DUMP_ATTRIBUTES, SCREEN_H, SCREEN_W, to_xml
 
 ENV_ID = "GuiAndroid-v0"
 TASK_IDS = list(TASKS)
 ACTION_TASK_IDS = [t for t, task in TASKS.items() if task.kind == "action"]
 
-UIAUTOMATOR_ATTRS = (
-    "index",
-    "text",
-    "resource-id",
-    "class",
-    "package",
-    "content-desc",
-    "checkable",
-    "checked",
-    "clickable",
-    "enabled",
-    "focusable",
-    "focused",
-    "scrollable",
-    "long-clickable",
-    "password",
-    "selected",
-    "bounds",
-)
+UIAUTOMATOR_ATTRS = DUMP_ATTRIBUTES
 BOOL_ATTRS = (
     "checkable",
     "checked",

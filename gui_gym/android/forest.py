@@ -372,15 +372,7 @@ def dump_elements(root: Node) -> list[ForestElement]:
             class_name=n.cls,
             bbox=pixels,
             bbox_pixels=pixels,
-            is_checked=n.checked,
-            is_checkable=n.checkable,
-            is_clickable=n.clickable,
-            is_enabled=n.enabled,
-            is_focused=n.focused,
-            is_focusable=n.focusable,
-            is_long_clickable=n.long_clickable,
-            is_scrollable=n.scrollable,
-            is_selected=n.selected,
+            **_flags(n),
             is_visible=True,
             package_name=n.package,
             resource_id=n.rid,
@@ -432,19 +424,26 @@ def window_elements(windows: Iterable[Window], *, exclude_invisible: bool = True
                 class_name=n.cls or None,
                 bbox_pixels=BoundingBox(l, r, t, b),
                 hint_text=_hint(n) or None,
-                is_checked=n.checked,
-                is_checkable=n.checkable,
-                is_clickable=n.clickable,
+                **_flags(n),
                 is_editable=n.field is not None,
-                is_enabled=n.enabled,
-                is_focused=n.focused,
-                is_focusable=n.focusable,
-                is_long_clickable=n.long_clickable,
-                is_scrollable=n.scrollable,
-                is_selected=n.selected,
                 is_visible=shown,
                 package_name=(n.package or w.package) or None,
                 resource_name=n.rid or None,
             )
             out.append(ForestElement(e, n, w.id, uid))
     return out
+
+
+def _flags(n: Node) -> dict[str, bool]:
+    """A node's state flags under ``UIElement``'s names."""
+    return {
+        "is_checked": n.checked,
+        "is_checkable": n.checkable,
+        "is_clickable": n.clickable,
+        "is_enabled": n.enabled,
+        "is_focused": n.focused,
+        "is_focusable": n.focusable,
+        "is_long_clickable": n.long_clickable,
+        "is_scrollable": n.scrollable,
+        "is_selected": n.selected,
+    }

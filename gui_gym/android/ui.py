@@ -246,6 +246,12 @@ def to_xml(root: Node | list[Node]) -> str:
     return "".join(parts)
 
 
+#: The attributes of a dump's ``node``, in the order AOSP's dumper writes them (``NAF`` comes
+#: first when a node has it).
+DUMP_ATTRIBUTES = (
+    "index", "text", "resource-id", "class", "package", "content-desc", "checkable", "checked", "clickable",
+    "enabled", "focusable", "focused", "scrollable", "long-clickable", "password", "selected", "bounds",
+)  # fmt: skip
 _FLAGS: dict[tuple[bool, ...], str] = {}
 
 
@@ -265,19 +271,7 @@ def _flags(n: Node) -> str:
     )
     out = _FLAGS.get(key)
     if out is None:
-        names = (
-            "checkable",
-            "checked",
-            "clickable",
-            "enabled",
-            "focusable",
-            "focused",
-            "scrollable",
-            "long-clickable",
-            "password",
-            "selected",
-        )
-        out = _FLAGS[key] = " ".join(f'{k}="{_b(v)}"' for k, v in zip(names, key, strict=True))
+        out = _FLAGS[key] = " ".join(f'{k}="{_b(v)}"' for k, v in zip(DUMP_ATTRIBUTES[6:16], key, strict=True))
     return out
 
 

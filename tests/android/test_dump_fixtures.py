@@ -13,27 +13,11 @@ from pathlib import Path
 import pytest
 from dump_profile import DumpProfile, parse_bounds, profile
 
+from gui_gym.android.ui import DUMP_ATTRIBUTES
+
 DUMPS = Path(__file__).parent / "fixtures" / "dumps"
 
-CLASSIC_ATTRS = (
-    "index",
-    "text",
-    "resource-id",
-    "class",
-    "package",
-    "content-desc",
-    "checkable",
-    "checked",
-    "clickable",
-    "enabled",
-    "focusable",
-    "focused",
-    "scrollable",
-    "long-clickable",
-    "password",
-    "selected",
-    "bounds",
-)
+CLASSIC_ATTRS = DUMP_ATTRIBUTES
 RECENT_ATTRS = (*CLASSIC_ATTRS, "drawing-order", "hint")
 U2_ATTRS = (*CLASSIC_ATTRS[:-1], "visible-to-user", "bounds", "drawing-order", "hint", "display-id")
 

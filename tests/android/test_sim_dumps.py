@@ -19,13 +19,10 @@ from _util import TASK_IDS, find_el, make, tap
 from dump_profile import DumpProfile, parse_bounds, profile
 
 from gui_gym.android.sim.widgets import KEYBOARD_PACKAGE, SYSTEM_PACKAGE
-from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, is_naf, to_xml
+from gui_gym.android.ui import DUMP_ATTRIBUTES, SCREEN_H, SCREEN_W, Node, is_naf, to_xml
 
 FIXTURES = Path(__file__).parent / "fixtures" / "dumps"
-CLASSIC_ORDER = (
-    "index", "text", "resource-id", "class", "package", "content-desc", "checkable", "checked", "clickable",
-    "enabled", "focusable", "focused", "scrollable", "long-clickable", "password", "selected", "bounds",
-)  # fmt: skip
+CLASSIC_ORDER = DUMP_ATTRIBUTES
 _BOOLS = {
     "checkable": "checkable", "checked": "checked", "clickable": "clickable", "enabled": "enabled",
     "focusable": "focusable", "focused": "focused", "scrollable": "scrollable", "long-clickable": "long_clickable",

@@ -20,6 +20,11 @@ Optional capabilities are declared by boolean class attributes, read with :func:
 A backend that does not declare one does not have it; the env then raises
 :class:`BackendCapabilityError` naming the backend and the capability.
 
+Two optional methods enrich the observation: ``windows()`` (every window on screen as
+:class:`~gui_gym.android.ui.Window` records: the accessibility forest, AndroidWorld's element
+list, ``ui_windows="all"``) and ``screen()`` (all windows under one root, ``ui_windows="merged"``).
+Without ``windows()`` the env treats :meth:`~AndroidBackend.tree` as the one active window.
+
 Example:
     >>> import numpy as np
     >>> from gui_gym.android.actions import parse_action
