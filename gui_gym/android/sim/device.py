@@ -269,7 +269,7 @@ class Device:
         windows: list[Window] = []
         if st.recents_open or st.foreground is None:
             launcher = self._recents() if st.recents_open else self._launcher()
-            main = decor(LAUNCHER_PACKAGE, launcher, top=0, bottom=SCREEN_H)
+            main = decor(LAUNCHER_PACKAGE, launcher, top=0, bottom=SCREEN_H, bars=False)  # the launcher is edge to edge
             windows.append(
                 Window(
                     _WINDOW_IDS["launcher"],

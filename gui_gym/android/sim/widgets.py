@@ -35,9 +35,10 @@ LAUNCHER_PACKAGE = "com.google.android.apps.nexuslauncher"
 KEYBOARD_PACKAGE = "com.google.android.inputmethod.latin"
 
 
-def decor(package: str, content: Sequence[Node] | Node, top: int, bottom: int) -> Node:
+def decor(package: str, content: Sequence[Node] | Node, top: int, bottom: int, bars: bool = True) -> Node:
     """An activity's window: the DecorView, its LinearLayout and ``android:id/content``
-    holding ``content`` (the content area runs from ``top`` to ``bottom``), as in a real dump."""
+    holding ``content`` (the content area runs from ``top`` to ``bottom``), as in a real dump;
+    with ``bars``, the DecorView's own views behind the navigation and status bars follow."""
     kids = [content] if isinstance(content, Node) else list(content)
     frame = Node(
         "android.widget.FrameLayout",
@@ -47,7 +48,20 @@ def decor(package: str, content: Sequence[Node] | Node, top: int, bottom: int) -
         children=kids,
     )
     body = Node("android.widget.LinearLayout", (0, 0, SCREEN_W, SCREEN_H), package=package, children=[frame])
-    return Node("android.widget.FrameLayout", (0, 0, SCREEN_W, SCREEN_H), package=package, children=[body])
+    kids = [body]
+    if bars:
+        kids.append(
+            Node(
+                "android.view.View",
+                (0, NAV_TOP, SCREEN_W, SCREEN_H),
+                rid="android:id/navigationBarBackground",
+                package=package,
+            )
+        )
+        kids.append(
+            Node("android.view.View", (0, 0, SCREEN_W, STATUS_H), rid="android:id/statusBarBackground", package=package)
+        )
+    return Node("android.widget.FrameLayout", (0, 0, SCREEN_W, SCREEN_H), package=package, children=kids)
 
 
 class Inapplicable(Exception):
