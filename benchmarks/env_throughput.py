@@ -141,15 +141,15 @@ class Driver:
         rng = self.rng
         kind = MIX[int(np.searchsorted(self.cum, rng.random(), side="right"))][0]
         if kind == "tap":
-            clickable = [e for e in ui_elements if e.is_clickable and e.is_enabled]
+            clickable = [i for i, e in enumerate(ui_elements) if e.is_clickable and e.is_enabled]
             if not clickable:
                 kind = "back"
             else:
-                e = clickable[int(rng.integers(len(clickable)))]
+                i = clickable[int(rng.integers(len(clickable)))]
                 self.kinds[kind] += 1
                 if rng.random() < 0.5:  # AndroidLab text with the element's bbox
-                    return 'do(action="Tap", element=[{},{},{},{}])'.format(*element_box(e))
-                return {"action_type": "click", "index": int(e.index)}  # AndroidWorld dict
+                    return 'do(action="Tap", element=[{},{},{},{}])'.format(*element_box(ui_elements[i]))
+                return {"action_type": "click", "index": i}  # AndroidWorld dict
         self.kinds[kind] += 1
         if kind == "oracle":
             return ORACLE

@@ -157,7 +157,7 @@ def _node_dict(n: Node, uid: int, depth: int, drawing: int, child_ids: list[int]
 
 
 def visible(n: Node) -> bool:
-    """Whether the node is visible to the user: nodes are, unless they carry ``visible=False``."""
+    """Whether the node is visible to the user (``Node.visible``)."""
     return bool(getattr(n, "visible", True))
 
 
@@ -401,34 +401,40 @@ def element_center(e: UIElement) -> tuple[int, int]:
 def window_elements(windows: Iterable[Window], *, exclude_invisible: bool = True) -> list[ForestElement]:
     """:func:`forest_elements` of ``windows`` without building the forest: the same records in
     the same order (windows by layer, nodes breadth-first), at a fraction of the cost. The env
-    reads this every step."""
+    reads this every step, so the records are built positionally."""
     out = []
     for w in sorted(windows, key=lambda w: w.layer):
-        seen = {id(w.root)}
         order = [w.root]
-        for n in order:  # breadth-first: the list grows while it is read
-            for c in n.children:
-                if id(c) not in seen:
-                    seen.add(id(c))
-                    order.append(c)
+        for n in order:  # breadth-first (a window's nodes form a tree): the list grows while read
+            order.extend(n.children)
         for uid, n in enumerate(order):
             if n.children and not n.desc and not n.scrollable:
                 continue
-            shown = visible(n)
+            shown = n.visible
             if exclude_invisible and not shown:
                 continue
             l, t, r, b = n.bounds
+            field = n.field is not None
             e = UIElement(
-                text=n.text or None,
-                content_description=n.desc or None,
-                class_name=n.cls or None,
-                bbox_pixels=BoundingBox(l, r, t, b),
-                hint_text=_hint(n) or None,
-                **_flags(n),
-                is_editable=n.field is not None,
-                is_visible=shown,
-                package_name=(n.package or w.package) or None,
-                resource_name=n.rid or None,
+                n.text or None,
+                n.desc or None,
+                n.cls or None,
+                None,
+                BoundingBox(l, r, t, b),
+                (_hint(n) or None) if field else None,
+                n.checked,
+                n.checkable,
+                n.clickable,
+                field,
+                n.enabled,
+                n.focused,
+                n.focusable,
+                n.long_clickable,
+                n.scrollable,
+                n.selected,
+                shown,
+                (n.package or w.package) or None,
+                n.rid or None,
             )
             out.append(ForestElement(e, n, w.id, uid))
     return out
