@@ -91,12 +91,12 @@ def setting_switch(
         else:
             s[key] = value
 
-    return ui.switch(label, bool(s[key]), toggle, rid=f"{PKG}:id/{key}", summary=summary)
+    return ui.switch(label, bool(s[key]), toggle, summary=summary)  # a preference row has no id
 
 
 def info_row(ui: UI, title: str, summary: str = "") -> Node:
     """A read-only preference row (title and summary, not clickable)."""
-    return ui.row(title, summary, rid=f"{PKG}:id/preference", h=190 if summary else 168)
+    return ui.row(title, summary, h=190 if summary else 168)
 
 
 class Page(Screen):
@@ -179,7 +179,7 @@ class DisplayPage(Page):
                 "android.widget.SeekBar",
                 ui.rect(130),
                 f"{level}%",
-                rid=f"{PKG}:id/seekbar",
+                rid="android:id/seekbar",
                 desc="Brightness level",
                 on_scroll=drag,
                 focusable=True,
@@ -314,7 +314,6 @@ class SettingsHome(Screen):
                 title,
                 summary(s),
                 on_tap=lambda: self._open(dev, title, page),
-                rid=f"{PKG}:id/dashboard_tile",
                 h=MAIN_ROW_H,
                 label=title,
             )
