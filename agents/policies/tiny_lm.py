@@ -30,7 +30,7 @@ __all__ = ["EOS", "VOCABS", "tiny_lm", "tiny_tokenizer"]
 #: takes a few tokens (an AndroidLab ``Swipe`` is 49 bytes, over the default 48 new tokens).
 VOCABS = ("bytes", "actions")
 EOS = "<|endoftext|>"
-_ACTIONS_VOCAB = 512
+_ACTIONS_VOCAB = 576
 
 
 def tiny_tokenizer(vocab: str = "bytes", family: EnvFamily | str | None = None) -> PreTrainedTokenizerFast:

@@ -22,7 +22,7 @@ Example:
     >>> obs, info = env.reset(seed=0)
     >>> cands = candidate_actions(obs)
     >>> [c.label for c in cands if c.kind == "launch"][:2]
-    ['launch Contacts', 'launch Messages']
+    ['launch Contacts', 'launch Simple SMS Messenger']
     >>> env.unwrapped.oracle_action() in {c.action for c in cands}
     True
 

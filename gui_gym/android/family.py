@@ -10,7 +10,7 @@ Example:
     >>> obs, info = env.reset(seed=0)
     >>> family = family_of(env)
     >>> [c.label for c in family.admissible_actions(obs) if c.kind == "launch"][:2]
-    ['launch Contacts', 'launch Messages']
+    ['launch Contacts', 'launch Simple SMS Messenger']
     >>> family.observation_text(obs)[:13]
     'nexuslauncher'
 """
@@ -66,7 +66,7 @@ def action_prompt() -> str:
             *action_examples(),
             "element is the [x1,y1,x2,y2] bounds of a screen element; "
             f"direction (of the finger) is one of {', '.join(DIRECTIONS)}; dist is one of {', '.join(DISTANCES)}.",
-            "Type replaces the text of the focused field (it deletes what is there) and then presses Enter.",
+            "Type replaces the text of the focused field, then presses Enter.",
             "finish() ends the task; finish(message=...) ends it with the answer when the task asks a question.",
         ]
     )
