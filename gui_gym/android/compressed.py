@@ -57,7 +57,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from gui_gym.android.ui import BAD_XML, SCREEN_H, SCREEN_W, Node
+from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, dumped_text
 
 __all__ = [
     "COMPRESSED_FORMATS",
@@ -162,16 +162,6 @@ _ACTION = {
     for d in (False, True)
     for e in (False, True)
 }
-
-
-def _dumped(s: str) -> str:
-    """A text as a dump carries it: characters XML cannot hold become U+FFFD."""
-    if s.isalnum() or not s:
-        return s
-    out = s.translate(BAD_XML)
-    if not out.isascii() and any(0xD800 <= ord(c) <= 0xDFFF for c in out):
-        out = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in out)
-    return out
 
 
 def _largest(bounds: Iterator[Box]) -> Box:
@@ -280,9 +270,9 @@ def _from_tree(nodes: list[Node], parent: _V, pb: Box | None, build: _Build) -> 
         ):
             text, desc = n.text, n.desc
             if not text.isprintable():
-                text = _dumped(text)
+                text = dumped_text(text)
             if not desc.isprintable():
-                desc = _dumped(desc)
+                desc = dumped_text(desc)
             cls = _SHORT.get(n.cls)
             if cls is None:
                 cls = _SHORT[n.cls] = n.cls.split(".")[-1]
@@ -578,7 +568,7 @@ def _indexed_tree(n: Node, depth: int, out: list[str], counter: list[int]) -> No
     ):
         flags = (n.clickable, n.long_clickable, n.scrollable, n.checkable, n.checked, n.focused, n.selected, n.enabled)
         cls = n.cls.rsplit(".", 1)[-1]
-        out.append(_indexed_line(idx, depth, cls, _dumped(n.text), _dumped(n.desc), n.rid, n.bounds, flags))
+        out.append(_indexed_line(idx, depth, cls, dumped_text(n.text), dumped_text(n.desc), n.rid, n.bounds, flags))
         depth += 1
     for c in n.children:
         _indexed_tree(c, depth, out, counter)

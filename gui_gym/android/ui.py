@@ -16,8 +16,8 @@ SCREEN_W, SCREEN_H = 1080, 2400
 _XML_HEADER = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
 
 # Characters XML 1.0 cannot carry; they are shown as U+FFFD in dumps (state keeps the text).
-BAD_XML = {c: "\ufffd" for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)}
-BAD_XML.update({0xFFFE: "\ufffd", 0xFFFF: "\ufffd"})
+_BAD_XML = {c: "\ufffd" for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)}
+_BAD_XML.update({0xFFFE: "\ufffd", 0xFFFF: "\ufffd"})
 _ESCAPE = {
     ord("&"): "&amp;",
     ord("<"): "&lt;",
@@ -27,18 +27,23 @@ _ESCAPE = {
     0x0D: "&#13;",
     0x09: "&#9;",
 }
-_ESCAPE.update(BAD_XML)
 
 
-def xml_escape(s: str) -> str:
-    """Escape an attribute value; control characters XML cannot hold become U+FFFD."""
+def dumped_text(s: str) -> str:
+    """A text as a dump carries it: characters XML cannot hold, and lone surrogates, become U+FFFD."""
     if s.isalnum() or not s:
         return s
-    out = s.translate(_ESCAPE)
-    # Lone surrogates cannot be encoded; replace them too.
+    out = s.translate(_BAD_XML)
     if not out.isascii() and any(0xD800 <= ord(c) <= 0xDFFF for c in out):
         out = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in out)
     return out
+
+
+def xml_escape(s: str) -> str:
+    """Escape an attribute value of :func:`dumped_text`."""
+    if s.isalnum() or not s:
+        return s
+    return dumped_text(s).translate(_ESCAPE)
 
 
 def _b(v: bool) -> str:
