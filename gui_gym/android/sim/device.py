@@ -3,9 +3,10 @@
 :class:`DeviceState` is all mutable state (app databases, back stacks, focus, dialogs,
 clock, system settings) and is plain picklable data, so :meth:`Device.snapshot` /
 :meth:`Device.restore` fork a device cheaply. :class:`Device` holds the code: it builds the
-current screen into a :class:`~gui_gym.android.ui.Node` tree and applies actions to it the way
-Android routes input (topmost view under the finger wins; Back closes the keyboard, then a
-dialog, then the activity).
+current screen as windows (:meth:`Device.windows`: the app or launcher, the app's dialog, the
+keyboard, the status and navigation bars; the active one is what a dump shows) and applies
+actions to it the way Android routes input (topmost view under the finger wins, a touch outside
+a dialog cancels it; Back closes the keyboard, then a dialog, then the activity).
 """
 
 from __future__ import annotations
