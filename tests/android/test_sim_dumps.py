@@ -18,6 +18,8 @@ import pytest
 from _util import TASK_IDS, find_el, make, tap
 from dump_profile import DumpProfile, parse_bounds, profile
 
+from gui_gym.android.actions import parse_action
+from gui_gym.android.forest import element_center
 from gui_gym.android.sim.widgets import KEYBOARD_PACKAGE, SYSTEM_PACKAGE
 from gui_gym.android.ui import DUMP_ATTRIBUTES, SCREEN_H, SCREEN_W, Node, is_naf, to_xml
 
@@ -196,3 +198,25 @@ def test_every_oracle_screen_has_the_real_dump_shape(task_id: str) -> None:
         obs, _, term, trunc, _ = env.step(env.unwrapped.oracle_action())
         if term or trunc:
             break
+
+
+def test_every_oracle_target_has_an_androidworld_index() -> None:
+    """AndroidWorld's agents act by ``index`` into its reduced list: every element the oracle taps
+    or long-presses, on every task, is reached by the centre of some element of that list."""
+    reached = total = 0
+    for task_id in TASK_IDS:
+        env = make(task_id)
+        _, info = env.reset(seed=0)
+        dev = env.unwrapped.device
+        for _ in range(200):
+            action = env.unwrapped.oracle_action()
+            parsed = parse_action(action)
+            if parsed.kind in ("tap", "long_press") and parsed.element is not None:
+                attr = "on_tap" if parsed.kind == "tap" else "on_long_press"
+                target = dev._hit(*parsed.center(), attr)
+                total += 1
+                reached += any(dev._hit(*element_center(e), attr) is target for e in info["ui_elements"])
+            _, _, term, trunc, info = env.step(action)
+            if term or trunc:
+                break
+    assert total > 200 and reached == total, f"{reached} of {total}"
