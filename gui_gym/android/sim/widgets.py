@@ -547,8 +547,10 @@ class UI:
             on_toggle(not checked)
             return f'Turn {"off" if checked else "on"} "{label}" in {self.app_label}'
 
+        # A preference row as AndroidX lays it out: the texts in a RelativeLayout, the switch in
+        # android:id/widget_frame.
         row = self.add(Node("android.widget.LinearLayout", r, on_tap=tap, label=label, role="row"))
-        row.children.append(
+        texts = [
             Node(
                 "android.widget.TextView",
                 (PAD, t + 30, 820, t + 110),
@@ -557,9 +559,9 @@ class UI:
                 rid="android:id/title",
                 role="text",
             )
-        )
+        ]
         if summary:
-            row.children.append(
+            texts.append(
                 Node(
                     "android.widget.TextView",
                     (PAD, t + 110, 820, b - 20),
@@ -570,19 +572,23 @@ class UI:
                 )
             )
         row.children.append(
-            Node(
-                "android.widget.Switch",
-                (860, t + 40, 1040, b - 40),
-                "ON" if checked else "OFF",
-                package=self.package,
-                rid="android:id/switch_widget",
-                checkable=True,
-                checked=checked,
-                on_tap=tap,
-                label=label,
-                role="switch",
-            )
+            Node("android.widget.RelativeLayout", union(n.bounds for n in texts), package=self.package, children=texts)
         )
+        switch = Node(
+            "android.widget.Switch",
+            (860, t + 40, 1040, b - 40),
+            "ON" if checked else "OFF",
+            package=self.package,
+            rid="android:id/switch_widget",
+            checkable=True,
+            checked=checked,
+            on_tap=tap,
+            label=label,
+            role="switch",
+        )
+        frame = Node("android.widget.LinearLayout", switch.bounds, rid="android:id/widget_frame", package=self.package)
+        frame.children.append(switch)
+        row.children.append(frame)
         return row
 
     def checkbox(self, label: str, checked: bool, on_toggle: Callable[[bool], Any], rid: str = "") -> Node:
