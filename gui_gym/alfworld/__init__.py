@@ -1,0 +1,1 @@
+"""ALFWorld: its game files read as data (:mod:`gui_gym.alfworld.pddl`)."""
