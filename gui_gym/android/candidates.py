@@ -45,6 +45,7 @@ from typing import Any, NamedTuple
 from gui_gym.android.actions import Action, contract_kind, format_action
 from gui_gym.android.compressed import detect_format, is_system_bounds, parse_compressed
 from gui_gym.android.sim.apps import APPS as _DEVICE_APPS
+from gui_gym.android.ui import SYSTEM_IDS, SYSTEM_PACKAGE
 from gui_gym.core.family import Candidate
 
 __all__ = ["APPS", "KINDS", "Candidate", "ScreenElement", "candidate_actions", "instruction_strings", "parse_screen"]
@@ -54,8 +55,6 @@ APPS = tuple(app.label for app in _DEVICE_APPS.values())
 #: Candidate kinds, in the order :func:`candidate_actions` lists them.
 KINDS = ("tap", "long_press", "swipe", "type", "enter", "back", "home", "launch", "finish", "infeasible", "answer")
 
-_SYSTEM_PACKAGE = "com.android.systemui"
-_SYSTEM_IDS = {"clock", "back", "home", "overview", "status_bar", "navigation_bar"}
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _LINE = re.compile(r"^(?P<indent>\s*)\[\d+\]\s+(?P<cls>\S+)(?P<rest>.*)$")
 _QUOTED = re.compile(r'"([^"]*)"')
@@ -128,7 +127,7 @@ def _from_xml(text: str) -> list[ScreenElement]:
                     long_clickable=node.get("long-clickable") == "true",
                     scrollable=node.get("scrollable") == "true",
                     editable=cls == "EditText",
-                    system=node.get("package") == _SYSTEM_PACKAGE or rid in _SYSTEM_IDS,
+                    system=node.get("package") == SYSTEM_PACKAGE or rid in SYSTEM_IDS,
                     label=label,
                 )
             )
@@ -171,7 +170,7 @@ def _from_compressed(text: str) -> list[ScreenElement]:
                     "long_clickable": "long-clickable" in flags,
                     "scrollable": "scrollable" in flags,
                     "editable": m.group("cls") == "EditText",
-                    "system": rid in _SYSTEM_IDS
+                    "system": rid in SYSTEM_IDS
                     or bool(re.search(r"Battery|Wi-Fi (on|off)|Bluetooth (on|off)", desc_m.group(1) if desc_m else "")),
                 },
             )

@@ -165,6 +165,10 @@ class GuiAndroidEnv(gym.Env):
         self.action_dialect = action_dialect
         self.action_coordinates = action_coordinates
         self.backend = make_backend(backend)
+        if ui_windows == "merged" and not callable(getattr(self.backend, "screen", None)):
+            raise BackendCapabilityError(
+                f"ui_windows='merged' needs a backend with screen(); {self.backend.name!r} has none"
+            )
         self.pool = resolve_tasks(task, self.backend.tasks)
         self.obs_mode = obs_mode
         self.ui_format = ui_format
@@ -393,15 +397,7 @@ class GuiAndroidEnv(gym.Env):
             return json.dumps(to_forest(self._windows()), ensure_ascii=False, separators=(",", ":"))
         if self.ui_windows == "all":
             return to_xml([w.root for w in sorted(self._windows(), key=lambda w: w.layer)])
-        if self.ui_windows == "merged":
-            screen = getattr(self.backend, "screen", None)
-            if not callable(screen):
-                raise BackendCapabilityError(
-                    f"ui_windows='merged' needs a backend with screen(); {self.backend.name!r} has none"
-                )
-            tree = screen()
-        else:
-            tree = self.backend.tree()
+        tree = self.backend.screen() if self.ui_windows == "merged" else self.backend.tree()  # type: ignore[attr-defined]
         return to_xml(tree) if self._compressed is None else compress_tree(tree, self._compressed)
 
     def _screenshot(self) -> np.ndarray:

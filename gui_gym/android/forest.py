@@ -144,7 +144,7 @@ def _node_dict(n: Node, uid: int, depth: int, drawing: int, child_ids: list[int]
         "is_password": n.password,
         "is_scrollable": n.scrollable,
         "is_selected": n.selected,
-        "is_visible_to_user": visible(n),
+        "is_visible_to_user": n.visible,
         "actions": [{"id": a, "label": ""} for a in _actions(n, editable)],
         "child_ids": child_ids,
         "clickable_spans": [],
@@ -154,11 +154,6 @@ def _node_dict(n: Node, uid: int, depth: int, drawing: int, child_ids: list[int]
         "drawing_order": drawing,
         "tooltip_text": "",
     }
-
-
-def visible(n: Node) -> bool:
-    """Whether the node is visible to the user (``Node.visible``)."""
-    return bool(getattr(n, "visible", True))
 
 
 def _shows_hint(n: Node) -> bool:
@@ -361,9 +356,10 @@ def dump_elements(root: Node) -> list[ForestElement]:
     """Every node of a dump in pre-order, as AndroidWorld's ``xml_dump_to_ui_elements`` reads a
     ``uiautomator dump`` (its ``A11yMethod.UIAUTOMATOR`` path): ``bbox`` in pixels like
     ``bbox_pixels``, ``resource_id`` (not ``resource_name``) from ``resource-id``, strings kept
-    as they are (``""`` stays ``""``), ``is_visible`` true, ``is_editable`` and ``hint_text`` unset."""
+    as they are (``""`` stays ``""``), ``is_visible`` true, ``is_editable`` and ``hint_text`` unset.
+    An invisible node and what it holds are not in a dump, so not here either."""
     out = []
-    for uid, n in enumerate(root.walk()):
+    for uid, n in enumerate(_dumped_nodes(root)):
         l, t, r, b = n.bounds
         pixels = BoundingBox(l, r, t, b)
         e = UIElement(
@@ -378,6 +374,16 @@ def dump_elements(root: Node) -> list[ForestElement]:
             resource_id=n.rid,
         )
         out.append(ForestElement(e, n, 0, uid))
+    return out
+
+
+def _dumped_nodes(root: Node) -> list[Node]:
+    """The nodes a dump writes, in document order: invisible subtrees left out."""
+    out, stack = [], [root]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        stack.extend(c for c in reversed(n.children) if c.visible)
     return out
 
 

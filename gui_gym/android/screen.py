@@ -29,21 +29,20 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from gui_gym.android.compressed import detect_format, is_system_bounds, parse_compressed
-from gui_gym.android.ui import SCREEN_H, SCREEN_W
+from gui_gym.android.ui import SCREEN_H, SCREEN_W, SYSTEM_IDS, SYSTEM_PACKAGE
 from gui_gym.core.family import OVERLAY
 from gui_gym.core.family import text_items as screen_items
 
 __all__ = ["screen_items", "screen_text"]
 
 MAX_CHARS = 1200
-_SYSTEM_PACKAGE = "com.android.systemui"
 _FULL_SCREEN = f"[0,0][{SCREEN_W},{SCREEN_H}]"
 _STATES = ("checked", "selected", "focused")
 _BOUNDS = re.compile(r"\s*\[\d+,\d+\]\[\d+,\d+\]")
 _INDEX = re.compile(r"^\s*\[\d+\]\s*")
 _FLAG_WORDS = {"clickable", "long-clickable", "scrollable", "checkable", "focusable", *_STATES}
 _FLAGS = re.compile(r"(?<=\s)[\w-]+(?:,[\w-]+)*(?=\s|$)")
-_SYSTEM_IDS = re.compile(r"\bid=(?:clock|back|home|overview|status_bar|navigation_bar)\b")
+_SYSTEM_IDS = re.compile(rf"\bid=(?:{'|'.join(sorted(SYSTEM_IDS))})\b")
 
 
 def screen_text(obs: Any, max_chars: int = MAX_CHARS) -> str:
@@ -81,7 +80,7 @@ def _from_xml(text: str) -> str:
     floating = top is not None and top.get("bounds", _FULL_SCREEN) != _FULL_SCREEN
     for node in root.iter("node"):
         package = node.get("package", "")
-        if package == _SYSTEM_PACKAGE:
+        if package == SYSTEM_PACKAGE:
             continue
         if not app and package:
             app = package.rsplit(".", 1)[-1]

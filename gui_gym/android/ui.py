@@ -12,6 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 SCREEN_W, SCREEN_H = 1080, 2400
+#: System UI's package, and the resource ids (after ``:id/``) of its status and navigation bars.
+SYSTEM_PACKAGE = "com.android.systemui"
+SYSTEM_IDS = frozenset(
+    {"clock", "back", "home", "recent_apps", "overview", "status_bar", "navigation_bar", "navigation_bar_frame"}
+)
 
 _XML_HEADER = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
 

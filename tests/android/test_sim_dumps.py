@@ -19,9 +19,12 @@ from _util import TASK_IDS, find_el, make, tap
 from dump_profile import DumpProfile, parse_bounds, profile
 
 from gui_gym.android.actions import parse_action
-from gui_gym.android.forest import element_center
-from gui_gym.android.sim.widgets import KEYBOARD_PACKAGE, SYSTEM_PACKAGE
-from gui_gym.android.ui import DUMP_ATTRIBUTES, SCREEN_H, SCREEN_W, Node, is_naf, to_xml
+from gui_gym.android.backends.base import BackendCapabilityError
+from gui_gym.android.backends.sim import SimBackend
+from gui_gym.android.env import GuiAndroidEnv
+from gui_gym.android.forest import dump_elements, element_center
+from gui_gym.android.sim.widgets import KEYBOARD_PACKAGE
+from gui_gym.android.ui import DUMP_ATTRIBUTES, SCREEN_H, SCREEN_W, SYSTEM_PACKAGE, Node, is_naf, to_xml
 
 FIXTURES = Path(__file__).parent / "fixtures" / "dumps"
 CLASSIC_ORDER = DUMP_ATTRIBUTES
@@ -220,3 +223,33 @@ def test_every_oracle_target_has_an_androidworld_index() -> None:
             if term or trunc:
                 break
     assert total > 200 and reached == total, f"{reached} of {total}"
+
+
+def test_the_merged_view_holds_every_window_under_one_root() -> None:
+    env = make("ContactsAddContact", ui_windows="merged")
+    env.reset(seed=0)
+    _, _, _, _, info = env.step('do(action="Launch", app="Contacts")')
+    env.step(tap(find_el(info, content_description="Create contact")))  # the keyboard comes up
+    p = profile(env.unwrapped.observe()["ui"])
+    assert p.top_level_nodes == 1 and p.root_package == SYSTEM_PACKAGE
+    assert {"com.google.android.contacts", KEYBOARD_PACKAGE, SYSTEM_PACKAGE} <= set(p.packages)
+
+
+def test_the_merged_view_needs_a_backend_that_composes_the_screen() -> None:
+    class TreeOnly(SimBackend):
+        screen = None  # type: ignore[assignment]
+
+    with pytest.raises(BackendCapabilityError, match="screen"):
+        GuiAndroidEnv(backend=TreeOnly(), ui_windows="merged")
+    GuiAndroidEnv(backend=TreeOnly())  # the other views need no screen()
+
+
+def test_an_invisible_node_is_in_no_dump_and_no_dump_element() -> None:
+    """uiautomator skips a child that is not visible (its index stays taken); so does AndroidWorld's
+    reading of the dump."""
+    hidden = Node("android.widget.TextView", (0, 0, 5, 5), "hidden", visible=False)
+    shown = Node("android.widget.TextView", (5, 0, 10, 5), "shown")
+    root = Node("android.widget.FrameLayout", (0, 0, 10, 5), children=[hidden, shown])
+    xml = to_xml(root)
+    assert "hidden" not in xml and '<node index="1" text="shown"' in xml
+    assert [e.element.text for e in dump_elements(root)] == ["", "shown"]

@@ -17,7 +17,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from gui_gym.android.actions import MAX_QUOTE, Action, ActionParseError, clip_text, parse_action, quoted
+from gui_gym.android.actions import (
+    MAX_QUOTE,
+    TYPE_CLEAR_CHARS,
+    Action,
+    ActionParseError,
+    clip_text,
+    parse_action,
+    quoted,
+)
 from gui_gym.android.backends.base import Outcome
 from gui_gym.android.sim.apps import APPS, App
 from gui_gym.android.sim.widgets import (
@@ -28,7 +36,6 @@ from gui_gym.android.sim.widgets import (
     NAV_TOP,
     PAD,
     STATUS_H,
-    SYSTEM_PACKAGE,
     UI,
     Dialog,
     FormHost,
@@ -36,7 +43,7 @@ from gui_gym.android.sim.widgets import (
     Screen,
     decor,
 )
-from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node, Window, flatten
+from gui_gym.android.ui import SCREEN_H, SCREEN_W, SYSTEM_PACKAGE, Node, Window, flatten
 from gui_gym.core.io import Snapshot
 
 _SWIPE_FRACTION = {"short": 0.25, "medium": 0.5, "long": 0.75}
@@ -46,6 +53,9 @@ _ABSENT_APPS = {
     "messages": ("Google Messages", "text messages are sent with Simple SMS Messenger"),
     "google calendar|gcal": ("Google Calendar", "the calendar is Simple Calendar Pro"),
 }
+#: ``type_text(delete=CLEAR_ALL)``: select all, then delete (AndroidWorld's ``clear_text``); a Type's
+#: clear deletes ``TYPE_CLEAR_CHARS`` (100 x KEYCODE_DEL, AndroidLab).
+CLEAR_ALL = 1 << 30
 _WINDOW_IDS = {"launcher": 3, "app": 5, "dialog": 7, "keyboard": 9, "status": 11, "nav": 13}
 _LONG_PRESS_TOUCHES = 3  # android_env: held for this many TOUCH steps without moving
 
@@ -637,7 +647,7 @@ class Device:
                 raise Inapplicable("double tap needs a target")
             return Outcome(True, self.double_tap(*p))
         if k == "type":
-            delete = self.TYPE_CLEAR_CHARS if a.clear else 0
+            delete = TYPE_CLEAR_CHARS if a.clear else 0
             return Outcome(True, self.type_text(a.text or "", delete=delete, enter=bool(a.enter)))
         if k == "input_text":
             parts = []
@@ -648,7 +658,7 @@ class Device:
             if self.focused_host() is None:
                 raise Inapplicable("input_text needs a text field: its target is not one and no field has focus")
             # AndroidWorld: Ctrl+A then Delete (the whole field) with clear_text; Enter always.
-            parts.append(self.type_text(a.text or "", delete=self.CLEAR_ALL if a.clear else 0, enter=True))
+            parts.append(self.type_text(a.text or "", delete=CLEAR_ALL if a.clear else 0, enter=True))
             return Outcome(True, "; ".join(parts))
         if k == "swipe" and a.end is not None:
             assert a.point is not None
@@ -766,7 +776,7 @@ class Device:
 
     def type_text(self, text: str, delete: int = 0, enter: bool = False) -> str:
         """Type ``text`` into the focused field after deleting ``delete`` characters before the
-        cursor (the end of the field; :attr:`CLEAR_ALL`: select all, then delete), then press Enter
+        cursor (the end of the field; :data:`CLEAR_ALL`: select all, then delete), then press Enter
         if ``enter``. Everything is checked before the field changes; an Enter that has nothing
         to do afterwards leaves the text typed and says so, as on a phone."""
         fh = self.focused_host()
@@ -894,11 +904,6 @@ class Device:
         if len(pts) - 1 >= _LONG_PRESS_TOUCHES:
             return self.long_press(x0, y0)
         return self.tap(x0, y0)
-
-    # Input constants (here, with the input code they belong to).
-    from gui_gym.android.actions import TYPE_CLEAR_CHARS  # a Type's clear: 100 x KEYCODE_DEL
-
-    CLEAR_ALL = 1 << 30  # type_text(delete=CLEAR_ALL): select all, then delete (AndroidWorld's clear_text)
 
     def _enter_after_typing(self) -> str:
         """The Enter a Type (AndroidLab) or input_text (AndroidWorld) presses after its text:

@@ -30,7 +30,6 @@ ROW_H = 168
 FIELD_H = 150
 PAD = 42
 MAX_FIELD_CHARS = 500
-SYSTEM_PACKAGE = "com.android.systemui"
 LAUNCHER_PACKAGE = "com.google.android.apps.nexuslauncher"
 KEYBOARD_PACKAGE = "com.google.android.inputmethod.latin"
 
