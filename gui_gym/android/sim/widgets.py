@@ -346,9 +346,8 @@ class UI:
     def content(self, layout: Sequence[tuple[str, str]] = ()) -> list[Node]:
         """The screen's nodes inside the app's own root layouts (``(class, resource id)`` from
         the outermost in), each spanning the content area, as an activity's layout nests them."""
-        nodes = self.nodes
+        nodes, box = self.nodes, (0, self.top, SCREEN_W, self.content_bottom)
         for cls, rid in reversed(layout):
-            box = (0, self.top, SCREEN_W, self.content_bottom)
             nodes = [Node(cls, box, rid=rid, package=self.package, children=nodes)]
         return nodes
 
