@@ -144,6 +144,30 @@ class World:
     object_types: Mapping[str, frozenset[str]]
     name: str = ""
 
+    def __post_init__(self) -> None:
+        # Unary static facts as sets of ids, and the commands that only depend on static facts,
+        # so that listing the admissible commands is set lookups and no string formatting.
+        unary = {p: frozenset(f[0] for f in fs if len(f) == 1) for p, fs in self.static.items()}
+        object.__setattr__(self, "unary", unary)
+        n = self.names
+        goto: dict[str, list[tuple[str, Action]]] = {}
+        for loc in self.location_receptacles:
+            goto[loc] = [
+                (f"go to {n[r]}", ("goto", other, r))
+                for other, rs in self.location_receptacles.items()
+                if other != loc
+                for r in rs
+            ]
+        object.__setattr__(self, "goto_from", goto)
+        object.__setattr__(
+            self, "goto_anywhere", [(f"go to {n[r]}", ("goto", loc, r)) for loc, rs in self.location_receptacles.items() for r in rs]
+        )
+        object.__setattr__(self, "goal_normal", _normalize(self.goal))
+
+    def is_(self, predicate: str, entity: str) -> bool:
+        """Whether a unary static fact holds (``openable``, ``pickupable``, ``heatable`` …)."""
+        return entity in self.unary.get(predicate, ())  # type: ignore[attr-defined]
+
     @classmethod
     def from_problem(cls, problem: Problem, grammar: Grammar, *, rng: random.Random | None = None) -> World:
         """Compile a parsed PDDL problem. ``rng`` shuffles the numbering of names (alfworld's
@@ -209,6 +233,7 @@ class Engine:
         self.facts: dict[str, set[tuple[str, ...]]] = {}
         self._not_in: set[tuple[str, str]] = set()  # explicit not_inreceptacle facts
         self._actions: dict[str, Action] = {}
+        self._won = False
         self.reset()
 
     # -- the game ---------------------------------------------------------------------------
@@ -218,8 +243,9 @@ class Engine:
         self.facts = {p: set(fs) for p, fs in w.initial.items()}
         self._not_in = set()
         self._actions = self._applicable()
+        self._won = _holds(w.goal_normal, self, {})  # type: ignore[attr-defined]
         text = f"{WELCOME}\n\n{self._look(bound=False)}\n\n{w.grammar.task}"
-        return Observation(text, sorted(self._actions), self.won())
+        return Observation(text, sorted(self._actions), self._won)
 
     def step(self, command: str) -> Observation:
         """Play ``command``; one that is not admissible now changes nothing (``Nothing happens.``)."""
@@ -227,7 +253,8 @@ class Engine:
         text = NOTHING_HAPPENS if action is None else self._apply(action)
         if action is not None:
             self._actions = self._applicable()
-        return Observation(text, sorted(self._actions), self.won())
+            self._won = _holds(self.world.goal_normal, self, {})  # type: ignore[attr-defined]
+        return Observation(text, sorted(self._actions), self._won)
 
     @property
     def admissible(self) -> list[str]:
@@ -240,7 +267,7 @@ class Engine:
 
     def won(self) -> bool:
         """Whether the goal holds."""
-        return bool(_holds(self.world.goal, self, {}))
+        return self._won
 
     # -- state queries (the expert and the env read these) ----------------------------------
     def location(self) -> str | None:
@@ -289,50 +316,57 @@ class Engine:
 
     # -- applicable actions (alfred.pddl's preconditions) -----------------------------------
     def _applicable(self) -> dict[str, Action]:
-        w, f = self.world, self.facts
+        w, f, n = self.world, self.facts, self.world.names
+        is_ = w.is_
         here = self.location()
         held = self.held()
-        hands_full = any(a == w.agent for (a,) in f["holdsany"])
-        out: list[Action] = [("look",), ("inventory",)]
+        actions: dict[str, Action] = {"look": ("look",), "inventory": ("inventory",)}
         if w.grammar.help:
-            out.append(("help",))
+            actions["help"] = ("help",)
+        if here is None:
+            return actions
         # GotoLocation: every receptacle at another location (the own location is never offered).
-        for loc, receptacles in w.location_receptacles.items():
-            if here is not None and loc != here:
-                out.extend(("goto", loc, r) for r in receptacles)
-        local = w.location_receptacles.get(here, ()) if here is not None else ()
+        actions.update(w.goto_from.get(here, w.goto_anywhere))  # type: ignore[attr-defined]
+        local = w.location_receptacles.get(here, ())
         opened = f["opened"]
+        reachable = set()
         for r in local:
-            out.append(("examine", r))
-            if w.has("openable", r):
-                out.append(("close", r) if (r,) in opened else ("open", r))
-        reachable = {r for r in local if not w.has("openable", r) or (r,) in opened}
-        for o, r in f["inreceptacle"]:
-            if r in local:
-                if r in reachable and not hands_full and w.has("pickupable", o):
-                    out.append(("take", o, r))
-                if w.has("toggleable", o):
-                    out.append(("use", o))
+            actions[f"examine {n[r]}"] = ("examine", r)
+            if is_("openable", r):
+                if (r,) in opened:
+                    actions[f"close {n[r]}"] = ("close", r)
+                    reachable.add(r)
+                else:
+                    actions[f"open {n[r]}"] = ("open", r)
+            else:
+                reachable.add(r)
+        if local:
+            hands_free = (w.agent,) not in f["holdsany"]
+            for o, r in f["inreceptacle"]:
+                if r in local:
+                    if hands_free and r in reachable and is_("pickupable", o):
+                        actions[f"take {n[o]} from {n[r]}"] = ("take", o, r)
+                    if is_("toggleable", o):
+                        actions.setdefault(f"use {n[o]}", ("use", o))
         if held is not None:
-            out.append(("examine", held))
+            actions[f"examine {n[held]}"] = ("examine", held)
             otypes = w.object_types.get(held, frozenset())
+            cancontain = w.static.get("cancontain", frozenset())
+            put = w.grammar.put_template
             for r in local:
                 rtypes = w.receptacle_types.get(r, frozenset())
-                if r in reachable and any(w.has("cancontain", rt, ot) for rt in rtypes for ot in otypes):
-                    out.append(("put", held, r))
-                if SINK_BASIN in rtypes and w.has("cleanable", held):
-                    out.append(("clean", held, r))
-                if MICROWAVE in rtypes and w.has("heatable", held):
-                    out.append(("heat", held, r))
-                if FRIDGE in rtypes and w.has("coolable", held):
-                    out.append(("cool", held, r))
-            if otypes & BLADES and here is not None:
+                if r in reachable and any((rt, ot) in cancontain for rt in rtypes for ot in otypes):
+                    actions[put.format(o=n[held], r=n[r])] = ("put", held, r)
+                if SINK_BASIN in rtypes and is_("cleanable", held):
+                    actions[f"clean {n[held]} with {n[r]}"] = ("clean", held, r)
+                if MICROWAVE in rtypes and is_("heatable", held):
+                    actions[f"heat {n[held]} with {n[r]}"] = ("heat", held, r)
+                if FRIDGE in rtypes and is_("coolable", held):
+                    actions[f"cool {n[held]} with {n[r]}"] = ("cool", held, r)
+            if otypes & BLADES:
                 for o, loc in f["objectatlocation"]:
-                    if loc == here and w.has("sliceable", o):
-                        out.append(("slice", o, held))
-        actions: dict[str, Action] = {}
-        for action in out:
-            actions.setdefault(self.command(action), action)
+                    if loc == here and is_("sliceable", o):
+                        actions[f"slice {n[o]} with {n[held]}"] = ("slice", o, held)
         return actions
 
     # -- effects and feedback (alfred.pddl's effects, alfred.twl2's feedback) ---------------
@@ -558,37 +592,69 @@ def _by_type(vars_: list[tuple[str, str]], engine: Engine, binding: dict[str, st
         yield from _by_type(rest, engine, {**binding, var: value})
 
 
+_CONNECTIVES = frozenset({"and", "or", "not", "imply", "=", "exists", "forall"})
+
+
+def _normalize(formula: Any) -> Any:
+    """The goal with nested existentials merged into one conjunctive query where that keeps its
+    meaning (``exists r (exists o (and …))`` → ``exists r, o (and …)``; an ``exists`` inside an
+    ``and`` under an ``exists`` is lifted when its variables are fresh), so :func:`_solutions`
+    joins over facts instead of enumerating entities."""
+    if not isinstance(formula, tuple) or not formula:
+        return formula
+    head = formula[0]
+    if head in ("forall",):
+        return (head, formula[1], _normalize(formula[2]))
+    if head != "exists":
+        return (head, *(_normalize(x) for x in formula[1:])) if head in _CONNECTIVES else formula
+    variables = dict(formula[1])
+    parts = [_normalize(formula[2])]
+    flat: list[Any] = []
+    while parts:
+        part = parts.pop(0)
+        if part[0] == "and":
+            parts[:0] = list(part[1:])
+        elif part[0] == "exists" and not set(part[1]) & set(variables):
+            variables.update(part[1])
+            parts.insert(0, part[2])
+        else:
+            flat.append(part)
+    return ("exists", variables, ("and", *flat))
+
+
 def _solutions(
     body: tuple[Any, ...], variables: dict[str, str], engine: Engine, binding: dict[str, str]
 ) -> Iterator[dict[str, str]]:
     """Bindings of ``variables`` that make ``body`` true: positive literals of a conjunction bind
-    variables from the facts (a join), the rest is checked once its variables are bound."""
-    parts = list(body[1:]) if body[0] == "and" else [body]
+    variables from the facts (a join, smallest fact set first), the rest is checked once its
+    variables are bound."""
+    parts = body[1:] if body[0] == "and" else (body,)
     unbound = {v: t for v, t in variables.items() if v not in binding}
-    literal = next(
-        (
-            p
-            for p in parts
-            if p[0] not in ("and", "or", "not", "imply", "=", "exists", "forall")
-            and any(a in unbound for a in p[1:])
-        ),
-        None,
-    )
+    literal, facts = None, ()
+    for p in parts:
+        if p[0] not in _CONNECTIVES and any(a in unbound for a in p[1:]):
+            candidates = _facts(engine, p[0])
+            if literal is None or len(candidates) < len(facts):
+                literal, facts = p, candidates
+                if not facts:
+                    return
     if literal is None:
         for b in _by_type(list(unbound.items()), engine, binding):
             if all(_holds(p, engine, b) for p in parts):
                 yield b
         return
     rest = ("and", *[p for p in parts if p is not literal])
-    for fact in _facts(engine, literal[0]):
+    types = engine.world.types
+    for fact in facts:
         if len(fact) != len(literal) - 1:
             continue
         b = dict(binding)
         for term, value in zip(literal[1:], fact, strict=True):
-            if term.startswith("?"):
-                if term in unbound and b.get(term, value) == value and engine.world.types.get(value) == unbound[term]:
+            if term[0] == "?":
+                bound = b.get(term)
+                if bound is None and term in unbound and types.get(value) == unbound[term]:
                     b[term] = value
-                elif b.get(term) != value:
+                elif bound != value:
                     break
             elif term != value:
                 break
