@@ -160,7 +160,9 @@ class World:
             ]
         object.__setattr__(self, "goto_from", goto)
         object.__setattr__(
-            self, "goto_anywhere", [(f"go to {n[r]}", ("goto", loc, r)) for loc, rs in self.location_receptacles.items() for r in rs]
+            self,
+            "goto_anywhere",
+            [(f"go to {n[r]}", ("goto", loc, r)) for loc, rs in self.location_receptacles.items() for r in rs],
         )
         object.__setattr__(self, "goal_normal", _normalize(self.goal))
 

@@ -155,10 +155,16 @@ GOAL_WORLD = """(define (problem g) (:domain alfred)
         ("(exists (?o - object) (and (objectType ?o AType) (isCool ?o)))", False),
         ("(forall (?o - object) (isHot ?o))", False),
         ("(forall (?o - object) (imply (isHot ?o) (inReceptacle ?o R_bar_1)))", True),
-        ("(exists (?r - receptacle ?o1 - object) (and (inReceptacle ?o1 ?r) (exists (?o2 - object)"
-         " (and (not (= ?o1 ?o2)) (inReceptacle ?o2 ?r)))))", True),
-        ("(exists (?r - receptacle ?o1 - object) (and (isHot ?o1) (inReceptacle ?o1 ?r) (exists (?o2 - object)"
-         " (and (not (= ?o1 ?o2)) (isHot ?o2) (inReceptacle ?o2 ?r)))))", False),
+        (
+            "(exists (?r - receptacle ?o1 - object) (and (inReceptacle ?o1 ?r) (exists (?o2 - object)"
+            " (and (not (= ?o1 ?o2)) (inReceptacle ?o2 ?r)))))",
+            True,
+        ),
+        (
+            "(exists (?r - receptacle ?o1 - object) (and (isHot ?o1) (inReceptacle ?o1 ?r) (exists (?o2 - object)"
+            " (and (not (= ?o1 ?o2)) (isHot ?o2) (inReceptacle ?o2 ?r)))))",
+            False,
+        ),
         ("(or (isCool A_bar_1) (not (isHot B_bar_1)))", True),
         ("(exists (?o - receptacle) (isHot ?o))", False),  # a variable ranges over its type only
     ],
