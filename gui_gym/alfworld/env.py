@@ -128,7 +128,8 @@ class ALFWorldEnv(gym.Env):
         self.backend_name = backend
         self._tw: Any = None
         if backend == "textworld":
-            from gui_gym.alfworld.backends.textworld import TextWorldBackend, find_games
+            from gui_gym.alfworld.backends.textworld import TextWorldBackend
+            from gui_gym.alfworld.dataset import find_games
 
             if game_files is None:
                 game_files = find_games(split)
