@@ -5,7 +5,7 @@ like upstream's directories (``pick_heat_then_place_in_recep-Egg-None-CounterTop
 tier from the expert's plan length (easy ≤ 5 commands, medium 6-10, hard ≥ 11) and its task type.
 
 The generated catalog of the default world (``world_seed=0``, upstream's split sizes) ships as
-``data/catalog.json`` so that listing 3,827 tasks costs nothing; ``python -m
+``data/catalog.json.gz`` so that listing 3,827 tasks costs nothing; ``python -m
 gui_gym.alfworld.catalog`` writes it again (tests check it against the generator). Other seeds and
 sizes are generated on first use, with a progress bar.
 
@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -35,7 +36,7 @@ from gui_gym.core.io import CorruptFileError, atomic_write
 
 __all__ = ["CATALOG_FILE", "Entry", "file_entries", "generated", "task_type_of", "tier", "write_catalog"]
 
-CATALOG_FILE = Path(__file__).parent / "data" / "catalog.json"
+CATALOG_FILE = Path(__file__).parent / "data" / "catalog.json.gz"
 CATALOG_VERSION = 1
 
 
@@ -104,10 +105,10 @@ def generated(split: str, world_seed: int = 0, num_games: int | None = None) -> 
 @lru_cache(maxsize=1)
 def _shipped() -> dict[str, tuple[Entry, ...]]:
     try:
-        data = json.loads(CATALOG_FILE.read_text(encoding="utf-8"))
+        data = json.loads(gzip.decompress(CATALOG_FILE.read_bytes()).decode("utf-8"))
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, EOFError) as e:
         raise CorruptFileError(f"{CATALOG_FILE}: {e}; run `python -m gui_gym.alfworld.catalog`") from None
     if data.get("version") != CATALOG_VERSION:
         return {}
@@ -132,7 +133,7 @@ def write_catalog(path: str | os.PathLike[str] = CATALOG_FILE) -> dict[str, int]
             rows.append([e.task_id, TASK_TYPES.index(e.task_type), e.instruction, e.difficulty])
         splits[split] = rows
     text = json.dumps({"version": CATALOG_VERSION, "splits": splits}, separators=(",", ":"))
-    atomic_write(path, lambda f: f.write(text + "\n"))
+    atomic_write(path, lambda f: f.write(gzip.compress((text + "\n").encode("utf-8"), mtime=0)), binary=True)
     _shipped.cache_clear()
     generated.cache_clear()
     return {s: len(r) for s, r in splits.items()}

@@ -165,6 +165,12 @@ class World:
             [(f"go to {n[r]}", ("goto", loc, r)) for loc, rs in self.location_receptacles.items() for r in rs],
         )
         object.__setattr__(self, "goal_normal", _normalize(self.goal))
+        index: dict[tuple[str, int, str], list[tuple[str, ...]]] = defaultdict(list)
+        for pred, facts in self.static.items():
+            for fact in facts:
+                for pos, value in enumerate(fact):
+                    index[(pred, pos, value)].append(fact)
+        object.__setattr__(self, "static_index", dict(index))
 
     def is_(self, predicate: str, entity: str) -> bool:
         """Whether a unary static fact holds (``openable``, ``pickupable``, ``heatable`` …)."""
@@ -632,14 +638,22 @@ def _solutions(
     variables are bound."""
     parts = body[1:] if body[0] == "and" else (body,)
     unbound = {v: t for v, t in variables.items() if v not in binding}
-    literal, facts = None, ()
+    literal, facts, best = None, (), None
+    index = engine.world.static_index  # type: ignore[attr-defined]
     for p in parts:
-        if p[0] not in _CONNECTIVES and any(a in unbound for a in p[1:]):
-            candidates = _facts(engine, p[0])
-            if literal is None or len(candidates) < len(facts):
-                literal, facts = p, candidates
-                if not facts:
-                    return
+        if p[0] in _CONNECTIVES or not any(a in unbound for a in p[1:]):
+            continue
+        known = [(i, _value(a, binding)) for i, a in enumerate(p[1:]) if not (a in unbound)]
+        dynamic = engine.facts.get(p[0])
+        if dynamic is None and known:
+            candidates: Any = index.get((p[0], *known[0]), ())
+        else:
+            candidates = dynamic if dynamic is not None else engine.world.static.get(p[0], ())
+        key = (-len(known), len(candidates))
+        if best is None or key < best:
+            literal, facts, best = p, candidates, key
+            if not facts:
+                return
     if literal is None:
         for b in _by_type(list(unbound.items()), engine, binding):
             if all(_holds(p, engine, b) for p in parts):

@@ -230,3 +230,45 @@ def _formula(x: SExpr) -> tuple[Any, ...]:
     if not all(isinstance(w, str) for w in x[1:]):
         raise PddlError(f"a predicate takes names, got {_show(x)}")
     return (head, *x[1:])
+
+
+# -- writing ---------------------------------------------------------------------------------------
+
+#: alfred.pddl's predicate names in their own case (PDDL is case-insensitive; the files use these).
+PREDICATES = {
+    p.lower(): p
+    for p in (
+        "atLocation", "receptacleAtLocation", "objectAtLocation", "openable", "opened", "inReceptacle",
+        "isReceptacleObject", "inReceptacleObject", "isReceptacleObjectFull", "wasInReceptacle", "checked",
+        "examined", "receptacleType", "canContain", "objectType", "holds", "holdsAny", "holdsAnyReceptacleObject",
+        "full", "isClean", "cleanable", "isHot", "heatable", "isCool", "coolable", "pickupable", "moveable",
+        "toggleable", "isOn", "isToggled", "sliceable", "isSliced",
+    )
+}  # fmt: skip
+_TYPE_ORDER = ("agent", "otype", "rtype", "object", "receptacle", "location")
+
+
+def _write_formula(f: Any) -> str:
+    if isinstance(f, str):
+        return f
+    head = f[0]
+    if head in ("exists", "forall"):
+        variables = " ".join(f"{v} - {t}" for v, t in f[1].items())
+        return f"({head} ({variables}) {_write_formula(f[2])})"
+    if head in _OPERATORS or head == "=":
+        return f"({head} {' '.join(_write_formula(x) for x in f[1:])})"
+    return f"({PREDICATES.get(head, head)} {' '.join(f[1:])})"
+
+
+def format_problem(problem: Problem) -> str:
+    """The PDDL text of a problem, laid out like ALFWorld's game files (objects by type, facts
+    sorted, predicates in alfred.pddl's case); :func:`parse_problem` reads it back unchanged."""
+    order = {t: i for i, t in enumerate(_TYPE_ORDER)}
+    objects = sorted(problem.objects.items(), key=lambda kv: (order.get(kv[1], len(order)), kv[1], kv[0]))
+    facts = sorted(problem.init)
+    lines = [f"(define (problem {problem.name or 'problem'})", f"(:domain {problem.domain or 'alfred'})", "(:objects"]
+    lines += [f"        {name} - {kind}" for name, kind in objects]
+    lines += ["        )", "", "(:init"]
+    lines += [f"        ({PREDICATES.get(f[0], f[0])} {' '.join(f[1:])})" for f in facts]
+    lines += ["        )", "", f"(:goal {_write_formula(problem.goal)})", ")"]
+    return "\n".join(lines) + "\n"
