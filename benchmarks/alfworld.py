@@ -42,13 +42,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import gymnasium as gym  # noqa: E402
+import gymnasium as gym
 
-import gui_gym  # noqa: E402, F401
-from gui_gym.alfworld.engine import Engine, World  # noqa: E402
-from gui_gym.alfworld.generator import SPLITS, generate  # noqa: E402
-from gui_gym.alfworld.grammar import Grammar  # noqa: E402
-from gui_gym.alfworld.pddl import format_problem  # noqa: E402
+import gui_gym  # noqa: F401
+from gui_gym.alfworld.engine import Engine, World
+from gui_gym.alfworld.generator import SPLITS, generate
+from gui_gym.alfworld.grammar import Grammar
+from gui_gym.alfworld.pddl import format_problem
 
 cpu, wall = time.process_time, time.perf_counter
 
@@ -104,17 +104,17 @@ def bench_env(n_games: int, steps: int, rng: random.Random) -> dict:
     done, n, t_step = True, 0, 0.0
     while n < steps:
         if done:
-            obs, info = env.reset(seed=rng.randrange(1 << 30))
+            _, info = env.reset(seed=rng.randrange(1 << 30))
         admissible = info["admissible_actions"]
         command = rng.choice(admissible) if rng.random() < 0.9 else "xyzzy"
         t0 = cpu()
-        obs, _, term, trunc, info = env.step(command)
+        _, _, term, trunc, info = env.step(command)
         t_step += cpu() - t0
         done = term or trunc
         n += 1
     # resets: the same game again (generated before) and a new game each time
     same, new = [], []
-    for i in range(200):
+    for _ in range(200):
         t0 = cpu()
         env.reset(seed=0)
         same.append(cpu() - t0)

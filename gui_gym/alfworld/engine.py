@@ -643,7 +643,7 @@ def _solutions(
     for p in parts:
         if p[0] in _CONNECTIVES or not any(a in unbound for a in p[1:]):
             continue
-        known = [(i, _value(a, binding)) for i, a in enumerate(p[1:]) if not (a in unbound)]
+        known = [(i, _value(a, binding)) for i, a in enumerate(p[1:]) if a not in unbound]
         dynamic = engine.facts.get(p[0])
         if dynamic is None and known:
             candidates: Any = index.get((p[0], *known[0]), ())
