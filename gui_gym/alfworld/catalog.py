@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import difflib
 import gzip
 import json
 import os
@@ -33,8 +34,19 @@ from gui_gym.alfworld.grammar import Grammar, read_grammar
 from gui_gym.alfworld.pddl import read_game
 from gui_gym.alfworld.tasks import TASK_TYPES
 from gui_gym.core.io import CorruptFileError, atomic_write
+from gui_gym.core.task import DIFFICULTIES, TaskSpec
 
-__all__ = ["CATALOG_FILE", "Entry", "file_entries", "generated", "task_type_of", "tier", "write_catalog"]
+__all__ = [
+    "CATALOG_FILE",
+    "Entry",
+    "file_entries",
+    "generated",
+    "select",
+    "spec_of",
+    "task_type_of",
+    "tier",
+    "write_catalog",
+]
 
 CATALOG_FILE = Path(__file__).parent / "data" / "catalog.json.gz"
 CATALOG_VERSION = 1
@@ -193,6 +205,58 @@ def file_entries(game_files: str | os.PathLike[str] | Sequence[str | os.PathLike
             task_id = f"{task_id}#{seen[task_id]}"
         entries.append(Entry(task_id, task_type_of(goal), world.grammar.goal, tier(steps), path=str(path)))
     return entries
+
+
+# -- selections -----------------------------------------------------------------------------
+
+
+def select(entries: Sequence[Entry], selection: str | Sequence[str] | None, world_seed: int = 0) -> list[Entry]:
+    """The entries a selection names among ``entries``: ``None``/``"all"`` (all of them), a tier, a
+    task type, a split (its generated games), task ids (also of the other splits), or a comma list.
+    Unknown words raise ``ValueError`` naming close ids or the words that work."""
+    entries = list(entries)
+    if selection is None:
+        return entries
+    words = [w.strip() for w in selection.split(",")] if isinstance(selection, str) else [str(w) for w in selection]
+    by_id = {e.task_id: e for e in entries}
+    out: list[Entry] = []
+    for word in filter(None, words):
+        if word == "all":
+            out.extend(entries)
+        elif word in DIFFICULTIES:
+            out.extend(e for e in entries if e.difficulty == word)
+        elif word in TASK_TYPES:
+            out.extend(e for e in entries if e.task_type == word)
+        elif word in SPLITS:
+            out.extend(generated(word, world_seed))
+        elif word in by_id:
+            out.append(by_id[word])
+        else:
+            found = _any_split(word, world_seed)
+            if found is None:
+                close = difflib.get_close_matches(word, list(by_id), n=3, cutoff=0.6)
+                hint = f" Did you mean {', '.join(close)}?" if close else ""
+                raise ValueError(
+                    f"unknown task id {word!r} for ALFWorld-v0.{hint} A selection is a task id, a tier "
+                    f"({', '.join(DIFFICULTIES)}), a task type, a split ({', '.join(SPLITS)}) or 'all'."
+                )
+            out.append(found)
+    if not out:
+        raise ValueError(f"no ALFWorld task selected by {selection!r}")
+    return list(dict.fromkeys(out))
+
+
+def _any_split(task_id: str, world_seed: int) -> Entry | None:
+    for split in SPLITS:
+        for e in generated(split, world_seed):
+            if e.task_id == task_id:
+                return e
+    return None
+
+
+def spec_of(entry: Entry) -> TaskSpec:
+    """The :class:`~gui_gym.core.task.TaskSpec` of a game: ``app`` is its task type."""
+    return TaskSpec(entry.task_id, entry.task_type, entry.difficulty, entry.instruction, apps=(entry.task_type,))
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from gui_gym.alfworld.pddl import read_game
+from gui_gym.alfworld.tasks import TASK_TYPES
 from gui_gym.core.io import CorruptFileError, read_json
 
 __all__ = [
@@ -58,16 +59,6 @@ SPLIT_DIRS = {
     "eval_in_distribution": "json_2.1.1/valid_seen",
     "eval_out_of_distribution": "json_2.1.1/valid_unseen",
 }
-
-#: The six task types ALFWorld's text games cover, in the order of their ids 1-6 (alfred_tw_env.py:16-21).
-TASK_TYPES = (
-    "pick_and_place_simple",
-    "look_at_obj_in_light",
-    "pick_clean_then_place_in_recep",
-    "pick_heat_then_place_in_recep",
-    "pick_cool_then_place_in_recep",
-    "pick_two_obj_and_place",
-)
 
 TRAJ_FILE = "traj_data.json"
 GAME_FILE = "game.tw-pddl"

@@ -37,7 +37,8 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 
-from gui_gym.alfworld.catalog import Entry, file_entries, generated
+from gui_gym.alfworld.catalog import Entry, file_entries, generated, select
+from gui_gym.alfworld.commands import command_kind
 from gui_gym.alfworld.engine import NOTHING_HAPPENS, Engine, World
 from gui_gym.alfworld.expert import Goal, Milestone, milestones, next_command, read_goal
 from gui_gym.alfworld.generator import SPLITS, generate
@@ -46,29 +47,13 @@ from gui_gym.alfworld.pddl import read_game
 from gui_gym.core import contract as C
 from gui_gym.core.spaces import AnyText
 
-__all__ = ["BACKENDS", "GRAMMARS", "MAX_STEPS", "ALFWorldEnv", "command_kind"]
+__all__ = ["BACKENDS", "GRAMMARS", "MAX_STEPS", "ALFWorldEnv"]
 
 MAX_STEPS = 50  # verl-agent's ALFWorld episode limit
 BACKENDS = ("embedded", "textworld")
 GRAMMARS = ("current", "legacy")
 TEXT_LIMIT = 16_000
 ADMISSIBLE_LIMIT = 32_000
-
-_KINDS = {
-    "go": C.NAVIGATE, "look": C.WAIT, "inventory": C.WAIT, "examine": C.WAIT, "help": C.WAIT,
-    "open": C.INTERACT, "close": C.INTERACT, "take": C.INTERACT, "move": C.INTERACT, "put": C.INTERACT,
-    "use": C.INTERACT, "heat": C.INTERACT, "cool": C.INTERACT, "clean": C.INTERACT, "slice": C.INTERACT,
-}  # fmt: skip
-
-
-def command_kind(command: str) -> str:
-    """The contract's action kind of an ALFWorld command (by its verb).
-
-    >>> command_kind("go to fridge 1"), command_kind("look"), command_kind("heat egg 1 with microwave 1")
-    ('navigate', 'wait', 'interact')
-    """
-    verb = command.split(" ", 1)[0] if command else ""
-    return _KINDS.get(verb, C.INVALID)
 
 
 def _clip(text: str, limit: int = 80) -> str:
@@ -96,7 +81,8 @@ class ALFWorldEnv(gym.Env):
         max_steps: the episode's step limit.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
+    # "text" is TextWorld's feedback: "Nothing happens." after a command that is not admissible.
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4, C.FEEDBACK_KEYS: ("text",)}
     family: ClassVar[Any] = "gui_gym.alfworld.family:FAMILY"
 
     def __init__(
@@ -137,8 +123,6 @@ class ALFWorldEnv(gym.Env):
         self.entries: list[Entry] = (
             file_entries(game_files) if game_files is not None else list(generated(split, self.world_seed, num_games))
         )
-        from gui_gym.alfworld.family import select
-
         self.pool = select(self.entries, task, world_seed=self.world_seed)
         self.observation_space = gym.spaces.Dict(
             {"instruction": AnyText(1_000), "text": AnyText(TEXT_LIMIT), "admissible": AnyText(ADMISSIBLE_LIMIT)}
@@ -158,8 +142,6 @@ class ALFWorldEnv(gym.Env):
     # -- gymnasium API ---------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
-        from gui_gym.alfworld.family import select
-
         options = options or {}
         pool = select(self.entries, options[C.TASK], world_seed=self.world_seed) if C.TASK in options else self.pool
         entry = pool[int(self.np_random.integers(len(pool)))] if len(pool) > 1 else pool[0]

@@ -19,72 +19,16 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from typing import Any
 
-from gui_gym.alfworld.catalog import Entry, generated
+from gui_gym.alfworld.catalog import generated, select, spec_of
+from gui_gym.alfworld.commands import KINDS, candidate_kind, command_kind
 from gui_gym.alfworld.engine import WELCOME
-from gui_gym.alfworld.env import command_kind
-from gui_gym.alfworld.generator import SPLITS
-from gui_gym.alfworld.tasks import TASK_TYPES
 from gui_gym.core.family import Candidate, EditActions
-from gui_gym.core.task import DIFFICULTIES, TaskSpec
+from gui_gym.core.task import TaskSpec
 
-__all__ = ["FAMILY", "ALFWorldFamily", "select"]
-
-#: Candidate kinds: the command verbs, ``go`` for ``go to``.
-KINDS = ("go", "open", "close", "take", "move", "put", "examine", "use", "heat", "cool", "clean", "slice", "look",
-         "inventory", "help")  # fmt: skip
-
-
-def select(entries: Sequence[Entry], selection: str | Sequence[str] | None, world_seed: int = 0) -> list[Entry]:
-    """The entries a selection names among ``entries``: ``None``/``"all"`` (all of them), a tier, a
-    task type, a split (its generated games), task ids (also of the other splits), or a comma list.
-    Unknown words raise ``ValueError`` naming close ids or the words that work."""
-    entries = list(entries)
-    if selection is None:
-        return entries
-    words = [w.strip() for w in selection.split(",")] if isinstance(selection, str) else [str(w) for w in selection]
-    by_id = {e.task_id: e for e in entries}
-    out: list[Entry] = []
-    for word in filter(None, words):
-        if word == "all":
-            out.extend(entries)
-        elif word in DIFFICULTIES:
-            out.extend(e for e in entries if e.difficulty == word)
-        elif word in TASK_TYPES:
-            out.extend(e for e in entries if e.task_type == word)
-        elif word in SPLITS:
-            out.extend(generated(word, world_seed))
-        elif word in by_id:
-            out.append(by_id[word])
-        else:
-            found = _any_split(word, world_seed)
-            if found is None:
-                close = difflib.get_close_matches(word, list(by_id), n=3, cutoff=0.6)
-                hint = f" Did you mean {', '.join(close)}?" if close else ""
-                raise ValueError(
-                    f"unknown task id {word!r} for ALFWorld-v0.{hint} A selection is a task id, a tier "
-                    f"({', '.join(DIFFICULTIES)}), a task type, a split ({', '.join(SPLITS)}) or 'all'."
-                )
-            out.append(found)
-    if not out:
-        raise ValueError(f"no ALFWorld task selected by {selection!r}")
-    return list(dict.fromkeys(out))
-
-
-def _any_split(task_id: str, world_seed: int) -> Entry | None:
-    for split in SPLITS:
-        for e in generated(split, world_seed):
-            if e.task_id == task_id:
-                return e
-    return None
-
-
-def spec_of(entry: Entry) -> TaskSpec:
-    """The :class:`~gui_gym.core.task.TaskSpec` of a game: ``app`` is its task type."""
-    return TaskSpec(entry.task_id, entry.task_type, entry.difficulty, entry.instruction, apps=(entry.task_type,))
+__all__ = ["FAMILY", "ALFWorldFamily"]
 
 
 class ALFWorldFamily:
@@ -130,9 +74,7 @@ class ALFWorldFamily:
         commands = [c for c in str(listed).split("\n") if c]
         out = []
         for command in commands[:limit]:
-            verb = command.split(" ", 1)[0]
-            kind = "go" if verb == "go" else verb if verb in KINDS else "look"
-            out.append(Candidate(command, kind, command, command_kind(command)))
+            out.append(Candidate(command, candidate_kind(command), command, command_kind(command)))
         return out
 
     def edit_actions(self) -> EditActions:

@@ -27,7 +27,16 @@ from typing import Any, TypeAlias
 
 from gui_gym.core.io import CorruptFileError, read_json
 
-__all__ = ["GameFile", "PddlError", "Problem", "parse_problem", "parse_sexpr", "read_game"]
+__all__ = [
+    "GameFile",
+    "PddlError",
+    "Problem",
+    "format_problem",
+    "parse_formula",
+    "parse_problem",
+    "parse_sexpr",
+    "read_game",
+]
 
 #: A parsed S-expression: a word, or a list of them.
 SExpr: TypeAlias = "str | list[SExpr]"
@@ -146,6 +155,19 @@ def parse_problem(text: str) -> Problem:
         init=frozenset(init),  # type: ignore[arg-type]
         goal=_formula(goal[0]),
     )
+
+
+def parse_formula(text: str) -> tuple[Any, ...]:
+    """A PDDL formula (or a ``(:goal FORMULA)`` section) as :class:`Problem` holds goals."""
+    forms = parse_sexpr(text)
+    if len(forms) != 1 or not isinstance(forms[0], list) or not forms[0]:
+        raise PddlError("one parenthesised formula expected")
+    form = forms[0]
+    if isinstance(form[0], str) and form[0].lower() == ":goal":
+        if len(form) != 2:
+            raise PddlError("(:goal ...) holds one formula")
+        form = form[1]
+    return _formula(form)
 
 
 def read_game(path: str | os.PathLike[str]) -> GameFile:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gui_gym.alfworld.pddl import _formula, parse_sexpr
+from gui_gym.alfworld.pddl import parse_formula
 
 __all__ = ["TASK_TYPES", "TEMPLATES", "TaskParams", "goal_formula", "goal_pddl", "goal_text", "task_id"]
 
@@ -103,8 +103,7 @@ def goal_pddl(p: TaskParams) -> str:
 
 def goal_formula(p: TaskParams) -> tuple[Any, ...]:
     """The goal as :func:`gui_gym.alfworld.pddl.parse_problem` represents it."""
-    section = parse_sexpr(goal_pddl(p))[0]
-    return _formula(section[1])  # type: ignore[index]
+    return parse_formula(goal_pddl(p))
 
 
 def goal_text(p: TaskParams, rng: Any = None, variant: int | None = None) -> str:

@@ -47,6 +47,7 @@ __all__ = [
     "EPISODE_REWARD_COMPONENTS",
     "EPISODE_SETTLE",
     "EPISODE_TRAJECTORY_TERMS",
+    "FEEDBACK_KEYS",
     "FINISH",
     "FORMAT_VALID",
     "INPUT",
@@ -103,6 +104,12 @@ EPISODE_SETTLE = "episode_settle"
 #: At reset, where the env has them: this instance's annotated milestones and their slot values.
 TASK_MILESTONES = "task_milestones"
 PLACEHOLDERS = "placeholders"
+
+# -- env metadata --------------------------------------------------------------------------
+#: ``metadata[FEEDBACK_KEYS]``: observation keys that report the last action's outcome (a text
+#: game's "Nothing happens."); an invalid action may change them, the same way every time, and
+#: nothing else.
+FEEDBACK_KEYS = "feedback_keys"
 
 # -- reset options -------------------------------------------------------------------------
 #: ``reset(options={TASK: ...})``: the task of this episode (an id, a list, a tier).
@@ -174,7 +181,8 @@ def check_contract(
     Runs Gymnasium's ``check_env`` on the unwrapped env, then checks: the reset keys and their
     types; that an invalid action is a reported no-op (same observation, ``format_valid``
     False, a ``reason``, ``action_kind == "invalid"``) and costs a step; the step keys and their
-    types over a whole episode; ``success`` at the last step; seeded determinism (two resets with
+    types over a whole episode (observation keys the env lists in ``metadata["feedback_keys"]`` may
+    report the no-op, identically for a second one); ``success`` at the last step; seeded determinism (two resets with
     one seed and the same actions give equal observations and infos); and that
     ``reset(options={"task": id})`` runs that task, for the family's tasks.
 
@@ -233,7 +241,12 @@ def _episode(
     _require(info[ACTION_KIND] == INVALID, f"an invalid action gave action_kind={info[ACTION_KIND]!r}")
     _require(not terminated, "an invalid action ended the episode")
     if not truncated:
-        _require(_same(obs, obs2), "an invalid action changed the observation")
+        feedback = tuple(env.unwrapped.metadata.get(FEEDBACK_KEYS, ()))
+        _require(_same(_without(obs, feedback), _without(obs2, feedback)), "an invalid action changed the observation")
+        if feedback:  # the feedback of a no-op is the same every time
+            obs3, _, _, truncated, _ = env.step(bad)
+            if not truncated:
+                _require(_same(obs2, obs3), "two invalid actions in a row gave different observations")
     out += [copy.deepcopy(obs2), float(reward), _plain(info)]
 
     done = terminated or truncated
@@ -289,6 +302,10 @@ def _check_task_option(env: gym.Env, family: Any, seed: int) -> None:
     for tid in (tasks[0], tasks[-1], tasks[len(tasks) // 2]):
         _, info = env.reset(seed=seed, options={TASK: tid})
         _require(info[TASK_ID] == tid, f"reset(options={{'task': {tid!r}}}) ran {info[TASK_ID]!r}")
+
+
+def _without(obs: Any, keys: tuple[str, ...]) -> Any:
+    return {k: v for k, v in obs.items() if k not in keys} if isinstance(obs, dict) and keys else obs
 
 
 def _plain(info: dict[str, Any]) -> dict[str, Any]:
