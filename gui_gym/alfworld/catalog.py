@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from gui_gym.alfworld.engine import Engine, World
-from gui_gym.alfworld.expert import Goal, plan, read_goal
+from gui_gym.alfworld.expert import Goal, goal_of_task_id, milestone_labels, plan, read_goal
 from gui_gym.alfworld.generator import SPLITS, generate
 from gui_gym.alfworld.grammar import Grammar, read_grammar
 from gui_gym.alfworld.pddl import read_game
@@ -64,6 +64,7 @@ class Entry:
     split: str = ""
     index: int = -1
     path: str = ""
+    milestones: tuple[str, ...] = ()
 
 
 def tier(plan_length: int) -> str:
@@ -203,7 +204,16 @@ def file_entries(game_files: str | os.PathLike[str] | Sequence[str | os.PathLike
         seen[task_id] = seen.get(task_id, 0) + 1
         if seen[task_id] > 1:
             task_id = f"{task_id}#{seen[task_id]}"
-        entries.append(Entry(task_id, task_type_of(goal), world.grammar.goal, tier(steps), path=str(path)))
+        entries.append(
+            Entry(
+                task_id,
+                task_type_of(goal),
+                world.grammar.goal,
+                tier(steps),
+                path=str(path),
+                milestones=tuple(milestone_labels(goal)),
+            )
+        )
     return entries
 
 
@@ -256,7 +266,11 @@ def _any_split(task_id: str, world_seed: int) -> Entry | None:
 
 def spec_of(entry: Entry) -> TaskSpec:
     """The :class:`~gui_gym.core.task.TaskSpec` of a game: ``app`` is its task type."""
-    return TaskSpec(entry.task_id, entry.task_type, entry.difficulty, entry.instruction, apps=(entry.task_type,))
+    goal = goal_of_task_id(entry.task_id)
+    labels = tuple(milestone_labels(goal)) if goal is not None else entry.milestones
+    return TaskSpec(
+        entry.task_id, entry.task_type, entry.difficulty, entry.instruction, milestones=labels, apps=(entry.task_type,)
+    )
 
 
 if __name__ == "__main__":

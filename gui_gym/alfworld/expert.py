@@ -27,7 +27,16 @@ from typing import Any
 
 from gui_gym.alfworld.engine import Engine, World
 
-__all__ = ["Goal", "Milestone", "milestones", "next_command", "plan", "read_goal"]
+__all__ = [
+    "Goal",
+    "Milestone",
+    "goal_of_task_id",
+    "milestone_labels",
+    "milestones",
+    "next_command",
+    "plan",
+    "read_goal",
+]
 
 #: State predicates a goal may ask of the object, and the appliance type that makes each true.
 STATES = {"ishot": "microwavetype", "iscool": "fridgetype", "isclean": "sinkbasintype"}
@@ -251,6 +260,51 @@ class Milestone:
 
     label: str
     reached: Callable[[Engine], bool]
+
+
+def milestone_labels(goal: Goal) -> list[str]:
+    """The labels of a goal's milestones (what :func:`milestones` checks), without a world.
+
+    >>> milestone_labels(Goal("place", "eggtype", state="ishot", receptacle_type="countertoptype"))
+    ['Find the egg', 'Take the egg', 'Heat the egg', 'Put the egg in/on the countertop']
+    """
+    obj, recep = goal.object_class, goal.receptacle_class
+    labels = [f"Find the {obj}", f"Take the {obj}"]
+    if goal.kind == "light":
+        return [*labels, f"Turn on the {goal.lamp_class} holding the {obj}"]
+    if goal.state is not None:
+        labels.append(f"{STATE_VERBS[goal.state].capitalize()} the {obj}")
+    if goal.count == 1:
+        return [*labels, f"Put the {obj} in/on the {recep}"]
+    return [
+        *labels,
+        f"Put a {obj} in/on the {recep}",
+        f"Take a second {obj}",
+        f"Put the second {obj} in/on the {recep}",
+    ]
+
+
+def goal_of_task_id(task_id: str) -> Goal | None:
+    """The :class:`Goal` a data-set-shaped task id names (``<type>-<Object>-<Mrecep>-<Parent>-<scene>/…``).
+
+    >>> goal = goal_of_task_id("pick_two_obj_and_place-CreditCard-None-ArmChair-222/trial_T2019")
+    >>> goal.object_class, goal.count, goal.receptacle_class
+    ('creditcard', 2, 'armchair')
+    """
+    parts = task_id.split("/", 1)[0].split("-")
+    if len(parts) != 5:
+        return None
+    task_type, obj, _, parent, _ = parts
+    otype, rtype = f"{obj.lower()}type", f"{parent.lower()}type"
+    if task_type == "look_at_obj_in_light":
+        return Goal("light", otype, lamp_type=rtype)
+    states = {"pick_clean_then_place_in_recep": "isclean", "pick_heat_then_place_in_recep": "ishot",
+              "pick_cool_then_place_in_recep": "iscool"}  # fmt: skip
+    if task_type == "pick_two_obj_and_place":
+        return Goal("place", otype, count=2, receptacle_type=rtype)
+    if task_type in states or task_type == "pick_and_place_simple":
+        return Goal("place", otype, state=states.get(task_type), receptacle_type=rtype)
+    return None
 
 
 def milestones(world: World, goal: Goal) -> list[Milestone]:
