@@ -105,6 +105,25 @@ DYNAMIC = (
     "ishot", "iscool", "ison", "istoggled", "issliced",
 )  # fmt: skip
 
+#: The predicates each verb's effects change (alfred.pddl), so that the goal is re-evaluated only
+#: after an action that can change it.
+EFFECTS: dict[str, frozenset[str]] = {
+    "goto": frozenset({"atlocation"}),
+    "open": frozenset({"opened"}),
+    "close": frozenset({"opened"}),
+    "take": frozenset({"inreceptacle", "objectatlocation", "holds", "holdsany"}),
+    "put": frozenset({"inreceptacle", "objectatlocation", "holds", "holdsany"}),
+    "use": frozenset({"ison", "istoggled"}),
+    "heat": frozenset({"ishot", "iscool"}),
+    "cool": frozenset({"ishot", "iscool"}),
+    "clean": frozenset({"isclean"}),
+    "slice": frozenset({"issliced"}),
+    "look": frozenset(),
+    "inventory": frozenset(),
+    "help": frozenset(),
+    "examine": frozenset(),
+}
+
 #: An admissible action: its verb and its arguments (ids), e.g. ``("take", "egg_bar_1", "fridge_bar_1")``.
 Action = tuple[str, ...]
 
@@ -165,6 +184,7 @@ class World:
             [(f"go to {n[r]}", ("goto", loc, r)) for loc, rs in self.location_receptacles.items() for r in rs],
         )
         object.__setattr__(self, "goal_normal", _normalize(self.goal))
+        object.__setattr__(self, "goal_predicates", frozenset(_predicates(self.goal)))
         index: dict[tuple[str, int, str], list[tuple[str, ...]]] = defaultdict(list)
         for pred, facts in self.static.items():
             for fact in facts:
@@ -261,7 +281,9 @@ class Engine:
         text = NOTHING_HAPPENS if action is None else self._apply(action)
         if action is not None:
             self._actions = self._applicable()
-            self._won = _holds(self.world.goal_normal, self, {})  # type: ignore[attr-defined]
+            # The goal can only change when the action changes a predicate it mentions.
+            if EFFECTS[action[0]] & self.world.goal_predicates:  # type: ignore[attr-defined]
+                self._won = _holds(self.world.goal_normal, self, {})  # type: ignore[attr-defined]
         return Observation(text, sorted(self._actions), self._won)
 
     @property
@@ -559,6 +581,18 @@ def _lower_formula(formula: Any) -> Any:
     if isinstance(formula, tuple):
         return tuple(_lower_formula(x) for x in formula)
     return formula.lower() if isinstance(formula, str) else formula
+
+
+def _predicates(formula: Any) -> set[str]:
+    """The predicates a formula mentions."""
+    if not isinstance(formula, tuple) or not formula:
+        return set()
+    head = formula[0]
+    if head in ("exists", "forall"):
+        return _predicates(formula[2])
+    if head in _CONNECTIVES:
+        return set().union(*(_predicates(x) for x in formula[1:]))
+    return {head}
 
 
 def _facts(engine: Engine, predicate: str) -> Iterable[tuple[str, ...]]:

@@ -54,6 +54,7 @@ BACKENDS = ("embedded", "textworld")
 GRAMMARS = ("current", "legacy")
 TEXT_LIMIT = 16_000
 ADMISSIBLE_LIMIT = 32_000
+WORLD_CACHE = 256  # compiled worlds kept per env (a kitchen is ~100 kB)
 
 
 def _clip(text: str, limit: int = 80) -> str:
@@ -128,6 +129,7 @@ class ALFWorldEnv(gym.Env):
             {"instruction": AnyText(1_000), "text": AnyText(TEXT_LIMIT), "admissible": AnyText(ADMISSIBLE_LIMIT)}
         )
         self.action_space = AnyText(10_000)
+        self._worlds: dict[tuple[Any, ...], World] = {}
         self.engine: Engine | None = None
         self.entry: Entry | None = None
         self.goal: Goal | None = None
@@ -214,6 +216,19 @@ class ALFWorldEnv(gym.Env):
 
     # -- internals ---------------------------------------------------------------------------
     def _world(self, entry: Entry, names_rng: random.Random | None) -> World:
+        """The entry's compiled world (kept for reuse unless names are shuffled)."""
+        if names_rng is None:
+            key = (entry.task_id, entry.path, entry.split, entry.index)
+            world = self._worlds.get(key)
+            if world is None:
+                world = self._compile(entry, None)
+                if len(self._worlds) >= WORLD_CACHE:
+                    self._worlds.pop(next(iter(self._worlds)))
+                self._worlds[key] = world
+            return world
+        return self._compile(entry, names_rng)
+
+    def _compile(self, entry: Entry, names_rng: random.Random | None) -> World:
         if entry.path:
             game = read_game(entry.path)
             grammar = read_grammar(game.grammar, game.domain)
