@@ -222,7 +222,9 @@ def file_entries(game_files: str | os.PathLike[str] | Sequence[str | os.PathLike
 
 def select(entries: Sequence[Entry], selection: str | Sequence[str] | None, world_seed: int = 0) -> list[Entry]:
     """The entries a selection names among ``entries``: ``None``/``"all"`` (all of them), a tier, a
-    task type, a split (its generated games), task ids (also of the other splits), or a comma list.
+    task type, a split (its generated games), task ids (also of the other splits), an intersection
+    of a split, a type and a tier joined by ``:`` (``eval_in_distribution:pick_and_place_simple:easy``),
+    or a comma list of these.
     Unknown words raise ``ValueError`` naming close ids or the words that work."""
     entries = list(entries)
     if selection is None:
@@ -231,7 +233,9 @@ def select(entries: Sequence[Entry], selection: str | Sequence[str] | None, worl
     by_id = {e.task_id: e for e in entries}
     out: list[Entry] = []
     for word in filter(None, words):
-        if word == "all":
+        if ":" in word:  # an intersection: split:type:tier in any order
+            out.extend(_intersect(entries, word, world_seed))
+        elif word == "all":
             out.extend(entries)
         elif word in DIFFICULTIES:
             out.extend(e for e in entries if e.difficulty == word)
@@ -254,6 +258,26 @@ def select(entries: Sequence[Entry], selection: str | Sequence[str] | None, worl
     if not out:
         raise ValueError(f"no ALFWorld task selected by {selection!r}")
     return list(dict.fromkeys(out))
+
+
+def _intersect(entries: list[Entry], word: str, world_seed: int) -> list[Entry]:
+    """``eval_in_distribution:pick_and_place_simple:easy``: the entries every part selects."""
+    parts = [p.strip() for p in word.split(":") if p.strip()]
+    splits = [p for p in parts if p in SPLITS]
+    pool = [e for s in splits for e in generated(s, world_seed)] if splits else list(entries)
+    for part in parts:
+        if part in SPLITS:
+            continue
+        if part in DIFFICULTIES:
+            pool = [e for e in pool if e.difficulty == part]
+        elif part in TASK_TYPES:
+            pool = [e for e in pool if e.task_type == part]
+        else:
+            raise ValueError(
+                f"unknown task id {word!r} for ALFWorld-v0: {part!r} in an intersection must be a split "
+                f"({', '.join(SPLITS)}), a task type or a tier ({', '.join(DIFFICULTIES)})"
+            )
+    return pool
 
 
 def _any_split(task_id: str, world_seed: int) -> Entry | None:
