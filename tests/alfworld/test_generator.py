@@ -157,6 +157,13 @@ def test_selections() -> None:
     assert select(train, [ood[0].task_id]) == [ood[0]]
     with pytest.raises(ValueError, match="Did you mean"):
         select(train, train[0].task_id[:-1])
+    both_ways = select(train, "easy:eval_in_distribution:pick_two_obj_and_place")
+    assert both_ways and all(
+        (e.split, e.task_type, e.difficulty) == ("eval_in_distribution", "pick_two_obj_and_place", "easy")
+        for e in both_ways
+    )
+    with pytest.raises(ValueError, match="intersection"):
+        select(train, "train:nonsense")
 
 
 def test_file_entries_of_the_recorded_games() -> None:
