@@ -114,6 +114,11 @@ class ALFWorldEnv(gym.Env):
         self.max_steps, self.render_mode = int(max_steps), render_mode
         self.backend_name = backend
         self._tw: Any = None
+        if backend == "textworld" and shuffle_names:
+            raise ValueError(
+                "shuffle_names=True needs backend='embedded': TextWorld's own shuffling draws from Python's global "
+                "random state, which the embedded engine (milestones, expert) cannot follow"
+            )
         if backend == "textworld":
             from gui_gym.alfworld.backends.textworld import TextWorldBackend
             from gui_gym.alfworld.dataset import find_games

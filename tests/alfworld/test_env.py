@@ -201,6 +201,11 @@ def test_textworld_backend_without_textworld_says_what_is_missing(monkeypatch: p
         env.reset(seed=0)
 
 
+def test_shuffled_names_need_the_embedded_engine() -> None:
+    with pytest.raises(ValueError, match="shuffle_names=True needs backend='embedded'"):
+        gym.make("ALFWorld-v0", backend="textworld", shuffle_names=True, game_files=GAMES / "simple_pencil_dresser")
+
+
 def test_render_ansi_and_family_texts() -> None:
     env = gym.make("ALFWorld-v0", split="eval_in_distribution", render_mode="ansi")
     obs, info = env.reset(seed=2)
