@@ -52,3 +52,26 @@ def test_a_generated_household_plays_the_same_on_textworld(tmp_path: Path, split
         want, got = real.step(command), ours.step(command)
         assert got == want, (household.task_id, step, command)
     real.close()
+
+
+def test_the_env_on_textworld_matches_the_embedded_env() -> None:
+    import gymnasium as gym
+
+    import gui_gym  # noqa: F401
+
+    games = Path(__file__).parent / "fixtures" / "games"
+    real = gym.make("ALFWorld-v0", backend="textworld", game_files=games)
+    ours = gym.make("ALFWorld-v0", game_files=games)
+    for entry in real.unwrapped.entries:
+        a, ia = real.reset(seed=0, options={"task": entry.task_id})
+        b, ib = ours.reset(seed=0, options={"task": entry.task_id})
+        assert (a, ia) == (b, ib)
+        done = False
+        while not done:
+            command = real.unwrapped.oracle_action()
+            a, ra, ta, ua, ia = real.step(command)
+            b, rb, tb, ub, ib = ours.step(command)
+            assert (a, ra, ta, ua, ia) == (b, rb, tb, ub, ib)
+            done = ta or ua
+        assert ia["success"], entry.task_id
+    real.close()
