@@ -30,7 +30,7 @@ from pathlib import Path
 from gui_gym.alfworld.engine import Engine, World
 from gui_gym.alfworld.expert import Goal, goal_of_task_id, milestone_labels, plan, read_goal
 from gui_gym.alfworld.generator import SPLITS, generate
-from gui_gym.alfworld.grammar import Grammar, read_grammar
+from gui_gym.alfworld.grammar import read_grammar
 from gui_gym.alfworld.pddl import read_game
 from gui_gym.alfworld.tasks import TASK_TYPES
 from gui_gym.core.io import CorruptFileError, atomic_write
@@ -88,10 +88,13 @@ def task_type_of(goal: Goal) -> str:
 
 def _entry_of_generated(world_seed: int, split: str, index: int) -> Entry:
     household = generate(world_seed, split, index)
-    world = World.from_problem(household.problem, Grammar.current(household.goal_text))
-    steps = len(plan(Engine(world)))
     return Entry(
-        household.task_id, household.params.task_type, household.goal_text, tier(steps), split=split, index=index
+        household.task_id,
+        household.params.task_type,
+        household.goal_text,
+        tier(len(household.walkthrough)),
+        split=split,
+        index=index,
     )
 
 

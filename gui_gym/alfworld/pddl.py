@@ -31,8 +31,8 @@ __all__ = [
     "GameFile",
     "PddlError",
     "Problem",
+    "format_goal",
     "format_problem",
-    "parse_formula",
     "parse_problem",
     "parse_sexpr",
     "read_game",
@@ -157,19 +157,6 @@ def parse_problem(text: str) -> Problem:
     )
 
 
-def parse_formula(text: str) -> tuple[Any, ...]:
-    """A PDDL formula (or a ``(:goal FORMULA)`` section) as :class:`Problem` holds goals."""
-    forms = parse_sexpr(text)
-    if len(forms) != 1 or not isinstance(forms[0], list) or not forms[0]:
-        raise PddlError("one parenthesised formula expected")
-    form = forms[0]
-    if isinstance(form[0], str) and form[0].lower() == ":goal":
-        if len(form) != 2:
-            raise PddlError("(:goal ...) holds one formula")
-        form = form[1]
-    return _formula(form)
-
-
 def read_game(path: str | os.PathLike[str]) -> GameFile:
     """Read a ``game.tw-pddl`` file. FileNotFoundError if there is none; :class:`CorruptFileError`
     naming the file if it is not such a file (not JSON, keys missing, PDDL that cannot be read)."""
@@ -196,6 +183,96 @@ def read_game(path: str | os.PathLike[str]) -> GameFile:
         solvable=solvable if isinstance(solvable, bool) else None,
         walkthrough=tuple(walkthrough),
     )
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+#: The domain's predicates as ``alfred.pddl`` spells them (alfworld/data/alfred.pddl:20-52), in the
+#: order the data set's problems list their facts (receptacleType first, objectAtLocation last).
+#: :class:`Problem` keeps predicates lower-cased; writing restores this spelling.
+PREDICATES = (
+    "receptacleType",
+    "objectType",
+    "canContain",
+    "pickupable",
+    "isReceptacleObject",
+    "openable",
+    "atLocation",
+    "opened",
+    "cleanable",
+    "isClean",
+    "heatable",
+    "coolable",
+    "isHot",
+    "isCool",
+    "toggleable",
+    "isOn",
+    "isToggled",
+    "sliceable",
+    "isSliced",
+    "inReceptacle",
+    "inReceptacleObject",
+    "isReceptacleObjectFull",
+    "wasInReceptacle",
+    "receptacleAtLocation",
+    "objectAtLocation",
+    "holdsAny",
+    "holds",
+    "holdsAnyReceptacleObject",
+    "moveable",
+    "full",
+    "checked",
+    "examined",
+)
+_SPELLING = {p.lower(): p for p in PREDICATES}
+_FACT_ORDER = {p.lower(): i for i, p in enumerate(PREDICATES)}
+#: Object kinds in the order the data set declares them; ``agent`` names come first, unindented.
+_KIND_ORDER = ("agent", "otype", "rtype", "object", "receptacle", "location")
+_INDENT = " " * 8
+
+
+def format_problem(problem: Problem) -> str:
+    """The PDDL text of ``problem``, laid out like ALFWorld's ``initial_state.pddl``: objects
+    grouped by kind (agent, otype, rtype, object, receptacle, location; names sorted), facts in
+    the data set's predicate order (sorted within one), then the goal. What it writes reads back
+    through :func:`parse_problem` to an equal :class:`Problem`; TextWorld and fast-downward read it."""
+    lines = [f"(define (problem {problem.name})"]
+    if problem.domain:
+        lines.append(f"(:domain {problem.domain})")
+    lines.append("(:objects")
+    kinds = sorted(set(problem.objects.values()), key=lambda k: (_rank(_KIND_ORDER, k), k))
+    for kind in kinds:
+        pad = "" if kind == "agent" else _INDENT
+        lines += [f"{pad}{n} - {kind}" for n in sorted(n for n, k in problem.objects.items() if k == kind)]
+    lines += [f"{_INDENT})", "", "(:init"]
+    facts = sorted(problem.init, key=lambda f: (_FACT_ORDER.get(f[0], len(_FACT_ORDER)), f))
+    lines += [f"{_INDENT}({' '.join((_SPELLING.get(f[0], f[0]), *f[1:]))})" for f in facts]
+    lines += [f"{_INDENT})", "", format_goal(problem.goal), ")", ""]
+    return "\n".join(lines)
+
+
+def format_goal(formula: tuple[Any, ...]) -> str:
+    """``(:goal ...)`` holding ``formula`` (a goal as :func:`parse_problem` gives it), one
+    sub-formula a line, indented four spaces a level as in alfworld/gen/goal_library.py."""
+    return "(:goal\n" + _format_formula(formula, 1) + "\n)"
+
+
+def _format_formula(f: tuple[Any, ...], level: int) -> str:
+    pad = "    " * level
+    head = f[0]
+    if head in ("exists", "forall"):
+        variables = " ".join(f"{v} - {t}" for v, t in f[1].items())
+        return f"{pad}({head} ({variables})\n{_format_formula(f[2], level + 1)}\n{pad})"
+    if head in _OPERATORS:
+        if head == "not" and len(f) == 2 and f[1][0] not in _OPERATORS:
+            return f"{pad}(not {_format_formula(f[1], 0)})"
+        inner = "\n".join(_format_formula(x, level + 1) for x in f[1:])
+        return f"{pad}({head}\n{inner}\n{pad})"
+    return f"{pad}({' '.join((_SPELLING.get(head, head), *f[1:]))})"
+
+
+def _rank(order: tuple[str, ...], item: str) -> int:
+    return order.index(item) if item in order else len(order)
 
 
 # -- helpers -------------------------------------------------------------------------------------
@@ -252,45 +329,3 @@ def _formula(x: SExpr) -> tuple[Any, ...]:
     if not all(isinstance(w, str) for w in x[1:]):
         raise PddlError(f"a predicate takes names, got {_show(x)}")
     return (head, *x[1:])
-
-
-# -- writing ---------------------------------------------------------------------------------------
-
-#: alfred.pddl's predicate names in their own case (PDDL is case-insensitive; the files use these).
-PREDICATES = {
-    p.lower(): p
-    for p in (
-        "atLocation", "receptacleAtLocation", "objectAtLocation", "openable", "opened", "inReceptacle",
-        "isReceptacleObject", "inReceptacleObject", "isReceptacleObjectFull", "wasInReceptacle", "checked",
-        "examined", "receptacleType", "canContain", "objectType", "holds", "holdsAny", "holdsAnyReceptacleObject",
-        "full", "isClean", "cleanable", "isHot", "heatable", "isCool", "coolable", "pickupable", "moveable",
-        "toggleable", "isOn", "isToggled", "sliceable", "isSliced",
-    )
-}  # fmt: skip
-_TYPE_ORDER = ("agent", "otype", "rtype", "object", "receptacle", "location")
-
-
-def _write_formula(f: Any) -> str:
-    if isinstance(f, str):
-        return f
-    head = f[0]
-    if head in ("exists", "forall"):
-        variables = " ".join(f"{v} - {t}" for v, t in f[1].items())
-        return f"({head} ({variables}) {_write_formula(f[2])})"
-    if head in _OPERATORS or head == "=":
-        return f"({head} {' '.join(_write_formula(x) for x in f[1:])})"
-    return f"({PREDICATES.get(head, head)} {' '.join(f[1:])})"
-
-
-def format_problem(problem: Problem) -> str:
-    """The PDDL text of a problem, laid out like ALFWorld's game files (objects by type, facts
-    sorted, predicates in alfred.pddl's case); :func:`parse_problem` reads it back unchanged."""
-    order = {t: i for i, t in enumerate(_TYPE_ORDER)}
-    objects = sorted(problem.objects.items(), key=lambda kv: (order.get(kv[1], len(order)), kv[1], kv[0]))
-    facts = sorted(problem.init)
-    lines = [f"(define (problem {problem.name or 'problem'})", f"(:domain {problem.domain or 'alfred'})", "(:objects"]
-    lines += [f"        {name} - {kind}" for name, kind in objects]
-    lines += ["        )", "", "(:init"]
-    lines += [f"        ({PREDICATES.get(f[0], f[0])} {' '.join(f[1:])})" for f in facts]
-    lines += ["        )", "", f"(:goal {_write_formula(problem.goal)})", ")"]
-    return "\n".join(lines) + "\n"
