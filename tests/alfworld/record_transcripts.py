@@ -122,6 +122,11 @@ class World:
     probes: list[str]
     legacy: bool = False
     extra_locations: list[str] = field(default_factory=list)
+    # Stress worlds (record_quirks.py): declarations ("Id - type") and facts ("(pred a b)") beyond the
+    # ones derived from receps/objs, and the option of declaring everything in reverse order.
+    extra_objects: list[str] = field(default_factory=list)
+    extra_init: list[str] = field(default_factory=list)
+    reversed_declarations: bool = False
 
 
 ALWAYS_RTYPES = ("SinkType", "SinkBasinType", "MicrowaveType", "FridgeType")
@@ -141,7 +146,11 @@ def problem_text(w: World) -> str:
     lines += [f"{ind}{o.oid} - object" for o in sorted(w.objs, key=lambda o: o.oid)]
     lines += [f"{ind}{r.rid} - receptacle" for r in sorted(w.receps, key=lambda r: r.rid)]
     lines += [f"{ind}{x} - location" for x in locations]
+    lines += [f"{ind}{x}" for x in w.extra_objects]
+    if w.reversed_declarations:
+        lines[4:] = lines[:3:-1]
     lines += [f"{ind})", "", "(:init"]
+    init_start = len(lines)
     lines += [f"{ind}(receptacleType {r.rid} {r.rtype})" for r in w.receps]
     lines += [f"{ind}(objectType {o.oid} {o.otype})" for o in w.objs]
     lines += [f"{ind}(canContain {rt} {ot})" for rt, ot in w.can_contain]
@@ -152,6 +161,9 @@ def problem_text(w: World) -> str:
     lines += [f"{ind}(inReceptacle {o.oid} {o.recep})" for o in w.objs]
     lines += [f"{ind}(receptacleAtLocation {r.rid} {r.location})" for r in w.receps]
     lines += [f"{ind}(objectAtLocation {o.oid} {recep_loc[o.recep]})" for o in w.objs]
+    lines += [f"{ind}{f}" for f in w.extra_init]
+    if w.reversed_declarations:
+        lines[init_start:] = lines[: init_start - 1 : -1]
     lines += [f"{ind})", "", w.goal_pddl.strip(), ")", ""]
     return "\n".join(lines)
 
@@ -715,37 +727,47 @@ def record(gamefile: Path, commands: list[str], out: Path, meta: dict, timings: 
     return won
 
 
-def main() -> None:
+def require_engine(script: str) -> None:
+    """Exit with what to install when the real engine is missing (these scripts only run in a scratch venv)."""
     if MISSING is not None:
         sys.exit(
-            "record_transcripts.py needs the real engine: in a scratch venv, pip install torch==2.13.0, "
+            f"{script} needs the real engine: in a scratch venv, pip install torch==2.13.0, "
             "then pip install alfworld==0.4.2 (it brings textworld[pddl] and compiles fast-downward). "
             f"Import failed: {MISSING}"
         )
+
+
+def record_world(w: World, timings: dict) -> list[tuple[str, int, bool]]:
+    """Write a world's game file(s) and record its walkthrough and probes in each of its grammars."""
+    summary = []
+    grammars = ["current", "legacy"] if w.legacy else ["current"]
+    for g in grammars:
+        t0 = time.perf_counter()
+        gamefile = write_game(w, g)
+        env = make_env(gamefile)
+        env.reset()
+        env.close()
+        timings["load_s"].append(time.perf_counter() - t0)
+        conv = to_legacy if g == "legacy" else (lambda c: c)
+        scripts = {
+            "walkthrough": [conv(c) for c in w.walkthrough],
+            "probes": GENERIC_PROBES + [conv(c) for c in w.probes],
+        }
+        for sname, cmds in scripts.items():
+            meta = {"game": gamefile.parent.name, "task_type": w.task_type, "grammar": g, "script": sname}
+            out = TRANSCRIPTS / f"{gamefile.parent.name}.{sname}.jsonl"
+            won = record(gamefile, cmds, out, meta, timings)
+            summary.append((out.name, len(cmds), won))
+            print(f"{out.name}: {len(cmds)} steps, won={won}", flush=True)
+    return summary
+
+
+def main() -> None:
+    require_engine("record_transcripts.py")
     TRANSCRIPTS.mkdir(parents=True, exist_ok=True)
     timings: dict = {"reset_s": [], "step_s": [], "load_s": []}
-    summary = []
     for make in WORLDS:
-        w = make()
-        grammars = ["current", "legacy"] if w.legacy else ["current"]
-        for g in grammars:
-            t0 = time.perf_counter()
-            gamefile = write_game(w, g)
-            env = make_env(gamefile)
-            env.reset()
-            env.close()
-            timings["load_s"].append(time.perf_counter() - t0)
-            conv = to_legacy if g == "legacy" else (lambda c: c)
-            scripts = {
-                "walkthrough": [conv(c) for c in w.walkthrough],
-                "probes": GENERIC_PROBES + [conv(c) for c in w.probes],
-            }
-            for sname, cmds in scripts.items():
-                meta = {"game": gamefile.parent.name, "task_type": w.task_type, "grammar": g, "script": sname}
-                out = TRANSCRIPTS / f"{gamefile.parent.name}.{sname}.jsonl"
-                won = record(gamefile, cmds, out, meta, timings)
-                summary.append((out.name, len(cmds), won))
-                print(f"{out.name}: {len(cmds)} steps, won={won}", flush=True)
+        record_world(make(), timings)
     stats = {
         k: {
             "n": len(v),
