@@ -80,7 +80,7 @@ def test_selections() -> None:
 
 def test_file_entries_of_the_recorded_games() -> None:
     entries = file_entries(FIXTURES)
-    assert len(entries) == 10
+    assert len(entries) == len(list(FIXTURES.glob("*/game.tw-pddl"))) >= 18
     by_id = {e.task_id: e for e in entries}
     assert by_id["light_book_desklamp"].task_type == "look_at_obj_in_light"
     assert by_id["two_creditcard_armchair"].difficulty == "medium"

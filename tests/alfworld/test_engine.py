@@ -7,6 +7,7 @@ sorted admissible list and ``won`` must be identical.
 
 from __future__ import annotations
 
+import gzip
 import json
 import random
 from pathlib import Path
@@ -19,7 +20,7 @@ from gui_gym.alfworld.names import demangle
 from gui_gym.alfworld.pddl import parse_problem, read_game
 
 FIXTURES = Path(__file__).parent / "fixtures"
-RECORDINGS = sorted(FIXTURES.glob("transcripts/*.jsonl")) + sorted(FIXTURES.glob("walks/*.jsonl"))
+RECORDINGS = sorted(FIXTURES.glob("transcripts/*.jsonl")) + sorted(FIXTURES.glob("walks/*.jsonl.gz"))
 
 
 def game_of(header: dict) -> Path:
@@ -28,12 +29,14 @@ def game_of(header: dict) -> Path:
 
 
 def test_there_are_recordings() -> None:
-    assert len(RECORDINGS) >= 20
+    assert len(RECORDINGS) >= 90  # 36 scripted transcripts, 54 random walks
 
 
-@pytest.mark.parametrize("recording", RECORDINGS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("recording", RECORDINGS, ids=lambda p: p.name.split(".jsonl")[0])
 def test_engine_replays_the_real_engine(recording: Path) -> None:
-    lines = [json.loads(line) for line in recording.read_text(encoding="utf-8").splitlines()]
+    raw = recording.read_bytes()
+    text = gzip.decompress(raw).decode("utf-8") if recording.suffix == ".gz" else raw.decode("utf-8")
+    lines = [json.loads(line) for line in text.splitlines()]
     backend = EngineBackend()
     backend.load(str(game_of(lines[0])))
     got = backend.reset()
