@@ -14,18 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from gui_gym.alfworld.tasks import TASK_TYPES as ALFWORLD_TASK_TYPES
+
 FIXTURES = Path(__file__).parent / "fixtures"
 GAMES = FIXTURES / "games"
 TRANSCRIPTS = FIXTURES / "transcripts"
 
-TASK_TYPES = {
-    "pick_and_place_simple",
-    "look_at_obj_in_light",
-    "pick_clean_then_place_in_recep",
-    "pick_heat_then_place_in_recep",
-    "pick_cool_then_place_in_recep",
-    "pick_two_obj_and_place",
-}
+TASK_TYPES = set(ALFWORLD_TASK_TYPES)
 GAME_KEYS = ["pddl_domain", "grammar", "pddl_problem", "solvable", "walkthrough"]
 HEADER_KEYS = {"command", "game", "task_type", "grammar", "script", "observation", "task", "admissible_commands", "won"}
 STEP_KEYS = {"command", "observation", "admissible_commands", "won", "score", "done"}
