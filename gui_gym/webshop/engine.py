@@ -102,10 +102,10 @@ class Shop:
             tagger = StoredNouns(table) if table is not None else FunctionWordNouns()
         served = derive_goals(catalog.products, catalog.prices, goals, rng)
         if not served:
-            raise ValueError(
-                f"the catalog at {catalog.source} yields no {goals} goals "
-                f"({'no human-goal file, or none with attributes' if goals == 'human' else 'no attribute-file instructions'})"
+            why = (
+                "no human-goal file, or none with attributes" if goals == "human" else "no attribute-file instructions"
             )
+            raise ValueError(f"the catalog at {catalog.source} yields no {goals} goals ({why})")
         engine = search if search is not None else BM25Search.from_products(catalog.products)
         return cls(catalog, served, engine, tagger, goals, show_attrs)
 

@@ -93,7 +93,7 @@ def synthetic_goals(
         options = product["options"]
         names = sorted(options)
         for combination in itertools.product(*(options[n] for n in names)):
-            goal_options = dict(zip(names, combination))
+            goal_options = dict(zip(names, combination, strict=True))
             option_text = ", and ".join(f"{k}: {v}" for k, v in goal_options.items())
             option_text = " with " + option_text if option_text else ""
             goals.append(

@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import ClassVar
 
 __all__ = ["stem"]
 
@@ -126,7 +127,7 @@ class _Word:
         if self.ends("y") and self.vowel_in_stem():
             self.b[self.k] = "i"
 
-    _STEP2 = {
+    _STEP2: ClassVar[dict[str, tuple[tuple[str, str], ...]]] = {
         "a": (("ational", "ate"), ("tional", "tion")),
         "c": (("enci", "ence"), ("anci", "ance")),
         "e": (("izer", "ize"),),
@@ -136,13 +137,13 @@ class _Word:
         "t": (("aliti", "al"), ("iviti", "ive"), ("biliti", "ble")),
         "g": (("logi", "log"),),
     }
-    _STEP3 = {
+    _STEP3: ClassVar[dict[str, tuple[tuple[str, str], ...]]] = {
         "e": (("icate", "ic"), ("ative", ""), ("alize", "al")),
         "i": (("iciti", "ic"),),
         "l": (("ical", "ic"), ("ful", "")),
         "s": (("ness", ""),),
     }
-    _STEP4 = {
+    _STEP4: ClassVar[dict[str, tuple[str, ...]]] = {
         "a": ("al",),
         "c": ("ance", "ence"),
         "e": ("er",),

@@ -49,42 +49,12 @@ __all__ = [
 K = 50
 #: Lucene's ``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET``.
 STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "for",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "such",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "will",
-        "with",
-    ]
-)
+    (
+        "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no",
+        "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this",
+        "to", "was", "will", "with",
+    )
+)  # fmt: skip
 MAX_TOKEN_LENGTH = 255  # StandardTokenizer's default: longer tokens are cut into pieces
 
 
