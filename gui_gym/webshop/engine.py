@@ -231,7 +231,7 @@ class Session:
         if mode == "url":
             return self.url
         if mode == "html":
-            return P.render_html(self.page)
+            return P.render_html(self.page, chosen=self.options)
         return P.render_text(self.page, mode, self.url, self.asins)
 
     def clickables(self) -> dict[str, P.Node]:

@@ -237,7 +237,8 @@ def done_page(asin: str, options: Mapping[str, str], reward: float) -> Page:
 
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:60em;color:#222}
 .instruction{background:#f3f6fa;padding:.6em 1em;border-radius:6px}
-.product{border-top:1px solid #ddd;padding:.5em 0}.options label{margin-right:1em}
+.product{border-top:1px solid #ddd;padding:.5em 0}form.options{display:inline}
+.option.chosen{background:#2b6cb0;color:#fff}.bar{margin-bottom:1em}
 button{margin:.2em .4em .2em 0}.score{font-size:1.4em}.hidden{display:none}"""
 
 
@@ -253,10 +254,12 @@ def _form(action_url: str, action: str, inner: str, css: str = "") -> str:
     )
 
 
-def render_html(page: Page, action_url: str = "", extra: str = "") -> str:
-    """The page as a complete HTML document whose forms post ``action=<click[…]|search[…]>``
-    to *action_url*. Every text is escaped; the only script is none: options submit through
-    buttons' forms. *extra* is trusted markup from the server (e.g. its replay controls)."""
+def render_html(page: Page, action_url: str = "", extra: str = "", chosen: Mapping[str, str] | None = None) -> str:
+    """The page as a complete HTML document whose forms post ``action=click[…]`` (or
+    ``action=search`` with ``query``) to *action_url*. Every text is escaped and there is no
+    script: each option is a button of its own form, marked when it is *chosen* (group →
+    value). *extra* is trusted markup from the server (its navigation bar)."""
+    chosen = chosen or {}
     body: list[str] = []
     nodes = list(page.nodes)
     i = 0
@@ -280,10 +283,12 @@ def render_html(page: Page, action_url: str = "", extra: str = "") -> str:
             if group_open != node.group:
                 body.append(f'<h4 class="option-group">{_e(node.group)}</h4>')
                 group_open = node.group
-            radio = f'<input type="radio" name="{_e(node.group)}" value="{_e(node.value)}" id="opt-{_e(node.value)}">'
-            inner = f'{radio}<label for="opt-{_e(node.value)}">{_e(node.text)}</label>'
-            inner += f'<button type="submit" class="choose" aria-label="choose {_e(node.text)}"></button>'
-            body.append(_form(action_url, f"click[{node.value}]", inner, "options"))
+            on = chosen.get(str(node.group).lower()) == node.value
+            button = (
+                f'<button type="submit" class="option{" chosen" if on else ""}" aria-pressed="{str(on).lower()}">'
+                f"{_e(node.text)}</button>"
+            )
+            body.append(_form(action_url, f"click[{node.value}]", button, "options"))
             continue
         if node.tag == "h4" and node.group is None and any(n.tag == "label" and n.group == node.text for n in nodes):
             continue  # an option group's heading, written with its first option

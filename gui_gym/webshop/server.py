@@ -1,0 +1,286 @@
+"""The shop in a browser: a loopback HTTP server rendering WebShop's pages as HTML.
+
+``gui-gym webshop serve`` (or :func:`serve` in-process) starts it. A person picks a goal (or
+takes a random one), searches, opens items, chooses options and buys; the last page shows the
+score upstream's reward gives the purchase. Recorded episodes (the project's trajectory JSON
+Lines, ``--replay FILE``) can be stepped through page by page.
+
+Every page is the env's own HTML (:func:`gui_gym.webshop.pages.render_html`): the same pages
+the agent reads, with every product text and query escaped. Responses forbid scripts (a
+``Content-Security-Policy`` without ``script-src``); a malformed request gets a 4xx answer
+with a one-line reason, never a traceback.
+
+Routes: ``GET /`` (start page), ``POST /new`` (field ``task``: a goal id, or empty for a random
+goal), ``GET /s/<id>`` (the session's page), ``POST /s/<id>/act`` (fields ``action`` =
+``search`` with ``query``, or ``click[...]``), ``GET /replay/<n>?step=<k>``.
+
+Example:
+    >>> from gui_gym.webshop.engine import Shop
+    >>> server = serve(Shop.generated(num_products=200), port=0)
+    >>> import urllib.request
+    >>> urllib.request.urlopen(server.url + "/").status
+    200
+    >>> server.shutdown()
+"""
+
+from __future__ import annotations
+
+import html
+import random
+import re
+import secrets
+import threading
+import urllib.parse
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from gui_gym.webshop.engine import Session, Shop
+from gui_gym.webshop.goals import split_indices
+from gui_gym.webshop.pages import render_html
+from gui_gym.webshop.tasks import goal_tasks, select_goals
+
+__all__ = ["Replay", "ShopServer", "read_replays", "serve"]
+
+MAX_BODY = 64 * 1024
+MAX_SESSIONS = 1000
+_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'"
+_SESSION = re.compile(r"^/s/([0-9a-f]{16})(/act)?$")
+_REPLAY = re.compile(r"^/replay/(\d{1,6})$")
+
+
+@dataclass
+class Replay:
+    """A recorded episode: its goal id and its actions, in order."""
+
+    task_id: str
+    actions: list[str]
+    source: str = ""
+
+
+def read_replays(path: str | Path) -> list[Replay]:
+    """The episodes of a trajectory JSON Lines file (``gui_gym.core.trajectory``)."""
+    from gui_gym.core.trajectory import read_jsonl
+
+    return [Replay(t.task_id, [s.action for s in t.steps], str(path)) for t in read_jsonl(str(path))]
+
+
+@dataclass
+class ShopServer:
+    """A running shop: ``url``, ``shutdown()``; sessions live in memory (the oldest go first)."""
+
+    shop: Shop
+    httpd: ThreadingHTTPServer
+    replays: list[Replay] = field(default_factory=list)
+    sessions: OrderedDict[str, Session] = field(default_factory=OrderedDict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def shutdown(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        if self.thread is not None:
+            self.thread.join(timeout=5)
+
+    # -- sessions ----------------------------------------------------------------------------
+    def new_session(self, task: str | None) -> str:
+        tasks = goal_tasks(self.shop, split_indices(len(self.shop.goals), "all"))
+        chosen = select_goals(tasks, task)[0] if task else random.choice(tasks)
+        key = secrets.token_hex(8)
+        with self.lock:
+            self.sessions[key] = Session(self.shop, chosen.index)
+            while len(self.sessions) > MAX_SESSIONS:
+                self.sessions.popitem(last=False)
+        return key
+
+    def replay_session(self, n: int, step: int) -> tuple[Session, list[str]]:
+        replay = self.replays[n]
+        index = int(replay.task_id.rsplit(":", 1)[-1]) if ":" in replay.task_id else int(replay.task_id)
+        session = Session(self.shop, index)
+        for action in replay.actions[:step]:
+            session.step(action)
+        return session, replay.actions
+
+
+def _page(title: str, body: str) -> str:
+    return (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title></head><body>{body}</body></html>"
+    )
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "gui-gym-webshop"
+    shop_server: ShopServer  # set on the subclass by serve()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # quiet: a test suite and a person's terminal need no access log
+
+    # -- answers -----------------------------------------------------------------------------------
+    def _send(self, status: int, body: str, content_type: str = "text/html; charset=utf-8") -> None:
+        data = body.encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Content-Security-Policy", _CSP)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _error(self, status: HTTPStatus, reason: str) -> None:
+        self._send(status, f"{status.value} {status.phrase}: {reason}\n", "text/plain; charset=utf-8")
+
+    def _redirect(self, location: str) -> None:
+        self.send_response(HTTPStatus.SEE_OTHER)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _form(self) -> dict[str, str] | None:
+        try:
+            length = int(self.headers.get("Content-Length", "0"))
+        except ValueError:
+            self._error(HTTPStatus.BAD_REQUEST, "Content-Length is not a number")
+            return None
+        if length < 0 or length > MAX_BODY:
+            self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"a form of at most {MAX_BODY} bytes")
+            return None
+        try:
+            raw = self.rfile.read(length).decode("utf-8")
+            fields = urllib.parse.parse_qs(raw, keep_blank_values=True, strict_parsing=False, max_num_fields=20)
+        except (UnicodeDecodeError, ValueError):
+            self._error(HTTPStatus.BAD_REQUEST, "the form is not UTF-8 url-encoded fields")
+            return None
+        return {k: v[0] for k, v in fields.items()}
+
+    # -- routes -------------------------------------------------------------------------------------
+    def do_GET(self) -> None:
+        path, _, query = self.path.partition("?")
+        if path == "/":
+            return self._send(HTTPStatus.OK, self._start_page())
+        m = _SESSION.match(path)
+        if m and not m.group(2):
+            session = self.shop_server.sessions.get(m.group(1))
+            if session is None:
+                return self._error(HTTPStatus.NOT_FOUND, "no such session; start one at /")
+            return self._send(HTTPStatus.OK, self._session_page(m.group(1), session))
+        m = _REPLAY.match(path)
+        if m:
+            return self._replay(int(m.group(1)), urllib.parse.parse_qs(query))
+        if m is None and path.startswith("/s/"):
+            return self._error(HTTPStatus.NOT_FOUND, "no such session; start one at /")
+        self._error(HTTPStatus.NOT_FOUND, "no such page")
+
+    def do_POST(self) -> None:
+        path = self.path.partition("?")[0]
+        if path == "/new":
+            form = self._form()
+            if form is None:
+                return None
+            try:
+                key = self.shop_server.new_session(form.get("task", "").strip() or None)
+            except ValueError as err:
+                return self._error(HTTPStatus.BAD_REQUEST, str(err))
+            return self._redirect(f"/s/{key}")
+        m = _SESSION.match(path)
+        if not (m and m.group(2)):
+            return self._error(HTTPStatus.NOT_FOUND, "no such form")
+        session = self.shop_server.sessions.get(m.group(1))
+        if session is None:
+            return self._error(HTTPStatus.NOT_FOUND, "no such session; start one at /")
+        form = self._form()
+        if form is None:
+            return None
+        action = form.get("action")
+        if action is None:
+            return self._error(HTTPStatus.BAD_REQUEST, "the form needs an 'action' field")
+        if action == "search":
+            action = f"search[{form.get('query', '')}]"
+        with self.shop_server.lock:
+            session.step(action)  # an action that does nothing leaves the page as it was
+        self._redirect(f"/s/{m.group(1)}")
+
+    def do_PUT(self) -> None:
+        self._error(HTTPStatus.METHOD_NOT_ALLOWED, "GET pages, POST forms")
+
+    do_DELETE = do_PATCH = do_PUT
+
+    # -- pages --------------------------------------------------------------------------------------
+    def _start_page(self) -> str:
+        replays = "".join(
+            f'<li><a href="/replay/{i}?step=0">{html.escape(r.task_id)} ({len(r.actions)} steps)</a></li>'
+            for i, r in enumerate(self.shop_server.replays)
+        )
+        n = len(self.shop_server.shop.goals)
+        body = (
+            "<h1>WebShop</h1>"
+            f"<p>{len(self.shop_server.shop.catalog.products)} products, {n} goals.</p>"
+            '<form method="post" action="/new"><label for="task">Goal id (empty: a random goal)</label> '
+            f'<input id="task" name="task" placeholder="{html.escape(self.shop_server.shop.goal_kind)}:0"> '
+            '<button id="start" type="submit">Start shopping</button></form>'
+            + (f"<h2>Recorded episodes</h2><ul>{replays}</ul>" if replays else "")
+        )
+        return _page("WebShop", body)
+
+    def _bar(self, session: Session, note: str = "") -> str:
+        score = ""
+        if session.reward_info is not None:
+            score = f' <strong id="score">Score: {session.reward_info.score:.3f}</strong>'
+        return (
+            f'<nav class="bar"><a href="/">WebShop</a> · goal {html.escape(session.shop.goal_kind)}:'
+            f"{session.goal_index}{score}{note}</nav>"
+        )
+
+    def _session_page(self, key: str, session: Session) -> str:
+        return render_html(session.page, action_url=f"/s/{key}/act", extra=self._bar(session), chosen=session.options)
+
+    def _replay(self, n: int, query: dict[str, list[str]]) -> None:
+        if n >= len(self.shop_server.replays):
+            return self._error(HTTPStatus.NOT_FOUND, "no such recorded episode")
+        try:
+            step = int(query.get("step", ["0"])[0])
+        except ValueError:
+            return self._error(HTTPStatus.BAD_REQUEST, "step must be a number")
+        actions = self.shop_server.replays[n].actions
+        if not 0 <= step <= len(actions):
+            return self._error(HTTPStatus.BAD_REQUEST, f"step must be within 0..{len(actions)}")
+        try:
+            session, actions = self.shop_server.replay_session(n, step)
+        except (ValueError, IndexError) as err:
+            return self._error(HTTPStatus.UNPROCESSABLE_ENTITY, f"the episode does not replay here: {err}")
+        links = []
+        if step > 0:
+            links.append(f'<a id="prev-step" href="/replay/{n}?step={step - 1}">previous step</a>')
+        if step < len(actions):
+            links.append(f'<a id="next-step" href="/replay/{n}?step={step + 1}">next step</a>')
+        last = f" · after <code>{html.escape(actions[step - 1])}</code>" if step else " · start"
+        note = f" · replay step {step}/{len(actions)}{last} · " + " ".join(links)
+        page = render_html(session.page, action_url="", extra=self._bar(session, note), chosen=session.options)
+        self._send(HTTPStatus.OK, page)
+
+
+def serve(
+    shop: Shop, host: str = "127.0.0.1", port: int = 0, replays: Sequence[Replay] = (), block: bool = False
+) -> ShopServer:
+    """Start the shop's server (in a thread unless *block*). Loopback by default: the shop is
+    for one machine's person and tests, not a network."""
+    handler = type("Handler", (_Handler,), {})
+    httpd = ThreadingHTTPServer((host, port), handler)
+    httpd.daemon_threads = True
+    server = ShopServer(shop, httpd, list(replays))
+    handler.shop_server = server  # type: ignore[attr-defined]
+    if block:
+        httpd.serve_forever()
+        return server
+    server.thread = threading.Thread(target=httpd.serve_forever, name="webshop-server", daemon=True)
+    server.thread.start()
+    return server
