@@ -15,5 +15,7 @@ if "GuiAndroid-v0" not in registry:
     register(id="GuiAndroid-v0", entry_point="gui_gym.android.env:GuiAndroidEnv", disable_env_checker=False)
 if "ALFWorld-v0" not in registry:
     register(id="ALFWorld-v0", entry_point="gui_gym.alfworld.env:ALFWorldEnv", disable_env_checker=False)
+if "WebShop-v0" not in registry:
+    register(id="WebShop-v0", entry_point="gui_gym.webshop.env:WebShopEnv", disable_env_checker=False)
 
 __all__ = ["__version__"]

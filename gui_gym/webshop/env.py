@@ -136,6 +136,17 @@ class WebShopEnv(gym.Env):
             raise ValueError(f"max_steps must be at least 1, got {max_steps}")
         self.observation_mode, self.max_steps, self.render_mode = observation_mode, int(max_steps), render_mode
         self.split, self.split_convention = split, split_convention
+        if backend == "upstream" and data_dir is None and shop is None:
+            import os
+
+            root = webshop_path or os.environ.get("WEBSHOP_PATH")
+            data_dir = os.path.join(root, "data") if root else None
+            if data_dir is None:
+                from gui_gym.webshop.backends.upstream import UpstreamMissingError
+
+                raise UpstreamMissingError(
+                    "backend='upstream' needs webshop_path=... (or WEBSHOP_PATH): a WebShop checkout"
+                )
         if shop is None:
             if data_dir is not None:
                 shop = Shop.from_directory(
@@ -159,7 +170,16 @@ class WebShopEnv(gym.Env):
         if backend == "upstream":
             from gui_gym.webshop.backends.upstream import UpstreamBackend
 
-            self._upstream = UpstreamBackend(webshop_path, observation_mode=observation_mode)
+            size = num_products if num_products in (100, 1000, 100000) else None
+            self._upstream = UpstreamBackend(
+                webshop_path, observation_mode, num_products=size, human_goals=goals == "human", seed=seed_prices
+            )
+            theirs = [g["instruction_text"] for g in self._upstream.goals]
+            if theirs != [g["instruction_text"] for g in shop.goals]:
+                raise ValueError(
+                    "upstream WebShop serves other goals than the embedded shop derives from the same files "
+                    "(another data directory, num_products or seed_prices?)"
+                )
         self.observation_space = gym.spaces.Dict(
             {"instruction": AnyText(2_000), "text": AnyText(TEXT_LIMIT), "admissible": AnyText(TEXT_LIMIT)}
         )

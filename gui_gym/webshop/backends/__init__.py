@@ -1,0 +1,1 @@
+"""Adapters that drive a real WebShop behind ``WebShop-v0``."""
