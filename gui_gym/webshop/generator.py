@@ -59,12 +59,12 @@ __all__ = [
 CLUSTER = 8  # products per cluster of one type (the near misses of one another)
 DEARER = 0.5  # the chance that a near miss costs 1.5-3 times as much
 NO_OPTIONS = 0.08  # products without option groups
-NO_OPTION_GOALS = 0.1  # the share of human goals that name no option
+NO_OPTION_GOALS = 0.25  # the share of human goals that name no option
 HUMAN_GOALS_PER_PRODUCT = (1, 2, 3, 4)  # drawn uniformly for the products that have human goals
 HUMAN_GOAL_SHARE = 0.9  # products with human goals
-GOAL_ATTRIBUTES = (1, 2, 2, 3, 3)  # how many attributes a human goal names (drawn uniformly)
+GOAL_ATTRIBUTES = (1, 2, 3, 3, 4)  # how many attributes a human goal names (drawn uniformly)
 GOAL_OPTIONS = (2, 3, 3)  # how many option groups a human goal with options names
-TEXT_SHOWS_ATTRIBUTE = 0.2  # the chance that the title or the bullets name a given hidden attribute
+TEXT_SHOWS_ATTRIBUTE = 0.1  # the chance that the title or the bullets name a given hidden attribute
 _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 _UNITS = frozenset(["oz", "fl", "ounce", "ounces", "inch", "feet", "pound", "pack", "count", "piece"])
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
@@ -318,10 +318,10 @@ def generate(num_products: int = 1000, seed: int = 0) -> GeneratedCatalog:
             variant = member % 4
             if variant in (1, 3):  # same type, other attributes (sharing some by chance)
                 attrs = rng.sample(kind.attributes, k=len(base_attrs))
-            elif member >= 4:  # same type, one attribute swapped for another
-                others = [a for a in kind.attributes if a not in attrs]
-                if others:
-                    attrs[rng.randrange(len(attrs))] = rng.choice(others)
+            elif member >= 4:  # same type, two attributes swapped for others
+                for slot in rng.sample(range(len(attrs)), k=min(2, len(attrs))):
+                    others = [a for a in kind.attributes if a not in attrs]
+                    attrs[slot] = rng.choice(others) if others else attrs[slot]
             if variant == 2:  # same type and attributes, other option values
                 options = _options(rng, kind)
             if member and rng.random() < DEARER:  # the same kind of thing at a higher price
