@@ -76,7 +76,7 @@ def select_goals(tasks: Sequence[GoalTask], selection: str | Sequence[str] | Non
                 if close
                 else " Goal ids look like human:42 (kind:index in this split)."
             )
-            raise ValueError(f"unknown WebShop goal {part!r}.{hint}")
+            raise ValueError(f"unknown task id {part!r} (a WebShop goal).{hint}")
     if not out:
         raise ValueError(f"no WebShop goals selected by {selection!r}")
     return list(dict.fromkeys(out))
