@@ -358,7 +358,8 @@ def write(catalog: GeneratedCatalog, directory: str | Path) -> dict[str, Path]:
         "title_nouns": (directory / "title_nouns.json", catalog.title_nouns),
     }
     for path, data in files.values():
-        atomic_write(str(path), json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+        atomic_write(str(path), lambda f, text=text: f.write(text))
     return {role: path for role, (path, _) in files.items()}
 
 
