@@ -10,7 +10,9 @@ a bag-of-words query whose repeated terms are boosted by their count.
 :class:`BM25Search` reproduces Lucene 8's scoring to the float: idf = ln(1 + (N − n + 0.5)/(n +
 0.5)), each document length stored in Lucene's one-byte norm (exact below 24 terms, 4
 significant bits above), the score ``w − w / (1 + f · 1/(k1·(1 − b + b·dl/avgdl)))`` in
-single precision, terms summed in double and rounded to single, ties broken by index order.
+single precision, terms summed in double and rounded to single, best first, equal scores by
+product id (Anserini sorts by score, then by the id field; the scores it reports are rounded to
+four decimals and nudged apart, which leaves that order as it is).
 
 Any object with ``search(query, k) -> list[str]`` (product ids, best first) plugs in, e.g.
 :class:`PyseriniSearch` over a real Lucene index.
@@ -87,6 +89,8 @@ def _kind(ch: str) -> int:
         if 0x3040 <= cp <= 0x309F or 0x3400 <= cp <= 0x9FFF or 0x20000 <= cp <= 0x2FFFF or 0xF900 <= cp <= 0xFAFF:
             return _IDEO
         return _LETTER
+    if 0x1F000 <= ord(ch) <= 0x1FAFF or 0x2600 <= ord(ch) <= 0x27BF:
+        return _IDEO  # emoji: a token each, as StandardTokenizer emits them
     if unicodedata.category(ch) in ("Mn", "Mc", "Me", "Cf"):
         return _JOIN  # Extend/Format: stays with the character before (WB4)
     return _OTHER
@@ -209,6 +213,7 @@ class BM25Search:
         one = np.float32(1.0)
         self._norm_inverse = one / (self.k1 * ((one - self.b) + self.b * _LENGTH_TABLE / self.avgdl))
         self._query_cache: dict[str, list[str]] = {}
+        self._id_rank = np.argsort(np.argsort(np.asarray(self.ids, dtype=object), kind="stable"), kind="stable")
 
     @classmethod
     def build(cls, documents: Iterable[tuple[str, str]], k1: float = 0.9, b: float = 0.4) -> BM25Search:
@@ -263,8 +268,8 @@ class BM25Search:
             hit[docs] = True
         matched = np.flatnonzero(hit)
         scored = total.astype(np.float32)
-        # best first; equal scores in index order (Lucene's tie-break by doc id)
-        order = matched[np.lexsort((matched, -scored[matched]))]
+        # best first; equal scores by product id (Anserini sorts by score, then by the id field)
+        order = matched[np.lexsort((self._id_rank[matched], -scored[matched]))]
         return scored, order
 
     def search(self, query: str, k: int = K) -> list[str]:

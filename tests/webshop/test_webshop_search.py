@@ -36,11 +36,11 @@ def test_bm25_scores_by_hand() -> None:
     assert engine.search("green") == [] and engine.search("the of and") == []
 
 
-def test_ties_keep_index_order_and_k_cuts() -> None:
+def test_ties_go_by_id_and_k_cuts() -> None:
     engine = BM25Search.build([(f"d{i}", "same words") for i in range(60)])
     hits = engine.search("same")
-    assert hits == [f"d{i}" for i in range(50)]
-    assert engine.search("same", k=3) == ["d0", "d1", "d2"]
+    assert hits == sorted(f"d{i}" for i in range(60))[:50]  # Anserini breaks ties by the id field
+    assert engine.search("same", k=3) == ["d0", "d1", "d10"]
 
 
 def test_lucene_length_norms() -> None:
@@ -63,7 +63,7 @@ def test_tokenizer_follows_word_boundaries() -> None:
     assert tokenize("x-large 12-pack") == ["x", "large", "12", "pack"]
     assert tokenize("3.5oz $19.99 1,299.00 e.g. U.S.A.") == ["3.5oz", "19.99", "1,299.00", "e.g", "U.S.A"]
     assert tokenize("women's don't rock'n'roll") == ["women's", "don't", "rock'n'roll"]
-    assert tokenize("snake_case 中文 ok") == ["snake_case", "中", "文", "ok"]
+    assert tokenize("snake_case 中文 ok 🧴lotion") == ["snake_case", "中", "文", "ok", "🧴", "lotion"]
     assert tokenize("a" * 300) == ["a" * 255, "a" * 45]
 
 
