@@ -43,7 +43,7 @@ from typing import Any
 from gui_gym.webshop import pages as P
 from gui_gym.webshop.catalog import Catalog, load_products, product_prices, read_catalog
 from gui_gym.webshop.goals import derive_goals
-from gui_gym.webshop.reward import FunctionWordNouns, NounTagger, RewardInfo, StoredNouns, get_reward
+from gui_gym.webshop.reward import NounTagger, RewardInfo, default_tagger, get_reward
 from gui_gym.webshop.search import BM25Search, K, SearchEngine
 
 __all__ = ["BASE_URL", "PRODUCT_WINDOW", "Outcome", "Session", "Shop", "parse_action"]
@@ -98,8 +98,7 @@ class Shop:
         """A shop over a loaded catalog; *rng* continues where the prices left it (the goals'
         price bounds), as upstream's global ``random`` does."""
         if tagger is None:
-            table = catalog.nouns_by_title()
-            tagger = StoredNouns(table) if table is not None else FunctionWordNouns()
+            tagger = default_tagger(catalog.nouns_by_title())
         served = derive_goals(catalog.products, catalog.prices, goals, rng)
         if not served:
             why = (

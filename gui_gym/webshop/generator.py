@@ -18,8 +18,9 @@ appear in its text and some only in the attribute file. The goals are upstream's
 
 :func:`write` puts them in a directory as ``items_shuffle.json``, ``items_ins_v2.json`` and
 ``items_human_ins.json`` (upstream's formats, loadable by upstream's own code) plus
-``title_nouns.json``: for every product the nouns and proper nouns of its title, known by
-construction, which stand in for upstream's spaCy tagger in the type reward.
+``title_nouns.json``: for every product the nouns and proper nouns of its title, which stand in
+for upstream's spaCy tagger in the type reward: spaCy's own (``en_core_web_sm`` 3.6, shipped for
+the default catalog's titles) or, for other titles, the nouns known by construction.
 
 Example:
     >>> made = generate(num_products=50, seed=1)
@@ -31,6 +32,8 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import gzip
 import json
 import random
 import re
@@ -53,6 +56,7 @@ __all__ = [
     "GeneratedCatalog",
     "generate",
     "read_title_nouns",
+    "spacy_title_nouns",
     "write",
 ]
 
@@ -294,6 +298,7 @@ def generate(num_products: int = 1000, seed: int = 0) -> GeneratedCatalog:
     if num_products < 1:
         raise ValueError(f"num_products must be at least 1, got {num_products}")
     rng = random.Random(f"webshop-catalog:{seed}")
+    tagged = spacy_title_nouns()
     # the types round-robin over the categories, so that any prefix of the catalog spans all five
     kinds = [t for group in zip(*CATEGORIES.values(), strict=True) for t in group]
     taken: set[str] = set()
@@ -335,7 +340,7 @@ def generate(num_products: int = 1000, seed: int = 0) -> GeneratedCatalog:
             asin = _asin(rng, taken)
             record, title_nouns = _product(rng, asin, this_kind, brand_here, attrs, options, scale)
             products.append(record)
-            nouns[asin] = title_nouns
+            nouns[asin] = tagged.get(record["name"], title_nouns)
             named = rng.sample(attrs, k=rng.randint(1, min(3, len(attrs))))
             attributes[asin] = {
                 "attributes": attrs,
@@ -345,6 +350,16 @@ def generate(num_products: int = 1000, seed: int = 0) -> GeneratedCatalog:
             if rng.random() < HUMAN_GOAL_SHARE:
                 human[asin] = _human_goals(rng, record, this_kind, attrs, options)
     return GeneratedCatalog(products, attributes, human, nouns)
+
+
+@functools.lru_cache(maxsize=1)
+def spacy_title_nouns() -> dict[str, list[str]]:
+    """spaCy's nouns (``en_core_web_sm`` 3.6, as upstream's type reward takes them) of every title
+    of the default catalog (``generate(1000, seed=0)``, hence of its prefixes), shipped with the
+    package; other titles get the nouns known by construction."""
+    path = Path(__file__).parent / "data" / "title_nouns_spacy.json.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return {str(k): list(v) for k, v in json.load(f)["nouns"].items()}
 
 
 def write(catalog: GeneratedCatalog, directory: str | Path) -> dict[str, Path]:

