@@ -268,7 +268,8 @@ class WebShopEnv(gym.Env):
             return []
         available = self.session.available_actions()
         out = ["search[<query>]"] if available["has_search_bar"] else []
-        return out + [f"click[{c}]" for c in available["clickables"]]
+        # upstream lists the search button among the clickables but ignores click[search]
+        return out + [f"click[{c}]" for c in available["clickables"] if c != "search"]
 
     # -- internals ---------------------------------------------------------------------------------
     def _advance(self, outcome: Outcome) -> list[str]:

@@ -1,0 +1,208 @@
+"""``WebShop-v0`` behind the env contract: registry, vector envs, splits, modes, data files, bad input."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import gui_gym  # noqa: F401
+from gui_gym.core import contract as C
+from gui_gym.core.family import family_of
+from gui_gym.webshop.generator import generate, write
+
+
+def run_oracle(env: gym.Env, seed: int) -> tuple[float, dict, int]:
+    _, info = env.reset(seed=seed)
+    for n in range(1, 16):
+        _, reward, terminated, truncated, info = env.step(env.unwrapped.oracle_action())
+        if terminated or truncated:
+            return reward, info, n
+    raise AssertionError("the oracle did not finish")
+
+
+def test_check_env_and_spaces() -> None:
+    env = gym.make("WebShop-v0", split="test")
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    assert set(obs) == {"instruction", "text", "admissible"} and obs["admissible"] == "search[<query>]"
+    assert info[C.TASK_ID].startswith("human:") and info[C.DIFFICULTY] in ("easy", "medium", "hard")
+    assert info[C.TASK_MILESTONES][0] == "Search for the product" and info[C.TASK_MILESTONES][-1] == "Buy it"
+    assert info["available_actions"] == {"has_search_bar": True, "clickables": ["search"]}
+
+
+def test_the_oracle_buys_what_the_goal_asks(tmp_path) -> None:
+    env = gym.make("WebShop-v0", split="test")
+    for seed in range(10):
+        reward, info, steps = run_oracle(env, seed)
+        assert reward == 1.0 and info[C.SUCCESS] and info["task_score"] == 1.0
+        assert info[C.PROGRESS] == 1.0 and info[C.ACTION_KIND] == C.FINISH and steps <= 15
+        assert info["reward_info"]["r_type"] == 1.0 and info["nouns"] == "stored"
+
+
+def test_contract_keys_along_an_episode() -> None:
+    env = gym.make("WebShop-v0", split="test")
+    obs, info = env.reset(seed=1, options={C.TASK: "human:7"})
+    assert info[C.TASK_ID] == "human:7"
+    query = obs["instruction"].split(", and price")[0]
+    _, reward, terminated, truncated, info = env.step(f"search[{query}]")
+    assert (reward, terminated, truncated) == (0.0, False, False)
+    assert info[C.FORMAT_VALID] and info[C.ACTION_KIND] == C.INPUT
+    assert info[C.ACTION_DESCRIPTION] == f'Search for "{query.lower()}"'
+    assert info[C.MILESTONES] == ["Search for the product"] and 0 < info[C.PROGRESS] < 1
+    product = next(a for a in info[C.ADMISSIBLE_ACTIONS] if a.startswith("click[b0"))
+    _, _, _, _, info = env.step(product)
+    assert info[C.ACTION_KIND] == C.INTERACT
+    assert info[C.ACTION_DESCRIPTION].startswith(f'Click "{product[6:-1].upper()}" (')
+    _, _, _, _, info = env.step("click[description]")
+    assert info[C.ACTION_KIND] == C.NAVIGATE and info[C.ACTION_DESCRIPTION].startswith('Click "Description" on B0')
+
+
+@pytest.mark.parametrize(
+    "action",
+    ["search[", "click[nonexistent]", "click[search]", "buy it", "", "search[" + "x" * 600 + "]", 3.5, None],
+)
+def test_malformed_actions_are_reported_no_ops(action) -> None:
+    env = gym.make("WebShop-v0", split="test")
+    obs, _ = env.reset(seed=0)
+    obs2, reward, terminated, truncated, info = env.step(action)
+    assert obs2 == obs and reward == 0.0 and not terminated and not truncated
+    assert info[C.FORMAT_VALID] is False and info[C.ACTION_KIND] == C.INVALID and info[C.REASON]
+    assert info[C.ACTION_DESCRIPTION].startswith("Invalid action")
+
+
+def test_step_limit_truncates() -> None:
+    env = gym.make("WebShop-v0", split="test", max_steps=3)
+    env.reset(seed=0)
+    for _ in range(2):
+        assert not any(env.step("click[nowhere]")[2:4])
+    _, _, terminated, truncated, info = env.step("click[nowhere]")
+    assert truncated and not terminated and info[C.SUCCESS] is False
+    with pytest.raises(gym.error.ResetNeeded):
+        env.step("search[x]")
+
+
+@pytest.mark.parametrize("mode", ["text", "text_rich", "html", "url"])
+def test_observation_modes(mode: str) -> None:
+    env = gym.make("WebShop-v0", split="test", observation_mode=mode)
+    obs, _ = env.reset(seed=0)
+    text = obs["text"]
+    expected = {
+        "text": "WebShop [SEP] Instruction: [SEP] ",
+        "text_rich": "WebShop\nInstruction: \n",
+        "html": "<!DOCTYPE html>",
+        "url": "http://127.0.0.1:3000/",
+    }[mode]
+    assert text.startswith(expected)
+    assert env.unwrapped.html().startswith("<!DOCTYPE html>")
+
+
+def test_splits_and_conventions() -> None:
+    shop = gym.make("WebShop-v0", split="test").unwrapped.shop
+    n = len(shop.goals)
+    sizes = {
+        (split, conv): len(gym.make("WebShop-v0", split=split, split_convention=conv).unwrapped.tasks)
+        for split, conv in [("test", "upstream"), ("eval", "upstream"), ("train", "upstream"), ("train", "verl-agent")]
+    }
+    assert sizes == {
+        ("test", "upstream"): 500, ("eval", "upstream"): 1000, ("train", "upstream"): n - 1500,
+        ("train", "verl-agent"): n - 500,
+    }  # fmt: skip
+    with pytest.raises(ValueError, match="no eval split"):
+        gym.make("WebShop-v0", split="eval", split_convention="verl-agent")
+    with pytest.raises(ValueError, match="unknown split"):
+        gym.make("WebShop-v0", split="dev")
+
+
+def test_task_selection_by_tier_and_bad_ids() -> None:
+    env = gym.make("WebShop-v0", split="test", task="hard")
+    _, info = env.reset(seed=0)
+    assert info[C.DIFFICULTY] == "hard"
+    with pytest.raises(ValueError, match="unknown task id"):
+        gym.make("WebShop-v0", split="test", task="human:999999")
+    with pytest.raises(ValueError, match="unknown task id"):
+        env.reset(options={C.TASK: "nope"})
+
+
+def test_synthetic_goals_name_their_options() -> None:
+    env = gym.make("WebShop-v0", split="test", goals="synthetic")
+    _obs, info = env.reset(seed=0)
+    assert info[C.TASK_ID].startswith("synthetic:")
+    reward, info, _ = run_oracle(env, 3)
+    assert reward == 1.0
+
+
+def test_data_dir_reads_upstreams_files(tmp_path) -> None:
+    write(generate(120, seed=2), tmp_path)
+    env = gym.make("WebShop-v0", data_dir=str(tmp_path), split="all")
+    assert len(env.unwrapped.shop.catalog.products) == 120
+    reward, info, _ = run_oracle(env, 0)
+    assert reward == 1.0
+    (tmp_path / "title_nouns.json").unlink()
+    env = gym.make("WebShop-v0", data_dir=str(tmp_path), split="all")
+    _, _, terminated, _, info = _buy_first(env)
+    assert terminated and info["nouns"] in ("spacy", "fallback")
+
+
+def _buy_first(env: gym.Env):
+    obs, _ = env.reset(seed=0)
+    env.step(f"search[{obs['instruction']}]")
+    first = next(c for c in env.unwrapped.admissible() if c.startswith("click[b0"))
+    env.step(first)
+    return env.step("click[buy now]")
+
+
+def test_missing_and_damaged_data_give_clear_errors(tmp_path) -> None:
+    with pytest.raises(FileNotFoundError, match="no WebShop data directory"):
+        gym.make("WebShop-v0", data_dir=str(tmp_path / "none"))
+    write(generate(30), tmp_path)
+    (tmp_path / "items_ins_v2.json").write_text("{oops")
+    with pytest.raises(ValueError, match=r"items_ins_v2\.json: not a readable WebShop attribute file"):
+        gym.make("WebShop-v0", data_dir=str(tmp_path))
+
+
+def test_upstream_backend_without_a_checkout_says_what_to_do(monkeypatch, tmp_path) -> None:
+    from gui_gym.webshop.backends.upstream import UpstreamMissingError
+
+    monkeypatch.delenv("WEBSHOP_PATH", raising=False)
+    with pytest.raises(UpstreamMissingError, match="needs webshop_path"):
+        gym.make("WebShop-v0", backend="upstream")
+    write(generate(30), tmp_path / "data")
+    with pytest.raises(UpstreamMissingError, match="is not a WebShop checkout"):
+        gym.make("WebShop-v0", backend="upstream", webshop_path=str(tmp_path), split="all")
+
+
+def test_vector_env_runs_episodes() -> None:
+    envs = gym.vector.SyncVectorEnv([lambda: gym.make("WebShop-v0", split="test") for _ in range(3)])
+    obs, _ = envs.reset(seed=[0, 1, 2])
+    assert len(obs["text"]) == 3 and all(t.startswith("WebShop [SEP]") for t in obs["text"])
+    actions = np.array([f"search[{i}]" for i in obs["instruction"]], dtype=object)
+    obs, _rewards, terminated, _truncated, _infos = envs.step(actions)
+    assert all("Page 1 (Total results:" in t for t in obs["text"]) and not terminated.any()
+    envs.close()
+
+
+def test_async_vector_env() -> None:
+    envs = gym.vector.AsyncVectorEnv([lambda: gym.make("WebShop-v0", split="test", num_products=200) for _ in range(2)])
+    obs, _ = envs.reset(seed=[0, 1])
+    obs, *_ = envs.step(np.array(["click[search]", "search[shampoo]"], dtype=object))
+    assert obs["text"][0].startswith("WebShop [SEP]") and "Total results" in obs["text"][1]
+    envs.close()
+
+
+def test_family_candidates_drive_an_episode() -> None:
+    env = gym.make("WebShop-v0", split="test")
+    family = family_of("WebShop-v0")
+    obs, info = env.reset(seed=0)
+    candidates = family.admissible_actions(obs, info)
+    assert candidates[0].kind == "search" and candidates[0].action_kind == C.INPUT
+    obs, _, _, _, info = env.step(candidates[0].action)
+    candidates = family.admissible_actions(obs, info)
+    kinds = {c.kind for c in candidates}
+    assert {"back", "page", "product"} <= kinds
+    product = next(c for c in candidates if c.kind == "product")
+    assert product.label.startswith("open ") and product.label != f"open {product.action[6:-1]}"
+    assert " | " in family.observation_text(obs) and "Available actions:" in family.observation_text(obs, full=True)
+    assert len(family.tasks("test")) == 500
