@@ -164,8 +164,9 @@ class WebShopEnv(gym.Env):
                 f"split {split!r} ({split_convention}) is empty: the shop has {len(shop.goals)} {goals} goals; "
                 "use split='all', the verl-agent convention, or a larger catalog"
             )
-        self.tasks: list[GoalTask] = goal_tasks(shop, indices)
-        self.pool = select_goals(self.tasks, task)
+        self.tasks: list[GoalTask] = goal_tasks(shop, indices)  # the split's goals
+        self.all_tasks: list[GoalTask] = goal_tasks(shop, range(len(shop.goals)))  # any id resolves
+        self.pool = select_goals(self.tasks, task, self.all_tasks)
         self._upstream: Any = None
         if backend == "upstream":
             from gui_gym.webshop.backends.upstream import UpstreamBackend
@@ -195,7 +196,7 @@ class WebShopEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
         options = options or {}
-        pool = select_goals(self.tasks, options[C.TASK]) if C.TASK in options else self.pool
+        pool = select_goals(self.tasks, options[C.TASK], self.all_tasks) if C.TASK in options else self.pool
         task = pool[int(self.np_random.integers(len(pool)))] if len(pool) > 1 else pool[0]
         self.task = task
         self.session = Session(self.shop, task.index, rng=random.Random(int(self.np_random.integers(2**31))))

@@ -78,15 +78,28 @@ class WebShopFamily:
     candidate_kinds: tuple[str, ...] = KINDS
 
     def tasks(self, selection: str | Sequence[str] | None = None) -> list[TaskSpec]:
+        """Goals of the embedded shop: ids, tiers, categories, or ``<split>`` / ``<split>:<rest>``
+        (``test:hard``); without a split, the training split's."""
         from gui_gym.webshop.engine import Shop
         from gui_gym.webshop.goals import SPLITS, split_indices
         from gui_gym.webshop.tasks import goal_tasks, select_goals, spec_of
 
         shop = Shop.generated()
-        split = selection if isinstance(selection, str) and selection in SPLITS else "train"
-        tasks = goal_tasks(shop, split_indices(len(shop.goals), split))
-        rest = None if isinstance(selection, str) and selection in SPLITS else selection
-        return [spec_of(t) for t in select_goals(tasks, rest)]
+        everything = goal_tasks(shop, range(len(shop.goals)))
+        if isinstance(selection, str):
+            parts = [p.strip() for p in selection.split(",") if p.strip() and p.strip() != "all"]
+        else:
+            parts = list(selection or [])
+        if not parts:
+            return [spec_of(everything[i]) for i in split_indices(len(everything), "train")]
+        out = []
+        for part in parts:
+            split, _, rest = part.partition(":")
+            if split not in SPLITS:
+                split, rest = "train", part
+            tasks = [everything[i] for i in split_indices(len(everything), split)]
+            out += select_goals(tasks, rest or None, everything)
+        return [spec_of(t) for t in dict.fromkeys(out)]
 
     def instruction(self, obs: Any) -> str:
         return str(obs.get("instruction", "")) if isinstance(obs, dict) else ""

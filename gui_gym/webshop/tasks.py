@@ -53,12 +53,15 @@ def goal_tasks(shop: Shop, indices: Iterable[int]) -> list[GoalTask]:
     return out
 
 
-def select_goals(tasks: Sequence[GoalTask], selection: str | Sequence[str] | None) -> list[GoalTask]:
-    """Goals by id, tier, category, ``all``/``None``, a list or a comma list of those."""
+def select_goals(
+    tasks: Sequence[GoalTask], selection: str | Sequence[str] | None, everything: Sequence[GoalTask] | None = None
+) -> list[GoalTask]:
+    """Goals by id, tier, category, ``all``/``None``, a list or a comma list of those. Tiers and
+    categories pick from *tasks* (a split); ids may name any goal of *everything* (the shop)."""
     if selection is None or selection == "all":
         return list(tasks)
     parts = [p.strip() for p in selection.split(",") if p.strip()] if isinstance(selection, str) else list(selection)
-    by_id = {t.id: t for t in tasks}
+    by_id = {t.id: t for t in (everything if everything is not None else tasks)}
     out: list[GoalTask] = []
     for part in parts:
         if part == "all":
