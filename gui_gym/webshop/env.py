@@ -166,6 +166,7 @@ class WebShopEnv(gym.Env):
             )
         self.tasks: list[GoalTask] = goal_tasks(shop, indices)  # the split's goals
         self.all_tasks: list[GoalTask] = goal_tasks(shop, range(len(shop.goals)))  # any id resolves
+        self._by_id = {t.id: t for t in self.all_tasks}
         self.pool = select_goals(self.tasks, task, self.all_tasks)
         self._upstream: Any = None
         if backend == "upstream":
@@ -196,7 +197,7 @@ class WebShopEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
         options = options or {}
-        pool = select_goals(self.tasks, options[C.TASK], self.all_tasks) if C.TASK in options else self.pool
+        pool = self._select(options[C.TASK]) if C.TASK in options else self.pool
         task = pool[int(self.np_random.integers(len(pool)))] if len(pool) > 1 else pool[0]
         self.task = task
         self.session = Session(self.shop, task.index, rng=random.Random(int(self.np_random.integers(2**31))))
@@ -273,6 +274,12 @@ class WebShopEnv(gym.Env):
         return out + [f"click[{c}]" for c in available["clickables"] if c != "search"]
 
     # -- internals ---------------------------------------------------------------------------------
+    def _select(self, selection: Any) -> list[GoalTask]:
+        """The goals a reset names; one id is looked up directly (a shop may hold 200,000 goals)."""
+        if isinstance(selection, str) and selection in self._by_id:
+            return [self._by_id[selection]]
+        return select_goals(self.tasks, selection, self.all_tasks)
+
     def _advance(self, outcome: Outcome) -> list[str]:
         """Milestones reached by this step (each once, in any order)."""
         assert self.session is not None

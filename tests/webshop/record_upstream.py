@@ -2,10 +2,11 @@
 
 Runs upstream's code (https://github.com/princeton-nlp/WebShop, ``web_agent_site``) unchanged:
 its loader, goal builders, page templates (Flask + Jinja), BeautifulSoup text conversion,
-``get_available_actions``, state machine and ``get_reward``. Search is real Lucene: pyserini's
-``LuceneSearcher`` is Anserini's ``SimpleSearcher`` reached through pyjnius (pyserini 0.17.0's
-own Python package needs faiss and torch for its dense modules, which the text env never uses);
-``torch`` is stubbed for the same reason (only ``get_image`` uses it). spaCy's ``en_core_web_sm``
+``get_available_actions``, state machine and ``get_reward``. Search is real Lucene: pyserini
+0.17.0's ``LuceneSearcher`` (it imports faiss, transformers and torch for its dense modules;
+where those are missing, Anserini's ``SimpleSearcher`` — the class pyserini wraps — is reached
+through pyjnius instead). ``torch`` is stubbed when absent (the text env uses it for
+``get_image`` only). spaCy's ``en_core_web_sm``
 is the real model when one is installed (``--spacy``), else the catalog's stored title nouns.
 
     python tests/webshop/record_upstream.py --webshop /path/to/WebShop --jar anserini-0.14.3-fatjar.jar \
@@ -15,7 +16,7 @@ It writes the embedded catalog into the checkout's ``data/`` under upstream's 1k
 indexes it as ``search_engine/run_indexing.sh`` does, seeds Python's ``random`` with 0 and builds
 ``WebAgentTextEnv(observation_mode="text", num_products=1000, human_goals=True)``, then records:
 
-- ``goals.json``: the served goals (post-shuffle) and the prices, human and synthetic;
+- ``goals.json.gz``: the served goals (post-shuffle) and the prices, human and synthetic;
 - ``transcripts.jsonl.gz``: per episode the goal index, then per step the action, the ``text`` and
   ``text_rich`` observations, the URL, ``get_available_actions()``, reward and done;
 - ``rewards.jsonl.gz``: ``get_reward(..., verbose=True)`` on goals × products × options × prices;
@@ -44,32 +45,38 @@ MALFORMED = [
 
 
 def _stub_modules(jar: str, nouns: dict[str, list[str]] | None) -> None:
-    import jnius_config
+    try:  # pyserini itself when its (dense-retrieval) dependencies import
+        import pyserini.search.lucene  # noqa: F401
+    except ImportError:
+        import jnius_config
 
-    jnius_config.set_classpath(jar)
-    from jnius import autoclass
+        jnius_config.set_classpath(jar)
+        from jnius import autoclass
 
-    simple = autoclass("io.anserini.search.SimpleSearcher")
+        simple = autoclass("io.anserini.search.SimpleSearcher")
 
-    class LuceneSearcher:  # pyserini's class, reduced to what the text env calls
-        def __init__(self, index_dir: str) -> None:
-            self.object = simple(index_dir)
+        class LuceneSearcher:  # pyserini's class, reduced to what the text env calls
+            def __init__(self, index_dir: str) -> None:
+                self.object = simple(index_dir)
 
-        def search(self, q: str, k: int = 10):
-            return list(self.object.search(q, k))
+            def search(self, q: str, k: int = 10):
+                return list(self.object.search(q, k))
 
-        def doc(self, docid: str):
-            raw = self.object.document(docid).get("raw")  # the stored JSON, as pyserini's Document.raw()
-            return types.SimpleNamespace(raw=lambda: raw)
+            def doc(self, docid: str):
+                raw = self.object.document(docid).get("raw")  # the stored JSON, as pyserini's Document.raw()
+                return types.SimpleNamespace(raw=lambda: raw)
 
-    lucene = types.ModuleType("pyserini.search.lucene")
-    lucene.LuceneSearcher = LuceneSearcher
-    for name in ("pyserini", "pyserini.search"):
-        sys.modules[name] = types.ModuleType(name)
-    sys.modules["pyserini.search.lucene"] = lucene
-    torch = types.ModuleType("torch")  # the text env imports torch for get_image only
-    torch.Tensor = type("Tensor", (), {})  # something scipy's array-api checks can test against
-    sys.modules["torch"] = torch
+        lucene = types.ModuleType("pyserini.search.lucene")
+        lucene.LuceneSearcher = LuceneSearcher
+        for name in ("pyserini", "pyserini.search"):
+            sys.modules[name] = types.ModuleType(name)
+        sys.modules["pyserini.search.lucene"] = lucene
+    try:
+        import torch
+    except ImportError:
+        torch = types.ModuleType("torch")  # the text env imports torch for get_image only
+        torch.Tensor = type("Tensor", (), {})  # something scipy's array-api checks can test against
+        sys.modules["torch"] = torch
     site_env = types.ModuleType("web_agent_site.envs.web_agent_site_env")
     site_env.WebAgentSiteEnv = object
     sys.modules["web_agent_site.envs.web_agent_site_env"] = site_env
@@ -238,7 +245,7 @@ def main() -> None:
             "goals": [{k: g[k] for k in keys} for g in env.server.goals],
             "prices": env.server.product_prices,
         }
-    with open(os.path.join(args.out, "goals.json"), "w") as f:
+    with gzip.open(os.path.join(args.out, "goals.json.gz"), "wt", encoding="utf-8") as f:
         json.dump(recorded_goals, f)
 
     rng = random.Random(0)
@@ -260,7 +267,7 @@ def main() -> None:
             for goal in rng.sample(goals, k=min(150, len(goals))):
                 target = products[goal["asin"]]
                 same_type = [a for a in asins if products[a]["query"] == goal["query"]]
-                for asin in {goal["asin"], rng.choice(same_type), rng.choice(asins)}:
+                for asin in dict.fromkeys([goal["asin"], rng.choice(same_type), rng.choice(asins)]):
                     product = products[asin]
                     values = [(n, v) for n, vs in product["options"].items() for v in vs]
                     choices = [{}]
