@@ -41,7 +41,7 @@ from gui_gym.webshop.goals import GOAL_KINDS, SPLIT_CONVENTIONS, SPLITS, split_i
 from gui_gym.webshop.pages import BACK_TO_SEARCH, END_BUTTON, NEXT_PAGE, PREV_PAGE, SUB_PAGES
 from gui_gym.webshop.reward import NounTagger, type_reward
 from gui_gym.webshop.search import SearchEngine
-from gui_gym.webshop.tasks import GoalTask, goal_tasks, select_goals
+from gui_gym.webshop.tasks import GoalTask, goal_tasks, resolve
 
 __all__ = ["MAX_STEPS", "OBSERVATION_MODES", "WebShopEnv", "action_kind"]
 
@@ -70,9 +70,9 @@ class WebShopEnv(gym.Env):
     """WebShop as a Gymnasium env (see the module docstring).
 
     Args:
-        task: the goals to draw from: a goal id (``human:42``), a list, a tier
-            (``easy``/``medium``/``hard`` by the number of goal attributes and options), or
-            ``None`` (the whole split).
+        task: the goals to draw from: a goal id (``human:42``, any split), a list, a tier
+            (``easy``/``medium``/``hard`` by the number of goal attributes and options), a
+            category, ``<split>:<any of those>`` (``test:hard``), or ``None`` (the whole split).
         split: ``train``, ``eval``, ``test`` or ``all`` of the served (shuffled) goals.
         split_convention: ``upstream`` (test = the first 500, eval = the next 1,000, train = the
             rest) or ``verl-agent`` (test = the first 500, train = the rest).
@@ -167,7 +167,7 @@ class WebShopEnv(gym.Env):
         self.tasks: list[GoalTask] = goal_tasks(shop, indices)  # the split's goals
         self.all_tasks: list[GoalTask] = goal_tasks(shop, range(len(shop.goals)))  # any id resolves
         self._by_id = {t.id: t for t in self.all_tasks}
-        self.pool = select_goals(self.tasks, task, self.all_tasks)
+        self.pool = resolve(task, self.all_tasks, self.tasks, split_convention)
         self._upstream: Any = None
         if backend == "upstream":
             from gui_gym.webshop.backends.upstream import UpstreamBackend
@@ -278,7 +278,7 @@ class WebShopEnv(gym.Env):
         """The goals a reset names; one id is looked up directly (a shop may hold 200,000 goals)."""
         if isinstance(selection, str) and selection in self._by_id:
             return [self._by_id[selection]]
-        return select_goals(self.tasks, selection, self.all_tasks)
+        return resolve(selection, self.all_tasks, self.tasks, self.split_convention)
 
     def _advance(self, outcome: Outcome) -> list[str]:
         """Milestones reached by this step (each once, in any order)."""

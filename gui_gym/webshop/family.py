@@ -81,25 +81,13 @@ class WebShopFamily:
         """Goals of the embedded shop: ids, tiers, categories, or ``<split>`` / ``<split>:<rest>``
         (``test:hard``); without a split, the training split's."""
         from gui_gym.webshop.engine import Shop
-        from gui_gym.webshop.goals import SPLITS, split_indices
-        from gui_gym.webshop.tasks import goal_tasks, select_goals, spec_of
+        from gui_gym.webshop.goals import split_indices
+        from gui_gym.webshop.tasks import goal_tasks, resolve, spec_of
 
         shop = Shop.generated()
         everything = goal_tasks(shop, range(len(shop.goals)))
-        if isinstance(selection, str):
-            parts = [p.strip() for p in selection.split(",") if p.strip() and p.strip() != "all"]
-        else:
-            parts = list(selection or [])
-        if not parts:
-            return [spec_of(everything[i]) for i in split_indices(len(everything), "train")]
-        out = []
-        for part in parts:
-            split, _, rest = part.partition(":")
-            if split not in SPLITS:
-                split, rest = "train", part
-            tasks = [everything[i] for i in split_indices(len(everything), split)]
-            out += select_goals(tasks, rest or None, everything)
-        return [spec_of(t) for t in dict.fromkeys(out)]
+        train = [everything[i] for i in split_indices(len(everything), "train")]
+        return [spec_of(t) for t in resolve(selection, everything, train)]
 
     def instruction(self, obs: Any) -> str:
         return str(obs.get("instruction", "")) if isinstance(obs, dict) else ""

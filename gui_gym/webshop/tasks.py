@@ -18,7 +18,7 @@ from gui_gym.core.task import DIFFICULTIES, TaskSpec
 if TYPE_CHECKING:
     from gui_gym.webshop.engine import Shop
 
-__all__ = ["GoalTask", "difficulty_of", "goal_tasks", "select_goals", "spec_of"]
+__all__ = ["GoalTask", "difficulty_of", "goal_tasks", "resolve", "select_goals", "spec_of"]
 
 
 def difficulty_of(goal: dict[str, Any]) -> str:
@@ -82,6 +82,31 @@ def select_goals(
             raise ValueError(f"unknown task id {part!r} (a WebShop goal).{hint}")
     if not out:
         raise ValueError(f"no WebShop goals selected by {selection!r}")
+    return list(dict.fromkeys(out))
+
+
+def resolve(
+    selection: str | Sequence[str] | None,
+    everything: Sequence[GoalTask],
+    split_tasks: Sequence[GoalTask],
+    convention: str = "upstream",
+) -> list[GoalTask]:
+    """:func:`select_goals`, where a part may also be ``<split>`` or ``<split>:<selection>``
+    (``test:hard``, ``eval:beauty``) under the split *convention*; other parts pick from
+    *split_tasks* (ids from anywhere)."""
+    from gui_gym.webshop.goals import SPLITS, split_indices
+
+    if selection is None or selection == "all":
+        return list(split_tasks)
+    parts = [p.strip() for p in selection.split(",") if p.strip()] if isinstance(selection, str) else list(selection)
+    out: list[GoalTask] = []
+    for part in parts:
+        split, _, rest = str(part).partition(":")
+        if split in SPLITS:
+            pool = [everything[i] for i in split_indices(len(everything), split, convention)]
+            out += select_goals(pool, rest or None, everything)
+        else:
+            out += select_goals(split_tasks, part, everything)
     return list(dict.fromkeys(out))
 
 
