@@ -32,6 +32,7 @@ __all__ = [
     "HUMAN_FILE",
     "NOUN_FILE",
     "PRODUCT_FILES",
+    "REVIEW_FILE",
     "Catalog",
     "CatalogError",
     "find_files",
@@ -47,6 +48,8 @@ ATTRIBUTE_FILES = ("items_ins_v2.json", "items_ins_v2_1000.json")
 HUMAN_FILE = "items_human_ins.json"
 #: The embedded catalog's title nouns (asin → nouns), the stand-in for spaCy's tagger.
 NOUN_FILE = "title_nouns.json"
+#: Upstream's review file (its loader leaves it out: reviews show only with ``reviews=True``).
+REVIEW_FILE = "reviews.json"
 
 _DROPPED = (
     "product_information", "brand", "brand_url", "list_price", "availability_quantity",
@@ -131,11 +134,16 @@ def load_products(
     human: Mapping[str, Any] | None = None,
     num_products: int | None = None,
     where: str = "products",
+    reviews: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """Upstream's product records from the three files' contents. Every record carries both
     goal sources: ``instructions`` (human, where the human file has the ASIN) and
-    ``instruction_text``/``instruction_attributes`` (synthetic, from the attribute file)."""
+    ``instruction_text``/``instruction_attributes`` (synthetic, from the attribute file).
+    *reviews* (the contents of a ``reviews.json``) fills ``Reviews`` and ``Rating`` as upstream's
+    disabled review loading would (engine.py:218-244); without it, as upstream runs, there are
+    none and the rating is ``N.A.``."""
     human = human or {}
+    by_asin_reviews, ratings = _review_table(reviews or [], where)
     seen: set[str] = set()
     out: list[dict[str, Any]] = []
     rows = products[:num_products] if num_products is not None else products
@@ -167,8 +175,8 @@ def load_products(
         p = {k: v for k, v in raw.items() if k not in _DROPPED}
         p["Title"] = p["name"]
         p["Description"] = p["full_description"]
-        p["Reviews"] = []
-        p["Rating"] = "N.A."
+        p["Reviews"] = [dict(r) for r in by_asin_reviews.get(asin, [])]
+        p["Rating"] = ratings.get(asin, "N.A.")
         bullets = p["small_description"]
         p["BulletPoints"] = bullets if isinstance(bullets, list) else [bullets]
         try:
@@ -190,6 +198,24 @@ def load_products(
         p["query"] = str(p["query"]).lower().strip()
         out.append(p)
     return out
+
+
+def _review_table(reviews: Sequence[Mapping[str, Any]], where: str) -> tuple[dict[str, list], dict[str, Any]]:
+    table: dict[str, list] = {}
+    ratings: dict[str, Any] = {}
+    for entry in reviews:
+        if not isinstance(entry, Mapping) or "asin" not in entry or not isinstance(entry.get("reviews", []), list):
+            raise CatalogError(f"reviews for {where}: an entry is {{'asin', 'reviews': [...], 'average_rating'}}")
+        rows = []
+        for r in entry.get("reviews", []):
+            r = dict(r)
+            if "score" not in r:
+                r["score"] = r.pop("stars", "")
+            r["body"] = r.pop("review", r.get("body", ""))
+            rows.append(r)
+        table[entry["asin"]] = rows
+        ratings[entry["asin"]] = entry.get("average_rating", "N.A.")
+    return table, ratings
 
 
 @dataclass
@@ -232,14 +258,23 @@ def find_files(directory: str | Path) -> tuple[Path, Path, Path | None]:
     return product_file, attribute_file, human if human.is_file() else None
 
 
-def read_catalog(directory: str | Path, num_products: int | None = None, rng: random.Random | None = None) -> Catalog:
+def read_catalog(
+    directory: str | Path, num_products: int | None = None, rng: random.Random | None = None, reviews: bool = False
+) -> Catalog:
     """The catalog in a WebShop data directory; *rng* (default ``Random(0)``) draws the ranged
-    prices and is left where upstream's goal builders go on drawing."""
+    prices and is left where upstream's goal builders go on drawing. ``reviews=True`` reads the
+    directory's ``reviews.json`` too."""
     product_file, attribute_file, human_file = find_files(directory)
     products = _read_json(product_file, "product file", list)
     attributes = _read_json(attribute_file, "attribute file", dict)
     human = _read_json(human_file, "human-goal file", dict) if human_file is not None else {}
-    loaded = load_products(products, attributes, human, num_products, where=product_file.name)
+    review_rows = None
+    if reviews:
+        review_file = Path(directory) / REVIEW_FILE
+        if not review_file.is_file():
+            raise FileNotFoundError(f"reviews=True, but {directory} has no {REVIEW_FILE}")
+        review_rows = _read_json(review_file, "review file", list)
+    loaded = load_products(products, attributes, human, num_products, where=product_file.name, reviews=review_rows)
     nouns = None
     noun_file = Path(directory) / NOUN_FILE
     if noun_file.is_file():

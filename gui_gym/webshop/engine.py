@@ -118,10 +118,12 @@ class Shop:
         search: SearchEngine | None = None,
         tagger: NounTagger | None = None,
         show_attrs: bool = False,
+        reviews: bool = False,
     ) -> Shop:
-        """The shop of a WebShop data directory (upstream's files, or a generated catalog)."""
+        """The shop of a WebShop data directory (upstream's files, or a generated catalog);
+        ``reviews=True`` shows its ``reviews.json`` (upstream's loader leaves reviews out)."""
         rng = random.Random(seed)
-        catalog = read_catalog(directory, num_products, rng)
+        catalog = read_catalog(directory, num_products, rng, reviews=reviews)
         return cls.from_catalog(catalog, rng, goals, search, tagger, show_attrs)
 
     @classmethod
@@ -132,9 +134,11 @@ class Shop:
         goals: str = "human",
         seed: int = 0,
         show_attrs: bool = False,
+        reviews: bool = False,
     ) -> Shop:
-        """The embedded shop: a generated catalog (cached per process, read-only)."""
-        return _generated_shop(num_products, catalog_seed, goals, seed, show_attrs)
+        """The embedded shop: a generated catalog (cached per process, read-only); ``reviews``
+        fills the Reviews pages (upstream shows none)."""
+        return _generated_shop(num_products, catalog_seed, goals, seed, show_attrs, reviews)
 
     def product(self, asin: str) -> dict[str, Any] | None:
         return self.catalog.by_asin.get(asin)
@@ -166,11 +170,14 @@ class Shop:
 
 
 @functools.lru_cache(maxsize=8)
-def _generated_shop(num_products: int, catalog_seed: int, goals: str, seed: int, show_attrs: bool) -> Shop:
+def _generated_shop(
+    num_products: int, catalog_seed: int, goals: str, seed: int, show_attrs: bool, reviews: bool
+) -> Shop:
     from gui_gym.webshop.generator import generate
 
     made = generate(num_products=num_products, seed=catalog_seed)
-    products = load_products(made.products, made.attributes, made.human_goals, where="generated catalog")
+    rows = made.reviews if reviews else None
+    products = load_products(made.products, made.attributes, made.human_goals, where="generated catalog", reviews=rows)
     rng = random.Random(seed)
     prices = product_prices(products, rng)
     catalog = Catalog(

@@ -86,6 +86,8 @@ class WebShopEnv(gym.Env):
             ``items_ins_v2*.json``, ``items_human_ins.json``) to shop in instead.
         observation_mode: ``text`` (default), ``text_rich``, ``html`` or ``url``.
         show_attrs: show the ``Attributes`` button (upstream's ``show_attrs``).
+        reviews: fill the ``Reviews`` pages and ratings from the catalog's reviews (upstream's
+            loader leaves them out, so by default the pages are empty and the rating ``N.A.``).
         search: a search engine object (``search(query, k) -> ids``), e.g. a Lucene index.
         tagger: the type reward's noun tagger (e.g. :class:`~gui_gym.webshop.reward.SpacyNouns`).
         backend: ``embedded`` or ``upstream`` (needs ``webshop_path``, a WebShop checkout).
@@ -108,6 +110,7 @@ class WebShopEnv(gym.Env):
         data_dir: str | None = None,
         observation_mode: str = "text",
         show_attrs: bool = False,
+        reviews: bool = False,
         search: SearchEngine | None = None,
         tagger: NounTagger | None = None,
         backend: str = "embedded",
@@ -153,10 +156,10 @@ class WebShopEnv(gym.Env):
                     data_dir, goals, seed_prices, search=search, tagger=tagger, show_attrs=show_attrs
                 )
             elif search is not None or tagger is not None:
-                base = Shop.generated(num_products, catalog_seed, goals, seed_prices, show_attrs)
+                base = Shop.generated(num_products, catalog_seed, goals, seed_prices, show_attrs, reviews)
                 shop = Shop(base.catalog, base.goals, search or base.search, tagger or base.tagger, goals, show_attrs)
             else:
-                shop = Shop.generated(num_products, catalog_seed, goals, seed_prices, show_attrs)
+                shop = Shop.generated(num_products, catalog_seed, goals, seed_prices, show_attrs, reviews)
         self.shop = shop
         indices = split_indices(len(shop.goals), split, split_convention)
         if len(indices) == 0:

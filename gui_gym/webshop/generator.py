@@ -7,7 +7,7 @@ type whose members differ on purpose: other hidden attributes, other or near-mis
 ("navy" / "navy blue", "x-large" / "xx-large", "pack of 2" / "pack of 3"), a higher price, or
 another type with the same attributes — so that reading the page matters.
 
-Each product has an Amazon-style title, bullet points, a description, option groups, a price or
+Each product has an Amazon-style title, bullet points, a description, reviews, option groups, a price or
 a price range (some none: upstream then sells at $100), and hidden attributes of which some
 appear in its text and some only in the attribute file. The goals are upstream's two kinds:
 
@@ -18,7 +18,8 @@ appear in its text and some only in the attribute file. The goals are upstream's
 
 :func:`write` puts them in a directory as ``items_shuffle.json``, ``items_ins_v2.json`` and
 ``items_human_ins.json`` (upstream's formats, loadable by upstream's own code) plus
-``title_nouns.json``: for every product the nouns and proper nouns of its title, which stand in
+``reviews.json`` (upstream's review file, which its loader leaves out; ``reviews=True`` shows them)
+and ``title_nouns.json``: for every product the nouns and proper nouns of its title, which stand in
 for upstream's spaCy tagger in the type reward: spaCy's own (``en_core_web_sm`` 3.6, shipped for
 the default catalog's titles) or, for other titles, the nouns known by construction.
 
@@ -38,7 +39,7 @@ import json
 import random
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -76,12 +77,14 @@ _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
 
 @dataclass(frozen=True)
 class GeneratedCatalog:
-    """Upstream's three files' contents plus the title nouns (asin → nouns)."""
+    """Upstream's three files' contents, the title nouns (asin → nouns) and the reviews in the
+    format of upstream's ``reviews.json`` (which its loader leaves out)."""
 
     products: list[dict[str, Any]]
     attributes: dict[str, dict[str, Any]]
     human_goals: dict[str, list[dict[str, Any]]]
     title_nouns: dict[str, list[str]]
+    reviews: list[dict[str, Any]] = field(default_factory=list)
 
 
 # -- parts of a product ---------------------------------------------------------------------------
@@ -349,7 +352,26 @@ def generate(num_products: int = 1000, seed: int = 0) -> GeneratedCatalog:
             }
             if rng.random() < HUMAN_GOAL_SHARE:
                 human[asin] = _human_goals(rng, record, this_kind, attrs, options)
-    return GeneratedCatalog(products, attributes, human, nouns)
+    reviews = [_reviews(seed, p, attributes[p["asin"]]["attributes"]) for p in products]
+    return GeneratedCatalog(products, attributes, human, nouns, reviews)
+
+
+_PRAISE = ("works great", "love it", "exactly as described", "great value", "would buy again", "five stars")
+_COMPLAINTS = ("not as pictured", "broke after a week", "runs small", "too expensive for what it is", "meh")
+
+
+def _reviews(seed: int, product: dict[str, Any], attributes: Sequence[str]) -> dict[str, Any]:
+    """A product's reviews in upstream's ``reviews.json`` format, from a stream of their own (so
+    the catalog's other draws do not depend on them)."""
+    rng = random.Random(f"webshop-reviews:{seed}:{product['asin']}")
+    out = []
+    for _ in range(rng.choice((0, 1, 2, 2, 3, 4))):
+        stars = rng.choices((1, 2, 3, 4, 5), weights=(1, 1, 2, 4, 6))[0]
+        title = rng.choice(_PRAISE if stars >= 4 else _COMPLAINTS)
+        said = f" It is {rng.choice(attributes)} as promised." if attributes and stars >= 4 else ""
+        out.append({"title": title, "stars": stars, "review": f"{title.capitalize()}.{said}"})
+    rating = round(sum(r["stars"] for r in out) / len(out), 1) if out else "N.A."
+    return {"asin": product["asin"], "reviews": out, "average_rating": rating}
 
 
 @functools.lru_cache(maxsize=1)
@@ -371,6 +393,7 @@ def write(catalog: GeneratedCatalog, directory: str | Path) -> dict[str, Path]:
         "attributes": (directory / "items_ins_v2.json", catalog.attributes),
         "human_goals": (directory / "items_human_ins.json", catalog.human_goals),
         "title_nouns": (directory / "title_nouns.json", catalog.title_nouns),
+        "reviews": (directory / "reviews.json", catalog.reviews),
     }
     for path, data in files.values():
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"

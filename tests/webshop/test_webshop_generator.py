@@ -27,7 +27,7 @@ def test_same_seed_same_bytes(tmp_path) -> None:
 def test_formats_are_upstreams(made, tmp_path) -> None:
     paths = write(made, tmp_path)
     assert {p.name for p in paths.values()} == {
-        "items_shuffle.json", "items_ins_v2.json", "items_human_ins.json", "title_nouns.json"
+        "items_shuffle.json", "items_ins_v2.json", "items_human_ins.json", "title_nouns.json", "reviews.json"
     }  # fmt: skip
     assert find_files(tmp_path)[2] is not None
     products = json.loads(paths["products"].read_text())
@@ -116,3 +116,24 @@ def test_damaged_files_give_clear_errors(tmp_path) -> None:
         read_catalog(tmp_path / "empty")
     with pytest.raises(FileNotFoundError, match="no WebShop data directory"):
         read_catalog(tmp_path / "nowhere")
+
+
+def test_reviews_are_written_and_shown_only_when_asked(made, tmp_path) -> None:
+    from gui_gym.webshop.engine import Session, Shop
+
+    assert len(made.reviews) == 1000 and any(r["reviews"] for r in made.reviews)
+    assert all(set(r) == {"asin", "reviews", "average_rating"} for r in made.reviews)
+    paths = write(generate(60), tmp_path)
+    assert paths["reviews"].name == "reviews.json"
+    plain, rich = Shop.from_directory(tmp_path), Shop.from_directory(tmp_path, reviews=True)
+    reviewed = next(p for p in rich.catalog.products if p["Reviews"])
+    assert plain.product(reviewed["asin"])["Reviews"] == [] and plain.product(reviewed["asin"])["Rating"] == "N.A."
+    assert isinstance(reviewed["Rating"], float) and {"score", "body", "title"} <= set(reviewed["Reviews"][0])
+    session = Session(rich, 0)
+    session.asin, session.keywords, session.page_no = reviewed["asin"], ["x"], 1
+    session._sub("Reviews")
+    first = reviewed["Reviews"][0]
+    assert session.observation().split(" [SEP] ")[4:7] == [f'"{first["title"]}"', str(first["score"]), first["body"]]
+    (tmp_path / "reviews.json").unlink()
+    with pytest.raises(FileNotFoundError, match=r"no reviews\.json"):
+        Shop.from_directory(tmp_path, reviews=True)
