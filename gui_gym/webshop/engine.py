@@ -24,10 +24,12 @@ Example:
     >>> session = Session(shop, 0)
     >>> session.observation().startswith("WebShop [SEP] Instruction: [SEP] ")
     True
-    >>> session.step("search[" + shop.goals[0]["query"] + "]").valid
+    >>> shop.goals[0]["query"]
+    'usb microphones'
+    >>> session.step("search[usb microphones]").valid
     True
-    >>> session.observation().split(" [SEP] ")[2:5]
-    ['Back to Search', 'Page 1 (Total results: 50)', 'Next >']
+    >>> session.observation().split(" [SEP] ")[2:5]  # products holding "usb" or "microphon"
+    ['Back to Search', 'Page 1 (Total results: 16)', 'Next >']
 """
 
 from __future__ import annotations

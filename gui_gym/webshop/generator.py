@@ -24,10 +24,10 @@ for upstream's spaCy tagger in the type reward: spaCy's own (``en_core_web_sm`` 
 the default catalog's titles) or, for other titles, the nouns known by construction.
 
 Example:
-    >>> made = generate(num_products=50, seed=1)
+    >>> made = generate(num_products=100, seed=1)
     >>> len(made.products), made.products[0]["asin"][:2], sorted({p["category"] for p in made.products})
-    (50, 'B0', ['beauty', 'electronics', 'fashion', 'food', 'furniture'])
-    >>> generate(num_products=50, seed=1) == made
+    (100, 'B0', ['beauty', 'electronics', 'fashion', 'food', 'furniture'])
+    >>> generate(num_products=100, seed=1) == made
     True
 """
 
