@@ -4,13 +4,14 @@
 
     gui-gym webshop serve [--port 3000] [--data-dir DIR | --num-products 1000] [--goals human|synthetic]
                           [--replay EPISODES.jsonl ...]
-    gui-gym webshop generate DIR [--num-products 1000] [--seed 0]
+    gui-gym webshop generate DIR [--num-products 1000] [--seed 0] [--names full|small]
 
 ``serve`` starts the shop on a loopback port (:mod:`gui_gym.webshop.server`): shop for a goal and
 read the score of the purchase, or step through recorded episodes (the trajectory JSON Lines that
 ``gui-gym rollout --out`` writes). ``generate`` writes the embedded catalog in upstream WebShop's
-file formats (``items_shuffle.json``, ``items_ins_v2.json``, ``items_human_ins.json``) plus its
-title nouns, for ``WebShop-v0(data_dir=DIR)`` or upstream's own code.
+file formats (``items_shuffle.json``, ``items_ins_v2.json``, ``items_human_ins.json``; with
+``--names small`` the ``*_1000.json`` names upstream's code reads by default) plus its title
+nouns, for ``WebShop-v0(data_dir=DIR)`` or upstream's own code.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_generate(args: argparse.Namespace) -> int:
     from gui_gym.webshop.generator import generate, write
 
-    written = write(generate(num_products=args.num_products, seed=args.seed), args.directory)
+    written = write(generate(num_products=args.num_products, seed=args.seed), args.directory, names=args.names)
     for name, path in written.items():
         print(f"{name}: {path}")
     return 0
@@ -70,4 +71,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     gen.add_argument("directory")
     gen.add_argument("--num-products", type=int, default=1000)
     gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument(
+        "--names",
+        choices=("full", "small"),
+        default="full",
+        help="file names: upstream's full-data ones, or the *_1000.json ones its code reads by default",
+    )
     gen.set_defaults(func=cmd_generate)

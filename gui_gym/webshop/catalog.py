@@ -172,6 +172,7 @@ def load_products(
         ]
         if missing:
             raise CatalogError(f"{at} ({asin}): missing {', '.join(missing)}")
+        _check_types(raw, f"{at} ({asin})")
         p = {k: v for k, v in raw.items() if k not in _DROPPED}
         p["Title"] = p["name"]
         p["Description"] = p["full_description"]
@@ -185,11 +186,13 @@ def load_products(
             raise CatalogError(f"{at} ({asin}): {err}") from None
         p["options"], p["option_to_image"] = _options(p.get("customization_options"), f"{at} ({asin})")
         record = attributes.get(asin)
+        if record is not None:
+            _check_attribute_record(record, f"attribute file ({asin})")
         p["Attributes"] = (
             record["attributes"] if isinstance(record, dict) and "attributes" in record else ["DUMMY_ATTR"]
         )
         if asin in human:
-            p["instructions"] = human[asin]
+            p["instructions"] = _check_human(human[asin], f"human-goal file ({asin})")
         if isinstance(record, dict):
             p["instruction_text"] = record.get("instruction")
             p["instruction_attributes"] = record.get("instruction_attributes")
@@ -198,6 +201,46 @@ def load_products(
         p["query"] = str(p["query"]).lower().strip()
         out.append(p)
     return out
+
+
+def _is_strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _check_types(raw: Mapping[str, Any], where: str) -> None:
+    # Upstream lower-cases, splits and joins these fields; anything but text breaks its pages and reward.
+    for key in ("name", "full_description", "category", "query", "product_category"):
+        if not isinstance(raw[key], str):
+            raise CatalogError(f"{where}: {key!r} must be a string, got {type(raw[key]).__name__}")
+    bullets = raw["small_description"]
+    if not (isinstance(bullets, str) or _is_strings(bullets)):
+        raise CatalogError(f"{where}: 'small_description' must be a string or a list of strings")
+    if raw["images"] is not None and not isinstance(raw["images"], list):
+        raise CatalogError(f"{where}: 'images' must be a list of image addresses")
+
+
+def _check_attribute_record(record: Any, where: str) -> None:
+    if not isinstance(record, dict):
+        raise CatalogError(f"{where}: an entry is {{'attributes': [...], 'instruction': ..., ...}}")
+    if "attributes" in record and not _is_strings(record["attributes"]):
+        raise CatalogError(f"{where}: 'attributes' must be a list of strings")
+    if record.get("instruction_attributes") is not None and not _is_strings(record["instruction_attributes"]):
+        raise CatalogError(f"{where}: 'instruction_attributes' must be a list of strings")
+    if record.get("instruction") is not None and not isinstance(record["instruction"], str):
+        raise CatalogError(f"{where}: 'instruction' must be a string")
+
+
+def _check_human(entries: Any, where: str) -> list[dict[str, Any]]:
+    if not isinstance(entries, list):
+        raise CatalogError(f"{where}: an entry is a list of instructions")
+    for j, entry in enumerate(entries):
+        if not isinstance(entry, dict) or not isinstance(entry.get("instruction"), str):
+            shape = "{'instruction': str, 'instruction_attributes': [...]}"
+            raise CatalogError(f"{where}[{j}]: an instruction is {shape}")
+        for key in ("instruction_attributes", "instruction_options"):
+            if entry.get(key) is not None and not _is_strings(entry[key]):
+                raise CatalogError(f"{where}[{j}]: {key!r} must be a list of strings")
+    return entries
 
 
 def _review_table(reviews: Sequence[Mapping[str, Any]], where: str) -> tuple[dict[str, list], dict[str, Any]]:

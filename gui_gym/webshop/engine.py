@@ -195,7 +195,8 @@ def _generated_shop(
 class Outcome:
     """What one action did: ``valid`` (it was parsed and applied), ``reason`` when not,
     ``kind`` (search, click, invalid), the clicked control's ``target`` (``button``, ``a``,
-    ``label``) and ``label``, and, on ``Buy Now``, ``done`` with the ``reward``."""
+    ``label``) and ``label``, and, on ``Buy Now``, ``done`` with the ``reward``. ``refused``
+    marks a query upstream would run but this engine declines (too long, control characters)."""
 
     valid: bool
     kind: str
@@ -204,6 +205,7 @@ class Outcome:
     label: str = ""
     done: bool = False
     reward: float = 0.0
+    refused: bool = False
 
 
 class Session:
@@ -284,9 +286,11 @@ class Session:
             if not arg:
                 return Outcome(False, "invalid", "search[...] needs keywords inside the brackets")
             if len(arg) > MAX_QUERY_CHARS:
-                return Outcome(False, "invalid", f"a query of {len(arg)} characters; at most {MAX_QUERY_CHARS}")
+                return Outcome(
+                    False, "invalid", f"a query of {len(arg)} characters; at most {MAX_QUERY_CHARS}", refused=True
+                )
             if not arg.isprintable():
-                return Outcome(False, "invalid", "the query holds control characters")
+                return Outcome(False, "invalid", "the query holds control characters", refused=True)
             self._results(arg.split(" "), 1)
             return Outcome(True, "search", label=arg)
         if name == "click" and arg is not None:

@@ -78,19 +78,27 @@ class WebShopEnv(gym.Env):
             rest) or ``verl-agent`` (test = the first 500, train = the rest).
         goals: ``human`` (the human-goal file's instructions) or ``synthetic`` (upstream's
             attribute-file instructions with every option combination).
-        num_products: the embedded catalog's size (1,000 like upstream's small set; 100,000 works).
+        num_products: how many products: the embedded catalog's size (default 1,000, like
+            upstream's small set; 100,000 works), or the first *n* of ``data_dir``'s product file
+            (default all of them, as upstream's ``num_products=None``).
         catalog_seed: the embedded catalog's seed.
         seed_prices: the seed of ranged prices and price bounds (upstream draws them from
             Python's global ``random``; the same seed there gives the same draws).
         data_dir: a WebShop data directory (upstream's ``items_shuffle*.json``,
             ``items_ins_v2*.json``, ``items_human_ins.json``) to shop in instead.
-        observation_mode: ``text`` (default), ``text_rich``, ``html`` or ``url``.
+        observation_mode: ``text`` (default), ``text_rich``, ``html`` or ``url``. ``html`` is the
+            served shop's own page (same text, buttons and forms as upstream's templates, not
+            their markup); ``text``, ``text_rich`` and ``url`` are upstream's exactly.
         show_attrs: show the ``Attributes`` button (upstream's ``show_attrs``).
         reviews: fill the ``Reviews`` pages and ratings from the catalog's reviews (upstream's
             loader leaves them out, so by default the pages are empty and the rating ``N.A.``).
         search: a search engine object (``search(query, k) -> ids``), e.g. a Lucene index.
         tagger: the type reward's noun tagger (e.g. :class:`~gui_gym.webshop.reward.SpacyNouns`).
         backend: ``embedded`` or ``upstream`` (needs ``webshop_path``, a WebShop checkout).
+            With ``upstream`` the observation, reward and end of episode are upstream's; the
+            embedded engine follows along for milestones, the oracle and ``reward_info`` (its own
+            score, where it differs, in ``info["embedded_task_score"]``). A query the embedded
+            engine refuses (over 500 characters, control characters) is not sent upstream either.
         max_steps: the episode's step limit.
     """
 
@@ -104,7 +112,7 @@ class WebShopEnv(gym.Env):
         split: str = "train",
         split_convention: str = "upstream",
         goals: str = "human",
-        num_products: int = 1000,
+        num_products: int | None = None,
         catalog_seed: int = 0,
         seed_prices: int = 0,
         data_dir: str | None = None,
@@ -153,13 +161,22 @@ class WebShopEnv(gym.Env):
         if shop is None:
             if data_dir is not None:
                 shop = Shop.from_directory(
-                    data_dir, goals, seed_prices, search=search, tagger=tagger, show_attrs=show_attrs
+                    data_dir,
+                    goals,
+                    seed_prices,
+                    num_products=num_products,
+                    search=search,
+                    tagger=tagger,
+                    show_attrs=show_attrs,
+                    reviews=reviews,
                 )
-            elif search is not None or tagger is not None:
-                base = Shop.generated(num_products, catalog_seed, goals, seed_prices, show_attrs, reviews)
-                shop = Shop(base.catalog, base.goals, search or base.search, tagger or base.tagger, goals, show_attrs)
             else:
-                shop = Shop.generated(num_products, catalog_seed, goals, seed_prices, show_attrs, reviews)
+                size = 1000 if num_products is None else num_products
+                base = Shop.generated(size, catalog_seed, goals, seed_prices, show_attrs, reviews)
+                shop = base
+                if search is not None or tagger is not None:
+                    engine, nouns = search or base.search, tagger or base.tagger
+                    shop = Shop(base.catalog, base.goals, engine, nouns, goals, show_attrs)
         self.shop = shop
         indices = split_indices(len(shop.goals), split, split_convention)
         if len(indices) == 0:
@@ -175,9 +192,8 @@ class WebShopEnv(gym.Env):
         if backend == "upstream":
             from gui_gym.webshop.backends.upstream import UpstreamBackend
 
-            size = num_products if num_products in (100, 1000, 100000) else None
             self._upstream = UpstreamBackend(
-                webshop_path, observation_mode, num_products=size, human_goals=goals == "human", seed=seed_prices
+                webshop_path, observation_mode, num_products, human_goals=goals == "human", seed=seed_prices
             )
             theirs = [g["instruction_text"] for g in self._upstream.goals]
             if theirs != [g["instruction_text"] for g in shop.goals]:
@@ -220,22 +236,30 @@ class WebShopEnv(gym.Env):
             raise gym.error.ResetNeeded("call reset() before step() (the episode has ended)")
         self._steps += 1
         outcome = self.session.step(action)
-        if self._upstream is not None and isinstance(action, str):
-            self._upstream.step(action)
+        theirs: tuple[float, bool] | None = None
+        if self._upstream is not None and isinstance(action, str) and not outcome.refused:
+            _, upstream_reward, upstream_done = self._upstream.step(action)
+            theirs = (upstream_reward, upstream_done)
         reached = self._advance(outcome)
         kind = action_kind(outcome)
         info = self._info(outcome.valid, self._describe(action, outcome), kind, reached)
         if not outcome.valid:
             info[C.REASON] = outcome.reason
         terminated = outcome.done
+        if theirs is not None and theirs[1] != outcome.done:
+            # upstream is the truth on this backend; the engines agree on every recorded episode
+            terminated = True
+            info["backend_disagrees"] = f"upstream done={theirs[1]}, embedded done={outcome.done}"
         truncated = not terminated and self._steps >= self.max_steps
         reward = 0.0
         if terminated:
-            assert self.session.reward_info is not None
-            reward = float(outcome.reward)
+            reward = float(theirs[0]) if theirs is not None else float(outcome.reward)
             info["task_score"] = reward
-            info["reward_info"] = self.session.reward_info.verbose()
-            info["nouns"] = self.session.reward_info.nouns
+            if self.session.reward_info is not None:
+                info["reward_info"] = self.session.reward_info.verbose()
+                info["nouns"] = self.session.reward_info.nouns
+                if theirs is not None and abs(outcome.reward - reward) > 1e-9:
+                    info["embedded_task_score"] = float(outcome.reward)
         if terminated or truncated:
             self._done = True
             info[C.SUCCESS] = bool(terminated and reward >= 1.0)

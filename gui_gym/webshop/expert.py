@@ -20,7 +20,7 @@ from typing import Any
 from gui_gym.webshop.engine import PRODUCT_WINDOW, Session
 from gui_gym.webshop.normalize import normalize_color
 from gui_gym.webshop.pages import BACK_TO_SEARCH, END_BUTTON, NEXT_PAGE, PREV_PAGE
-from gui_gym.webshop.reward import MATCH_THRESHOLD, token_set_ratio
+from gui_gym.webshop.reward import MATCH_THRESHOLD, token_set_ratio, wanted_options
 
 __all__ = ["Milestone", "goal_milestones", "goal_query", "next_action", "option_matches", "wanted_options"]
 
@@ -31,13 +31,6 @@ MAX_RESULT_PAGES = 5  # a person reads at most five pages of results before sear
 def goal_query(instruction: str) -> str:
     """The instruction as a search query: lower case, without the price clause."""
     return _PRICE_CLAUSE.sub("", instruction.strip()).lower()
-
-
-def wanted_options(goal: Mapping[str, Any]) -> list[Any]:
-    """The goal's options as the reward compares them: values (human goals) or
-    ``(name, value)`` pairs (synthetic goals)."""
-    options = goal["goal_options"]
-    return list(options.items()) if isinstance(options, dict) else list(options)
 
 
 def option_matches(chosen: str, wanted: Any) -> bool:

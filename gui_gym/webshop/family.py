@@ -22,7 +22,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from gui_gym.core import contract as C
@@ -40,6 +40,7 @@ _LEADS = re.compile(
     r"i want|i need|find me|get me|buy me|buy|search for|show me|can you find|please find)\s+(?:an?\s+|some\s+|the\s+)?"
 )
 _ASIN = re.compile(r"^[a-z0-9]{10}$")
+_DIGIT = re.compile(r"[0-9]")
 
 
 def product_phrase(instruction: str) -> str:
@@ -47,8 +48,10 @@ def product_phrase(instruction: str) -> str:
     return _LEADS.sub("", goal_query(instruction)).strip() or goal_query(instruction)
 
 
-def candidate_kind(action: str) -> tuple[str, str]:
-    """``(candidate kind, contract action kind)`` of a WebShop action."""
+def candidate_kind(action: str, products: Collection[str] | None = None) -> tuple[str, str]:
+    """``(candidate kind, contract action kind)`` of a WebShop action. *products*, the product
+    ids on the page where known, tells a product link from a ten-letter option ("strawberry");
+    without it a product id is ten letters and digits with at least one digit, as ASINs have."""
     if action.startswith("search["):
         return "search", C.INPUT
     label = action[6:-1] if action.startswith("click[") and action.endswith("]") else action
@@ -60,7 +63,8 @@ def candidate_kind(action: str) -> tuple[str, str]:
         return "page", C.NAVIGATE
     if label in {s.lower() for s in SUB_PAGES}:
         return "detail", C.NAVIGATE
-    if _ASIN.match(label):
+    is_product = label in products if products is not None else bool(_ASIN.match(label) and _DIGIT.search(label))
+    if is_product:
         return "product", C.INTERACT
     return "option", C.INTERACT
 
@@ -129,7 +133,7 @@ class WebShopFamily:
                     if query:
                         out.append(Candidate(f"search[{query}]", "search", f"search for {query}", C.INPUT))
                 continue
-            kind, action_kind = candidate_kind(action)
+            kind, action_kind = candidate_kind(action, titles or None)
             label = action[6:-1] if action.startswith("click[") else action
             if kind == "product":
                 label = f"open {titles.get(label, label)}"

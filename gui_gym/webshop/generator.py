@@ -17,7 +17,8 @@ appear in its text and some only in the attribute file. The goals are upstream's
   size") with the attributes and option values they name; about a third name no option.
 
 :func:`write` puts them in a directory as ``items_shuffle.json``, ``items_ins_v2.json`` and
-``items_human_ins.json`` (upstream's formats, loadable by upstream's own code) plus
+``items_human_ins.json`` (upstream's formats and full-data names; ``names="small"`` writes the
+``*_1000.json`` names upstream's code reads by default) plus
 ``reviews.json`` (upstream's review file, which its loader leaves out; ``reviews=True`` shows them)
 and ``title_nouns.json``: for every product the nouns and proper nouns of its title, which stand in
 for upstream's spaCy tagger in the type reward: spaCy's own (``en_core_web_sm`` 3.6, shipped for
@@ -384,13 +385,19 @@ def spacy_title_nouns() -> dict[str, list[str]]:
         return {str(k): list(v) for k, v in json.load(f)["nouns"].items()}
 
 
-def write(catalog: GeneratedCatalog, directory: str | Path) -> dict[str, Path]:
-    """Write the catalog's files into *directory* (created if needed); their paths by role."""
+def write(catalog: GeneratedCatalog, directory: str | Path, names: str = "full") -> dict[str, Path]:
+    """Write the catalog's files into *directory* (created if needed); their paths by role.
+    *names* ``full`` writes ``items_shuffle.json`` and ``items_ins_v2.json`` (upstream's full-data
+    names); ``small`` writes ``items_shuffle_1000.json`` and ``items_ins_v2_1000.json``, the names
+    upstream's code reads by default (``web_agent_site/utils.py``, ``setup.sh -d small``)."""
+    if names not in ("full", "small"):
+        raise ValueError(f"names must be 'full' or 'small', got {names!r}")
+    suffix = "_1000" if names == "small" else ""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     files = {
-        "products": (directory / "items_shuffle.json", catalog.products),
-        "attributes": (directory / "items_ins_v2.json", catalog.attributes),
+        "products": (directory / f"items_shuffle{suffix}.json", catalog.products),
+        "attributes": (directory / f"items_ins_v2{suffix}.json", catalog.attributes),
         "human_goals": (directory / "items_human_ins.json", catalog.human_goals),
         "title_nouns": (directory / "title_nouns.json", catalog.title_nouns),
         "reviews": (directory / "reviews.json", catalog.reviews),

@@ -65,10 +65,6 @@ class Node:
     value: str | None = None
     group: str | None = None
 
-    @property
-    def is_button(self) -> bool:
-        return self.tag == "button"
-
 
 @dataclass(frozen=True)
 class Page:

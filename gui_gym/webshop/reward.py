@@ -62,6 +62,7 @@ __all__ = [
     "score",
     "token_set_ratio",
     "type_reward",
+    "wanted_options",
 ]
 
 #: A fuzzy match counts above this ratio (goal.py:173,196).
@@ -281,7 +282,9 @@ class RewardInfo:
         return info
 
 
-def _goal_options(goal: Mapping[str, Any]) -> list[Any]:
+def wanted_options(goal: Mapping[str, Any]) -> list[Any]:
+    """The goal's options as the reward compares them: values (human goals) or
+    ``(name, value)`` pairs (synthetic goals)."""
     options = goal["goal_options"]
     return list(options.items()) if isinstance(options, dict) else list(options)
 
@@ -301,7 +304,7 @@ def get_reward(
     t = type_reward(product, goal, tagger)
     r_price = (price <= goal["price_upper"]) if goal["price_upper"] > 0 else None
     r_att, n_att = attribute_reward(product, goal)
-    wanted = _goal_options(goal)
+    wanted = wanted_options(goal)
     r_option, n_opt = option_reward(list(options.values()), wanted)
     n_attrs, n_opts = len(goal["attributes"]), len(goal["goal_options"])
     denominator = n_attrs + n_opts + 1

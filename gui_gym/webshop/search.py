@@ -79,7 +79,7 @@ _LETTER, _DIGIT, _JOIN, _IDEO, _OTHER = range(5)
 
 
 def _kind(ch: str) -> int:
-    if ch.isdigit():
+    if ch.isdecimal():  # Numeric in UAX #29 is decimal digits; superscripts (²) are Other
         return _DIGIT
     if ch == "_" or unicodedata.category(ch) == "Pc":
         return _JOIN
@@ -129,6 +129,8 @@ def tokenize(text: str) -> list[str]:
                     continue
             break
         word = text[start:i]
+        if all(kinds[j] == _JOIN for j in range(start, i)):
+            continue  # "___" alone is no word
         for cut in range(0, len(word), MAX_TOKEN_LENGTH):
             tokens.append(word[cut : cut + MAX_TOKEN_LENGTH])
     return tokens

@@ -42,7 +42,7 @@ from typing import Any
 from gui_gym.webshop.engine import Session, Shop
 from gui_gym.webshop.goals import split_indices
 from gui_gym.webshop.pages import render_html
-from gui_gym.webshop.tasks import goal_tasks, select_goals
+from gui_gym.webshop.tasks import GoalTask, goal_tasks, resolve
 
 __all__ = ["Replay", "ShopServer", "read_replays", "serve"]
 
@@ -79,6 +79,10 @@ class ShopServer:
     sessions: OrderedDict[str, Session] = field(default_factory=OrderedDict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     thread: threading.Thread | None = None
+    _tasks: list[GoalTask] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._tasks = goal_tasks(self.shop, split_indices(len(self.shop.goals), "all"))
 
     @property
     def url(self) -> str:
@@ -93,8 +97,12 @@ class ShopServer:
 
     # -- sessions ----------------------------------------------------------------------------
     def new_session(self, task: str | None) -> str:
-        tasks = goal_tasks(self.shop, split_indices(len(self.shop.goals), "all"))
-        chosen = select_goals(tasks, task)[0] if task else random.choice(tasks)
+        """A session on goal *task* (an id, or a selection such as ``test:hard`` whose first goal
+        is taken), or on a random goal."""
+        if task:
+            chosen = resolve(task, self._tasks, self._tasks)[0]
+        else:
+            chosen = random.choice(self._tasks)
         key = secrets.token_hex(8)
         with self.lock:
             self.sessions[key] = Session(self.shop, chosen.index)
@@ -120,6 +128,7 @@ def _page(title: str, body: str) -> str:
 
 class _Handler(BaseHTTPRequestHandler):
     server_version = "gui-gym-webshop"
+    timeout = 15  # seconds a client may take to send its request (a stalled body frees its thread)
     shop_server: ShopServer  # set on the subclass by serve()
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -269,11 +278,17 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def serve(
-    shop: Shop, host: str = "127.0.0.1", port: int = 0, replays: Sequence[Replay] = (), block: bool = False
+    shop: Shop,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    replays: Sequence[Replay] = (),
+    block: bool = False,
+    request_timeout: float = 15.0,
 ) -> ShopServer:
     """Start the shop's server (in a thread unless *block*). Loopback by default: the shop is
-    for one machine's person and tests, not a network."""
-    handler = type("Handler", (_Handler,), {})
+    for one machine's person and tests, not a network. A client that stalls longer than
+    *request_timeout* seconds mid-request is disconnected."""
+    handler = type("Handler", (_Handler,), {"timeout": request_timeout})
     httpd = ThreadingHTTPServer((host, port), handler)
     httpd.daemon_threads = True
     server = ShopServer(shop, httpd, list(replays))

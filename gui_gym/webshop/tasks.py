@@ -107,6 +107,8 @@ def resolve(
             out += select_goals(pool, rest or None, everything)
         else:
             out += select_goals(split_tasks, part, everything)
+    if not out:
+        raise ValueError(f"no WebShop goals selected by {selection!r}")
     return list(dict.fromkeys(out))
 
 

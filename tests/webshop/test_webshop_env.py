@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -126,6 +128,12 @@ def test_task_selection_by_tier_and_bad_ids() -> None:
         env.reset(options={C.TASK: "nope"})
 
 
+@pytest.mark.parametrize("selection", ["", " , ", []])
+def test_an_empty_selection_is_refused(selection) -> None:
+    with pytest.raises(ValueError, match="no WebShop goals selected"):
+        gym.make("WebShop-v0", split="test", task=selection)
+
+
 def test_synthetic_goals_name_their_options() -> None:
     env = gym.make("WebShop-v0", split="test", goals="synthetic")
     _obs, info = env.reset(seed=0)
@@ -140,6 +148,9 @@ def test_data_dir_reads_upstreams_files(tmp_path) -> None:
     assert len(env.unwrapped.shop.catalog.products) == 120
     reward, info, _ = run_oracle(env, 0)
     assert reward == 1.0
+    small = gym.make("WebShop-v0", data_dir=str(tmp_path), split="all", num_products=50, reviews=True)
+    assert len(small.unwrapped.shop.catalog.products) == 50
+    assert any(p["Reviews"] for p in small.unwrapped.shop.catalog.products)
     (tmp_path / "title_nouns.json").unlink()
     env = gym.make("WebShop-v0", data_dir=str(tmp_path), split="all")
     _, _, terminated, _, info = _buy_first(env)
@@ -206,3 +217,66 @@ def test_family_candidates_drive_an_episode() -> None:
     assert product.label.startswith("open ") and product.label != f"open {product.action[6:-1]}"
     assert " | " in family.observation_text(obs) and "Available actions:" in family.observation_text(obs, full=True)
     assert len(family.tasks("test")) == 500
+
+
+def test_a_ten_letter_option_is_no_product() -> None:
+    from gui_gym.webshop.family import candidate_kind
+
+    assert candidate_kind("click[strawberry]")[0] == "option"
+    assert candidate_kind("click[b07xyz1234]")[0] == "product"
+    assert candidate_kind("click[b07xyz1234]", {"b0aaaaaaaa"})[0] == "option"
+    assert candidate_kind("click[strawberry]", {"strawberry"})[0] == "product"
+
+
+class _RecordingUpstream:
+    """Stands in for upstream's text env: an embedded session that logs what it is sent and
+    whose Buy Now pays a set score, so the env's use of the upstream answer shows."""
+
+    sent: ClassVar[list[str]] = []
+
+    def __init__(self, webshop_path, observation_mode, num_products=None, human_goals=True, seed=0) -> None:
+        from gui_gym.webshop.engine import Shop
+
+        self.shop = Shop.from_directory(webshop_path + "/data", seed=seed, num_products=num_products)
+        self.session = None
+
+    @property
+    def goals(self):
+        return self.shop.goals
+
+    def reset(self, goal_index: int) -> str:
+        from gui_gym.webshop.engine import Session
+
+        self.session = Session(self.shop, goal_index)
+        return self.observation()
+
+    def step(self, action: str):
+        _RecordingUpstream.sent.append(action)
+        outcome = self.session.step(action)
+        return self.observation(), (0.25 if outcome.done else 0.0), outcome.done
+
+    def observation(self) -> str:
+        return "UPSTREAM " + self.session.observation("text")
+
+    def close(self) -> None:
+        pass
+
+
+def test_upstream_backend_answers_and_refused_queries_stay_home(monkeypatch, tmp_path) -> None:
+    import gui_gym.webshop.backends.upstream as upstream
+
+    write(generate(120, seed=2), tmp_path / "data")
+    monkeypatch.setattr(upstream, "UpstreamBackend", _RecordingUpstream)
+    _RecordingUpstream.sent = []
+    env = gym.make("WebShop-v0", backend="upstream", webshop_path=str(tmp_path), split="all")
+    obs, _ = env.reset(seed=0)
+    assert obs["text"].startswith("UPSTREAM WebShop")
+    _, _, _, _, info = env.step("search[" + "x" * 600 + "]")
+    assert not info[C.FORMAT_VALID] and _RecordingUpstream.sent == []  # refused here, not sent there
+    while True:
+        _, reward, terminated, truncated, info = env.step(env.unwrapped.oracle_action())
+        if terminated or truncated:
+            break
+    assert terminated and reward == 0.25 and info["task_score"] == 0.25  # upstream's score counts
+    assert info["embedded_task_score"] == 1.0 and not info[C.SUCCESS]
+    assert _RecordingUpstream.sent[-1] == "click[buy now]"

@@ -24,6 +24,15 @@ def test_same_seed_same_bytes(tmp_path) -> None:
     assert generate(200, seed=4).products != generate(200, seed=3).products
 
 
+def test_small_names_are_what_upstream_reads_by_default(tmp_path) -> None:
+    paths = write(generate(40, seed=3), tmp_path, names="small")
+    assert paths["products"].name == "items_shuffle_1000.json" and paths["attributes"].name == "items_ins_v2_1000.json"
+    assert find_files(tmp_path)[:2] == (paths["products"], paths["attributes"])
+    assert len(read_catalog(tmp_path).products) == 40
+    with pytest.raises(ValueError, match="names must be"):
+        write(generate(5), tmp_path, names="medium")
+
+
 def test_formats_are_upstreams(made, tmp_path) -> None:
     paths = write(made, tmp_path)
     assert {p.name for p in paths.values()} == {
@@ -116,6 +125,40 @@ def test_damaged_files_give_clear_errors(tmp_path) -> None:
         read_catalog(tmp_path / "empty")
     with pytest.raises(FileNotFoundError, match="no WebShop data directory"):
         read_catalog(tmp_path / "nowhere")
+
+
+_GOOD = {"asin": "B000000001", "name": "x", "full_description": "", "small_description": [], "category": "c",
+         "query": "q", "product_category": "a", "images": [], "pricing": "$1.00"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("name", None, "'name' must be a string"),
+        ("product_category", None, "'product_category' must be a string"),
+        ("full_description", 3, "'full_description' must be a string"),
+        ("small_description", [1], "'small_description' must be a string or a list of strings"),
+        ("images", "x.jpg", "'images' must be a list"),
+    ],
+)
+def test_fields_of_the_wrong_type_are_named(field, value, message) -> None:
+    with pytest.raises(CatalogError, match=message):
+        load_products([{**_GOOD, field: value}], {})
+
+
+@pytest.mark.parametrize(
+    ("attributes", "human", "message"),
+    [
+        ({"B000000001": {"attributes": None}}, {}, "'attributes' must be a list of strings"),
+        ({"B000000001": ["x"]}, {}, "an entry is"),
+        ({}, {"B000000001": {"instruction": "x"}}, "a list of instructions"),
+        ({}, {"B000000001": [{"instruction": None}]}, "an instruction is"),
+        ({}, {"B000000001": [{"instruction": "x", "instruction_options": "blue"}]}, "'instruction_options' must"),
+    ],
+)
+def test_damaged_goal_entries_are_named(attributes, human, message) -> None:
+    with pytest.raises(CatalogError, match=message):
+        load_products([_GOOD], attributes, human)
 
 
 def test_reviews_are_written_and_shown_only_when_asked(made, tmp_path) -> None:

@@ -65,6 +65,8 @@ def test_tokenizer_follows_word_boundaries() -> None:
     assert tokenize("women's don't rock'n'roll") == ["women's", "don't", "rock'n'roll"]
     assert tokenize("snake_case 中文 ok 🧴lotion") == ["snake_case", "中", "文", "ok", "🧴", "lotion"]
     assert tokenize("a" * 300) == ["a" * 255, "a" * 45]
+    # "_" joins words but is none alone; superscript digits are no digits in UAX #29
+    assert tokenize("a ___ b _x x_ m² 5²") == ["a", "b", "_x", "x_", "m", "5"]
 
 
 def test_analyzer_possessive_lowercase_stopwords_stem() -> None:

@@ -26,7 +26,7 @@ def server(tmp_path_factory) -> Iterator[ShopServer]:
     t.steps += [Step(action="search[argan shampoo 1]"), Step(action="click[b0test0001]"), Step(action="click[16 oz]")]
     t.steps.append(Step(action="click[buy now]"))
     write_jsonl(str(path), [t])
-    srv = serve(shop, replays=read_replays(path))
+    srv = serve(shop, replays=read_replays(path), request_timeout=1.0)
     yield srv
     srv.shutdown()
 
@@ -123,3 +123,22 @@ def test_forms_without_action_or_too_large_are_refused(server: ShopServer) -> No
 def test_urllib_round_trip(server: ShopServer) -> None:
     with urllib.request.urlopen(server.url + "/") as r:
         assert r.status == 200 and "Start shopping" in r.read().decode()
+
+
+def test_new_session_takes_a_selection(server: ShopServer) -> None:
+    tier = next(t.difficulty for t in server._tasks)
+    response, _ = post(server, "/new", task=tier)
+    assert response.status == 303
+    response, text = post(server, "/new", task="human:99999")
+    assert response.status == 400 and "unknown task id" in text
+
+
+def test_a_stalled_body_is_dropped_and_the_server_goes_on(server: ShopServer) -> None:
+    import socket
+
+    host, port = server.httpd.server_address[:2]
+    with socket.create_connection((host, port), timeout=10) as stalled:
+        stalled.sendall(b"POST /new HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nta")
+        assert stalled.recv(1024) == b""  # closed after the server's 1 s request timeout, no answer
+    with urllib.request.urlopen(server.url + "/", timeout=10) as r:
+        assert r.status == 200
