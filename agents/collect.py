@@ -63,7 +63,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space, create_empty_array, iterate
 
 from agents.algos.returns import trajectory_return
-from agents.policies.base import Decision, TrainablePolicy
+from agents.policies.base import Decision, TrainablePolicy, history_entry
 from gui_gym.core.contract import (
     ACTION_DESCRIPTION,
     DIFFICULTY,
@@ -155,6 +155,9 @@ class Episode:
     settle: dict[str, Any] = field(default_factory=dict)
     #: per step, the advantage of each of its tokens, where an algorithm has token-level ones
     token_advantages: list[np.ndarray] | None = None
+    #: the rewards ``step()`` returned, before the episode's end revised them (EMPO's r_t, whose
+    #: discounted returns are :attr:`rewards`)
+    step_rewards: np.ndarray | None = None
 
     @property
     def length(self) -> int:
@@ -577,6 +580,7 @@ class _Running:
     task_id: str = ""
     difficulty: str = "?"
     decisions: list[Decision] = field(default_factory=list)
+    history: list[Decision] = field(default_factory=list)  # what the policy sees: patched steps as the expert's
     step_rewards: list[float] = field(default_factory=list)
     descriptions: list[str] = field(default_factory=list)
     invalid: int = 0
@@ -695,7 +699,7 @@ class _Collector:
         runs: list[_Running] = [self.running[i] for i in active]  # type: ignore[misc]
         picked = self.policy.decide(
             [self.obs_rows[i] for i in active],
-            [r.decisions for r in runs],
+            [r.history for r in runs],
             greedy=self.greedy,
             rng=[self.rngs[r.instance] for r in runs],
         )
@@ -720,6 +724,7 @@ class _Collector:
             self._fail(run.instance, f"the env failed at step {len(run.decisions) + 1}: {info['env_error']}")
             return True
         run.decisions.append(d)
+        run.history.append(history_entry(d, info))
         run.step_rewards.append(reward)
         run.descriptions.append(str(info.get(ACTION_DESCRIPTION, "")))
         run.invalid += not bool(info.get(FORMAT_VALID, True))
@@ -734,6 +739,7 @@ class _Collector:
             run.instance, run.task_id, run.difficulty, run.decisions, final, comps, bool(info.get(SUCCESS, False)),
             truncated, run.invalid, run.descriptions, self.iteration, milestones=_milestones(info),
             trajectory_terms=_trajectory_terms(info), settle=_settle(info),
+            step_rewards=np.asarray(run.step_rewards, dtype=np.float64),
         )  # fmt: skip
         self.done[run.instance] = ep
         if self.on_episode is not None:

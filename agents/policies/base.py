@@ -18,7 +18,9 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import torch
 
-__all__ = ["Decision", "TrainablePolicy", "TrainablePolicyMixin"]
+from gui_gym.core.contract import EXPERT_ACTION, PATCH_LABEL, PATCHED
+
+__all__ = ["Decision", "TrainablePolicy", "TrainablePolicyMixin", "history_entry"]
 
 
 @dataclass
@@ -40,6 +42,16 @@ class Decision:
     @property
     def tokens(self) -> int:
         return len(self.logp)
+
+
+def history_entry(decision: Decision, info: dict[str, Any]) -> Decision:
+    """What a policy's history keeps of *decision* after its step's *info*: the decision, or,
+    where an experience env patched the step (EMPO §3.3), the expert's action in its place
+    (the decision itself still trains, with its own reward)."""
+    if not info.get(PATCHED) or not isinstance(info.get(PATCH_LABEL), str):
+        return decision
+    label = info[PATCH_LABEL]
+    return Decision(str(info.get(EXPERT_ACTION, label)), label, decision.logp, decision.data)
 
 
 @runtime_checkable
@@ -96,6 +108,8 @@ class TrainablePolicyMixin:
     def act(self, obs: dict[str, Any], info: dict[str, Any] | None = None) -> str:
         if not hasattr(self, "_history"):
             self.reset()
+        if info and self._history:  # ``info`` is the last step's: a patched step shows the expert's action
+            self._history[-1] = history_entry(self._history[-1], info)
         (decision,) = self.decide([obs], [self._history], greedy=self.greedy, rng=self._rng)  # type: ignore[attr-defined]
         self._history.append(decision)
         return decision.action

@@ -47,6 +47,7 @@ __all__ = [
     "EPISODE_REWARD_COMPONENTS",
     "EPISODE_SETTLE",
     "EPISODE_TRAJECTORY_TERMS",
+    "EXPERT_ACTION",
     "FEEDBACK_KEYS",
     "FINISH",
     "FORMAT_VALID",
@@ -57,10 +58,13 @@ __all__ = [
     "MILESTONES",
     "NAVIGATE",
     "PARAMS",
+    "PATCHED",
+    "PATCH_LABEL",
     "PLACEHOLDERS",
     "PROGRESS",
     "REASON",
     "REWARD_COMPONENTS",
+    "STEP_INDEX",
     "SUCCESS",
     "TASK",
     "TASK_ID",
@@ -104,6 +108,13 @@ EPISODE_SETTLE = "episode_settle"
 #: At reset, where the env has them: this instance's annotated milestones and their slot values.
 TASK_MILESTONES = "task_milestones"
 PLACEHOLDERS = "placeholders"
+#: Experience envs (EMPO §3.3): the action was patched (the expert's replaced it in the history),
+#: the expert's action of this step, the label a policy's history shows for a patched step, and
+#: the index of the expert step this action was scored against.
+PATCHED = "patched"
+EXPERT_ACTION = "expert_action"
+PATCH_LABEL = "patch_label"
+STEP_INDEX = "step_index"
 
 # -- env metadata --------------------------------------------------------------------------
 #: ``metadata[FEEDBACK_KEYS]``: observation keys that report the last action's outcome (a text
