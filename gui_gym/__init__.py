@@ -17,5 +17,7 @@ if "ALFWorld-v0" not in registry:
     register(id="ALFWorld-v0", entry_point="gui_gym.alfworld.env:ALFWorldEnv", disable_env_checker=False)
 if "WebShop-v0" not in registry:
     register(id="WebShop-v0", entry_point="gui_gym.webshop.env:WebShopEnv", disable_env_checker=False)
+if "GuiExperience-v0" not in registry:
+    register(id="GuiExperience-v0", entry_point="gui_gym.experience.env:GuiExperienceEnv", disable_env_checker=False)
 
 __all__ = ["__version__"]

@@ -1,0 +1,1 @@
+"""``GuiExperience-v0``: expert trajectories as an environment (EMPO)."""
