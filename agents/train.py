@@ -85,6 +85,7 @@ __all__ = [
     "env_family",
     "group_returns",
     "load_checkpoint",
+    "policy_from_run",
     "task_ids",
     "train",
 ]
@@ -243,6 +244,21 @@ def build_policy(cfg: TrainConfig) -> TrainablePolicy:
     return CandidatePolicy(
         cfg.env_id, encoder=cfg.encoder, hidden=cfg.hidden, temperature=cfg.temperature, seed=cfg.seed
     )
+
+
+def policy_from_run(run: str | os.PathLike[str]) -> tuple[TrainablePolicy, TrainConfig]:
+    """The trained policy of a run directory (its ``checkpoint.pt``) and the run's config."""
+    path = Path(run) / CHECKPOINT if Path(run).is_dir() else Path(run)
+    ckpt = load_checkpoint(path)
+    try:
+        cfg = TrainConfig.from_dict(ckpt["config"])
+        policy = build_policy(cfg)
+        policy.load_state_dict(ckpt["policy"])
+        if ckpt.get("embeddings") is not None and hasattr(policy, "load_embedding_state"):
+            policy.load_embedding_state(ckpt["embeddings"])
+    except (KeyError, TypeError, RuntimeError, ValueError) as e:
+        raise ValueError(f"{path} does not hold a trained policy this code can load: {type(e).__name__}: {e}") from e
+    return policy, cfg
 
 
 # ----------------------------------------------------------------------------- advantages

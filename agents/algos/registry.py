@@ -11,6 +11,10 @@ name             advantage                    R(τ)     loss             extras
                  whitened over the batch                                §2.4)
 ``adagrpo``      group-normalised R(τ)        spa      trajectory-mean  SPA over the group, AdaPR replay, FCF,
                                                                         negative pruning, KL β = 0.001
+``empo``         dual-level: step returns at  sum      token-mean       EMPO Eq. 6 on GuiExperience-v0's Eq. 5
+                 step t + trajectory totals                             returns, KL β = 1e-4, dynamic sampling η = 0.3
+``empo-code``    as empo, the episode term                              the authors' released code
+                 per step (released code)
 ===============  ===========================  =======  ===============  =============================================
 
 R(τ) is :mod:`agents.algos.returns`' choice (``sum``, ``spa``, ``mean``, ``step``); each
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 from agents.algos.base import Algorithm
 from agents.algos.dapo import DAPO
+from agents.algos.empo import EMPO
 from agents.algos.grpo import GRPO, AdaGRPO
 from agents.algos.reinforce_pp import ReinforcePP
 from agents.algos.rloo import RLOO
@@ -38,6 +43,8 @@ ALGORITHMS: dict[str, Algorithm] = {
     "dapo": DAPO("dapo"),
     "reinforce++": ReinforcePP("reinforce++"),
     "adagrpo": AdaGRPO("adagrpo"),
+    "empo": EMPO("empo"),
+    "empo-code": EMPO("empo-code", variant="released"),
 }
 
 

@@ -14,13 +14,15 @@
     gui-gym calibrate-matcher [--pairs FILE.jsonl] [--mode all|guarded|cosine] [--deltas 0.30:0.95:0.05]
                               [--split all|calib|heldout] [--plot FILE.png]
     gui-gym webshop serve|generate ...            (see agents/cli/webshop.py)
+    gui-gym export-experience OUT.jsonl [--format gui-gym|ui-s1] [--screens DIR]
+    gui-gym ac-real [--policy oracle|random|noisy|RUN_DIR] [--data embedded|PATH] [--tasks test]
 
 ``--env`` (default ``GuiAndroid-v0``) takes any registered env id, or gymnasium's
 ``module:EnvId`` form: the module is imported first, so an env your own module registers works.
 Every command takes ``--threads N`` (torch's CPU threads; see :mod:`gui_gym.core.threads`).
 One module per command group: :mod:`agents.cli.env` (tasks, rollout, play),
 :mod:`agents.cli.calibrate`, :mod:`agents.cli.train` (train, plot), :mod:`agents.cli.progrm`,
-:mod:`agents.cli.study`, :mod:`agents.cli.webshop`.
+:mod:`agents.cli.study`, :mod:`agents.cli.webshop`, :mod:`agents.cli.experience`.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import sys
 from collections.abc import Sequence
 
 import gui_gym  # noqa: F401  (registers the env ids)
-from agents.cli import calibrate, env, progrm, study, train, webshop
+from agents.cli import calibrate, env, experience, progrm, study, train, webshop
 from agents.cli.common import add_threads_argument
 from gui_gym.core.threads import configure_threads
 
@@ -49,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_parser(sub)
     study.add_parser(sub)
     webshop.add_parser(sub)
+    experience.add_parser(sub)
     for command in sub.choices.values():
         add_threads_argument(command)
     return parser
