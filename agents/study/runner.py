@@ -94,7 +94,7 @@ def train_config(cfg: StudyConfig, s: Setting, seed: int, out: Path) -> Any:
     values = dict(
         tasks=cfg.train_tasks,
         reward=s.spec(str(out / "models")),
-        algo=cfg.algo,
+        algo=s.algo or cfg.algo,
         iterations=cfg.iterations,
         tasks_per_iter=cfg.tasks_per_iter,
         group_size=cfg.group_size,
@@ -107,7 +107,23 @@ def train_config(cfg: StudyConfig, s: Setting, seed: int, out: Path) -> Any:
         progress=False,
     )
     values.update(cfg.extra)
+    if s.env_id is not None:  # its own env: the expert trajectories of the same tasks
+        values["env_id"] = s.env_id
+        values["tasks"] = ",".join(f"train:{t.strip()}" for t in cfg.train_tasks.split(",") if t.strip())
     return TrainConfig(**values)
+
+
+def live_evaluator(cfg: StudyConfig, tcfg: Any, policy: Any, out: Path) -> Any:
+    """A trainer on the study's env that only evaluates *policy* (a setting trained elsewhere is
+    evaluated where the others are)."""
+    from agents.train import Trainer
+
+    values = asdict(tcfg)
+    values.update(
+        env_id=cfg.extra.get("env_id", DEFAULT_ENV), tasks=cfg.train_tasks, algo=cfg.algo, reward="outcome",
+        out=str(out / "live"), eval_tasks=None,
+    )  # fmt: skip
+    return Trainer(type(tcfg)(**values), policy=policy)
 
 
 def _eval_rows(trainer: Any, phase: str, tasks: dict[str, list[str]], n: int) -> list[dict[str, Any]]:
@@ -256,18 +272,21 @@ def run_one(cfg: StudyConfig, name: str, seed: int, out: str | os.PathLike[str])
         matchers = _matchers(tcfg)
         _load_embeddings(out, matchers)
         trainer = Trainer(tcfg, resume=(path / "checkpoint.pt").exists())
-        unseen = task_ids(cfg.heldout_tasks, tcfg.env_id) if cfg.heldout_tasks else []
-        splits = {"seen": list(trainer.train_tasks), "unseen": unseen}
+        judge = trainer if s.env_id is None else live_evaluator(cfg, tcfg, trainer.policy, path)
+        unseen = task_ids(cfg.heldout_tasks, judge.cfg.env_id) if cfg.heldout_tasks else []
+        splits = {"seen": list(judge.train_tasks), "unseen": unseen}
         have = {_row_key(r) for r in _read_rows(path / "eval.jsonl")}
         if not _expected_keys("untrained", splits, cfg.eval_episodes) <= have:
             # before training: this seed's initial policy (rebuilt if a resumed run trained it)
-            policy = trainer.policy
+            policy = judge.policy
             if trainer.iteration:
-                trainer.policy = build_policy(tcfg)
-            _write_rows(path / "eval.jsonl", _eval_rows(trainer, "untrained", splits, cfg.eval_episodes))
-            trainer.policy = policy
+                judge.policy = build_policy(tcfg)
+            _write_rows(path / "eval.jsonl", _eval_rows(judge, "untrained", splits, cfg.eval_episodes))
+            judge.policy = policy
         trainer.run(close=False)
-        _write_rows(path / "eval.jsonl", _eval_rows(trainer, "trained", splits, cfg.eval_episodes))
+        _write_rows(path / "eval.jsonl", _eval_rows(judge, "trained", splits, cfg.eval_episodes))
+        if judge is not trainer:
+            judge.close()
         _save_embeddings(out, matchers)
         reason = _diverged(trainer)
         if reason:

@@ -21,7 +21,14 @@ milestone+spa            ADMIRE and SPA together                          (ours)
 admire-base-success      ADMIRE + k/K base reward on successes            ADMIRE App. B.3 / Fig. 4
 admire-no-base-failure   ADMIRE without the k/K base on failures          ADMIRE App. B.3 / Fig. 4
 admire-no-decay          ADMIRE with λ fixed at λ0 (γ = 1)                ADMIRE App. B.3 / Fig. 4
+empo                     EMPO on the oracle trajectories of the training  EMPO Table 2 / App. F (offline
+                         tasks (GuiExperience-v0, Eq. 4-6), evaluated     training, online evaluation)
+                         live like the others
 =======================  ===============================================  ====================================
+
+A setting with its own ``env_id`` trains there (``empo``: on the experience env, with its own
+algorithm, on the ``train`` split of the study's training tasks' expert trajectories) and is
+evaluated on the study's env, on the same tasks and seeds as every other setting.
 """
 
 from __future__ import annotations
@@ -44,6 +51,8 @@ class Setting:
     group: str  # "main", "progrm" or "ablation": which table it belongs to
     label: str  # how the tables name it
     needs: tuple[str, ...] = ()  # reward models it reads: "progress-env", "progress-lcs", "orm"
+    env_id: str | None = None  # the env it trains on (None: the study's)
+    algo: str | None = None  # its own algorithm (None: the study's)
 
     def __post_init__(self) -> None:
         parse_reward(self.spec("MODELS"))  # a setting is a valid spec of the registry, or an error now
@@ -64,6 +73,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("admire-base-success", "milestone-adaptive=base-success", "ablation", "w/ base reward on success"),
     Setting("admire-no-base-failure", "milestone-adaptive=no-base-failure", "ablation", "w/o base reward on failure"),
     Setting("admire-no-decay", "milestone-adaptive=no-decay", "ablation", "w/o reward decay"),
+    Setting("empo", "outcome", "main", "EMPO (offline experience)", env_id="GuiExperience-v0", algo="empo"),
 )
 
 

@@ -49,6 +49,7 @@ Example:
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -183,10 +184,11 @@ class GuiExperienceEnv(gym.Env):
         w, h = int(screen_size[0]), int(screen_size[1])
         pixels = obs_mode != "text" or render_mode == "rgb_array"
         self.source: ScreenSource
-        if all(e.task is not None and e.seed is not None for e in self.pool):
-            self.source = SimScreens(ui_format, pixels, (w, h), cache_size)
+        own_screens = all(s.ui is not None for e in self.experiences for s in e.steps)
+        if not own_screens and all(e.task is not None and e.seed is not None for e in self.experiences):
+            self.source = SimScreens(ui_format, pixels, (w, h), cache_size)  # re-rendered on the simulator
         else:
-            self.source = DataScreens(pixels, (w, h), _screenshot_loader(self.pool))
+            self.source = DataScreens(pixels, (w, h), _screenshot_loader(self.experiences))
         obs: dict[str, spaces.Space] = {"instruction": AnyText(2_000)}
         if obs_mode != "pixels":
             obs["ui"] = AnyText(MAX_UI_CHARS)
@@ -197,6 +199,9 @@ class GuiExperienceEnv(gym.Env):
         self.experience: Experience | None = None
         self._screens: list[Screen] = []
         self._elements: dict[int, list[Any]] = {}
+        # parsed screens of recent experiences (parsing a dump costs more than a step)
+        self._parsed: OrderedDict[str, dict[int, list[Any]]] = OrderedDict()
+        self._cache_size = max(1, int(cache_size))
         self._t = 0
         self._patches = 0
         self._rewards: list[float] = []
@@ -213,7 +218,10 @@ class GuiExperienceEnv(gym.Env):
         exp = pool[int(self.np_random.integers(len(pool)))] if len(pool) > 1 else pool[0]
         self.experience = exp
         self._screens = self.source.screens(exp)
-        self._elements = {}
+        self._elements = self._parsed.pop(exp.id, {})
+        self._parsed[exp.id] = self._elements
+        while len(self._parsed) > self._cache_size:
+            self._parsed.popitem(last=False)
         self._t, self._patches, self._steps, self._done = 0, 0, 0, False
         self._limit = self.max_steps if self.max_steps is not None else 2 * len(exp)
         self._rewards, self._matched = [], []

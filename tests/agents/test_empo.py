@@ -14,7 +14,7 @@ import gui_gym  # noqa: F401
 from agents.algos.empo import EMPO, dual_level_advantages, first_step_spread
 from agents.algos.registry import algorithm
 from agents.collect import Episode, Instance, collect, make_vector_env
-from agents.policies.base import Decision
+from agents.policies.base import Decision, history_entry
 from gui_gym.experience.record import Experience, ExpertStep, UIAction
 
 
@@ -124,3 +124,23 @@ def test_a_short_empo_run_on_the_embedded_set(tmp_path, tiny_encoder) -> None:
     assert len(trained) == 2 and all("zero_variance_groups" in m for m in trained)
     policy, saved = policy_from_run(tmp_path / "run")
     assert saved.algo == "empo" and isinstance(policy.act({"instruction": "x", "ui": ""}, {}), str)
+
+
+def test_an_lm_policy_prompt_shows_the_patched_action(tmp_path) -> None:
+    """A transformers policy on GuiExperience-v0: EMPO's prompt, and after a patch its history holds
+    the expert's action, not its own."""
+    from agents.policies import LMPolicy
+    from agents.policies.tiny_lm import tiny_lm
+
+    path = tiny_lm(tmp_path / "lm", vocab="actions", family="GuiExperience-v0")
+    policy = LMPolicy(path, family="GuiExperience-v0", device="cpu", max_new_tokens=8, max_prompt_tokens=2000)
+    env = gym.make("GuiExperience-v0", data=[_toy()], invalid="mismatch")  # garbage is patched too
+    obs, info = env.reset(seed=0)
+    policy.reset(0)
+    action = policy.act(obs, info)
+    obs, _, _, _, info = env.step(action)
+    assert info["patched"]  # a random tiny model does not click Go (nor write an action)
+    prompt = policy.tokenizer.decode(policy.encode_prompt(obs, [history_entry(policy._history[-1], info)]))
+    assert '"action": "click", "coordinate": [200, 150]' in prompt and "<think>" in policy.family.action_prompt()
+    policy.act(obs, info)  # act() itself swaps the patched step in
+    assert policy._history[0].label == info["patch_label"]

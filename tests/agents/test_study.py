@@ -332,3 +332,24 @@ def test_a_killed_study_resumes_to_the_rows_of_an_uninterrupted_one(tmp_path, ti
     (d / "status.json").unlink()
     run_study(cfg, out, progress=False, report=False)
     assert _run_files(d)["eval"] == _run_files(run_dir(tmp_path / "a", "outcome", 0))["eval"]
+
+
+def test_the_empo_setting_trains_offline_and_is_judged_live(tmp_path, tiny_encoder):
+    """EMPO trains on the expert trajectories of the training tasks and is evaluated on the phone,
+    on the same tasks and seeds as the outcome setting."""
+    cfg = tiny(tiny_encoder, settings=("outcome", "empo"))
+    out = tmp_path / "empo"
+    run_study(cfg, out, progress=False, report=False)
+    for name in cfg.settings:
+        assert read_status(run_dir(out, name, 0))["status"] == "done", name
+    from agents.train import load_checkpoint
+
+    config = load_checkpoint(run_dir(out, "empo", 0) / "checkpoint.pt")["config"]
+    assert config["env_id"] == "GuiExperience-v0" and config["algo"] == "empo"
+    assert config["tasks"] == "train:SystemWifiTurnOn,train:TasksEditPriority"
+
+    def keys(name):
+        rows = (run_dir(out, name, 0) / "eval.jsonl").read_text().splitlines()
+        return sorted((r["phase"], r["split"], r["task"], r["seed"]) for r in map(json.loads, rows))
+
+    assert keys("empo") == keys("outcome")  # judged live: the phone's tasks, not experiences

@@ -13,7 +13,8 @@ parts (``IDD``, ``app_unseen``, ``task_unseen``, ``category_unseen``).
 **Actions** (``action_type`` → :class:`~gui_gym.experience.record.UIAction`): ``click`` /
 ``long_press`` ``x``, ``y`` (pixels) → a point; ``scroll`` ``direction`` → a swipe of that
 direction as it is (AndroidControl names the way the content moves, which is the record's
-convention; for the disputed horizontal labels see the format notes); ``open_app``
+convention; AndroidWorld's executor reads the horizontal labels so too, while UI-S1's data takes
+them as the finger's way); ``open_app``
 ``app_name`` → ``open``; ``input_text`` ``text`` → ``type``; ``navigate_home`` /
 ``navigate_back`` → ``system_button`` Home / Back; ``wait`` → ``wait``; and, defensively, the
 ``type`` one README version lists (click ``x``, ``y``, type ``text``, Enter) → ``type`` with its
