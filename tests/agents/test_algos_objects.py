@@ -33,6 +33,8 @@ def test_settings_of_each_named_algorithm():
         "dapo": ("token-mean", 0.2, 0.28, 0.0, "uniform", False),
         "reinforce++": ("token-mean", 0.2, 0.2, 0.001, "uniform", True),
         "adagrpo": ("trajectory-mean", 0.2, 0.2, 0.001, "fcf", False),
+        "empo": ("token-mean", 0.2, 0.2, 0.0001, "uniform", False),  # EMPO Table 13
+        "empo-code": ("token-mean", 0.2, 0.2, 0.0001, "uniform", False),
     }
     step = algorithm("DAPO", level="step")
     assert (step.level, step.aggregation, step.clip_high) == ("step", "token-mean", 0.28)
