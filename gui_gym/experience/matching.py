@@ -10,9 +10,9 @@ are system buttons, ``finish()`` terminates, ``finish(message=...)`` answers).
 **Matching** (App. C, with the thresholds of EMPO's released code, which the paper leaves out):
 
 - the type: ``r_type = I[a_pred = a_gt]`` (an ``answer`` also takes ``finish(message=…)``);
-- click and long press: the point inside a candidate box of the expert's element enlarged ×1.2
-  about its centre, or within 0.04 of the expert's point, both normalised by the screen's width
-  and height (``||p_pred − p_gt||₂ ≤ 0.04``);
+- click and long press: the point inside the expert's element's box enlarged ×1.2 about its
+  centre (:func:`target_boxes`), or within 0.04 of the expert's point, both normalised by the
+  screen's width and height (``||p_pred − p_gt||₂ ≤ 0.04``);
 - type, answer, key and open: relaxed text match — lower case, stripped, one inside the other;
 - swipe: the same content direction; system button: the same name (any case);
 - wait and terminate: the type alone.
@@ -62,6 +62,7 @@ __all__ = [
     "read_response",
     "score_step",
     "step_reward",
+    "target_boxes",
     "text_matches",
     "to_ui_action",
 ]
@@ -217,6 +218,15 @@ def click_matches(
     return math.hypot(x / w - float(expert[0]) / w, y / h - float(expert[1]) / h) <= POINT_DISTANCE + 1e-12
 
 
+def target_boxes(step: ExpertStep) -> list[Box]:
+    """The box a click is matched against: the expert's element (``action.box``), else the smallest
+    candidate box under its point. The containers around it are no target: a box of the whole
+    screen would match any click (UI-S1's training reward, too, checks the one ``bbox``)."""
+    if step.action.box is not None:
+        return [step.action.box]
+    return list(step.boxes[:1])
+
+
 def text_matches(predicted: str | None, expert: str | None) -> bool:
     """App. C's relaxed string match: lower case and stripped, one inside the other (an empty
     prediction matches only an empty expert text)."""
@@ -230,7 +240,7 @@ def _accurate(pred: UIAction, step: ExpertStep, screen: tuple[int, int]) -> bool
     gt = step.action
     if gt.action in ("click", "long_press"):
         assert pred.point is not None and gt.point is not None
-        return click_matches(pred.point, gt.point, step.boxes, screen)
+        return click_matches(pred.point, gt.point, target_boxes(step), screen)
     if gt.action in ("type", "answer", "key", "open"):
         return text_matches(pred.text, gt.text)
     if gt.action == "swipe":

@@ -193,3 +193,16 @@ def test_record_round_trip_and_validation() -> None:
         list(loads(dumps([e]) + "{oops\n"))
     with pytest.raises(ExperienceError, match=r":1: .*malformed"):
         list(loads('{"id": "x", "goal": "g"}\n'))
+
+
+def test_only_the_experts_element_counts_not_the_containers_around_it() -> None:
+    # the candidate boxes hold the target and the screens around it; a click on another element
+    # inside those containers is no match (the whole screen would match every click)
+    step = ExpertStep(UIAction("click", box=(900, 100, 1000, 200)), boxes=((0, 0, 1000, 2000), (0, 80, 1000, 1900)))
+    assert step.boxes[0] == (900, 100, 1000, 200)
+    assert not score_step('{"action": "click", "coordinate": [500, 900]}', step, SCREEN).matched
+    assert score_step('{"action": "click", "coordinate": [905, 105]}', step, SCREEN).matched
+    # without the element's own box (AndroidControl's data), the smallest box under the point is it
+    ac = ExpertStep(UIAction("click", point=(950, 150)), boxes=((900, 100, 1000, 200), (0, 0, 1000, 2000)))
+    assert not score_step('{"action": "click", "coordinate": [500, 900]}', ac, SCREEN).matched
+    assert score_step('{"action": "click", "coordinate": [995, 195]}', ac, SCREEN).matched
