@@ -72,6 +72,7 @@ from gui_gym.core.contract import (
     EPISODE_SETTLE,
     EPISODE_TRAJECTORY_TERMS,
     FORMAT_VALID,
+    STEP_INDEX,
     SUCCESS,
     TASK,
     TASK_ID,
@@ -158,6 +159,9 @@ class Episode:
     #: the rewards ``step()`` returned, before the episode's end revised them (EMPO's r_t, whose
     #: discounted returns are :attr:`rewards`)
     step_rewards: np.ndarray | None = None
+    #: per step, the index of the expert step it was scored against (experience envs'
+    #: ``info["step_index"]``; ``None`` where the env reports none)
+    step_indices: np.ndarray | None = None
 
     @property
     def length(self) -> int:
@@ -581,6 +585,7 @@ class _Running:
     difficulty: str = "?"
     decisions: list[Decision] = field(default_factory=list)
     history: list[Decision] = field(default_factory=list)  # what the policy sees: patched steps as the expert's
+    step_indices: list[int] = field(default_factory=list)  # the expert step each action was scored at
     step_rewards: list[float] = field(default_factory=list)
     descriptions: list[str] = field(default_factory=list)
     invalid: int = 0
@@ -725,6 +730,8 @@ class _Collector:
             return True
         run.decisions.append(d)
         run.history.append(history_entry(d, info))
+        index = info.get(STEP_INDEX)
+        run.step_indices.append(index if isinstance(index, int) and not isinstance(index, bool) else -1)
         run.step_rewards.append(reward)
         run.descriptions.append(str(info.get(ACTION_DESCRIPTION, "")))
         run.invalid += not bool(info.get(FORMAT_VALID, True))
@@ -740,6 +747,7 @@ class _Collector:
             truncated, run.invalid, run.descriptions, self.iteration, milestones=_milestones(info),
             trajectory_terms=_trajectory_terms(info), settle=_settle(info),
             step_rewards=np.asarray(run.step_rewards, dtype=np.float64),
+            step_indices=np.asarray(run.step_indices) if min(run.step_indices, default=-1) >= 0 else None,
         )  # fmt: skip
         self.done[run.instance] = ep
         if self.on_episode is not None:

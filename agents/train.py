@@ -67,7 +67,7 @@ from agents.collect import EPISODE_CLASSES, Episode, Instance, LocalRollouts
 from agents.policies.base import Decision, TrainablePolicy
 from agents.sampling import SAMPLERS, TRAIN_SEED_BASE, UniformSampler, make_sampler
 from gui_gym.core.contract import DIFFICULTIES
-from gui_gym.core.family import EnvFamily, family_of
+from gui_gym.core.family import EnvFamily, family_of, family_tasks
 from gui_gym.core.io import atomic_write, load_plain
 from gui_gym.core.threads import pin_numeric_threads
 from wrappers.spec import RewardState, make_env, parse_reward, settle_batch
@@ -219,15 +219,16 @@ def env_family(env_id: str | None = None) -> EnvFamily:
     return family_of(env_id or TrainConfig.env_id)
 
 
-def task_ids(spec: str | None, env_id: str | None = None) -> list[str]:
-    """The task ids of a tier, an id, or a comma-separated list of the env's family (unknown ids: ValueError).
+def task_ids(spec: str | None, env_id: str | None = None, env_kwargs: dict[str, Any] | None = None) -> list[str]:
+    """The task ids of a tier, an id, or a comma-separated list of the env's family (unknown ids:
+    ValueError), for the env ``env_kwargs`` make (an experience env's data set).
 
     >>> task_ids("SystemWifiTurnOn,ClockStopWatchRunning")
     ['SystemWifiTurnOn', 'ClockStopWatchRunning']
     """
     family = env_family(env_id)
     try:
-        specs = family.tasks(str(spec) if spec else None)
+        specs = family_tasks(family, str(spec) if spec else None, env_kwargs)
     except (KeyError, ValueError) as e:
         raise ValueError(f"unknown task selection {spec!r}: {e}") from e
     return [t.id for t in specs]
@@ -295,8 +296,10 @@ class Trainer:
         self.kl_coef = cfg.kl_coef if cfg.kl_coef is not None else self.algo.kl_coef
         self.out = Path(cfg.out)
         self.family = env_family(cfg.env_id)
-        self.train_tasks = task_ids(cfg.tasks, cfg.env_id)
-        self.eval_tasks = task_ids(cfg.eval_tasks, cfg.env_id) if cfg.eval_tasks else list(self.train_tasks)
+        self.train_tasks = task_ids(cfg.tasks, cfg.env_id, cfg.env_kwargs)
+        self.eval_tasks = (
+            task_ids(cfg.eval_tasks, cfg.env_id, cfg.env_kwargs) if cfg.eval_tasks else list(self.train_tasks)
+        )
         self.iters_per_epoch = max(1, math.ceil(len(self.train_tasks) / cfg.tasks_per_iter))
 
         self.iteration = 0

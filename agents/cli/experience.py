@@ -71,7 +71,12 @@ def cmd_ac_real(args: argparse.Namespace) -> int:
 
     kwargs = env_kwargs(args.env_kwargs)
     kwargs.setdefault("rule", args.rule)
-    probe = gym.make("GuiExperience-v0", task=args.tasks, data=args.data, data_format=args.format, **kwargs)
+    tasks = args.tasks or ("test" if args.data == "embedded" else "all")
+    try:
+        probe = gym.make("GuiExperience-v0", task=tasks, data=args.data, data_format=args.format, **kwargs)
+    except (ValueError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     if args.policy == "oracle":
         policy = OraclePolicy(probe)
     elif args.policy == "random":
@@ -93,7 +98,8 @@ def cmd_ac_real(args: argparse.Namespace) -> int:
             oracle.env = env
         return policy.act(obs, info)
 
-    result = evaluate(act, probe.unwrapped.experiences, args.tasks, reset=policy.reset, **kwargs)
+    rule = kwargs.pop("rule")
+    result = evaluate(act, probe.unwrapped.experiences, tasks, reset=policy.reset, rule=rule, **kwargs)
     if args.json:
         print(json.dumps(result.as_dict()))
     else:
@@ -107,14 +113,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("out", help="the JSON Lines file to write")
     p.add_argument("--tasks", default="all", help="experiences: ids, tasks, tiers, train/test (default: all)")
     p.add_argument("--format", choices=("gui-gym", "ui-s1"), default="gui-gym")
-    p.add_argument("--screens", metavar="DIR", help="also write each step's screenshot (PNG) here and its UI dump")
+    p.add_argument(
+        "--screens",
+        metavar="DIR",
+        help="also write each step's screenshot (PNG) here and, in the gui-gym format, its UI dump "
+        "(UI-S1's format has no field for it)",
+    )
     p.set_defaults(func=cmd_export)
     p = sub.add_parser("ac-real", help="EMPO's AndroidControl-Real evaluation: PG, TSR and Score")
     p.add_argument("--policy", default="oracle", help="oracle, random, noisy, or a training run directory")
     p.add_argument("--data", default="embedded", help="embedded, or a data set path (UI-S1, AndroidControl...)")
     p.add_argument("--format", default="auto", help="the data set's reader (default: from the path)")
-    p.add_argument("--tasks", default="test", help="experiences to evaluate (default: the embedded test split)")
-    p.add_argument("--rule", choices=("paper", "released"), default="paper", help="the step match (App. C)")
+    p.add_argument("--tasks", help="experiences to evaluate (default: the embedded set's test split, or all of --data)")
+    p.add_argument(
+        "--rule",
+        choices=("paper", "released"),
+        default="paper",
+        help="the step match: App. C as the env applies it, or the authors' released evaluator",
+    )
     p.add_argument("--env-kwargs", nargs="+", type=parse_env_kwarg, metavar="KEY=VALUE", help="more env arguments")
     p.add_argument("--epsilon", type=float, default=0.2, help="the noisy oracle's random-action rate")
     p.add_argument("--seed", type=int, default=0)

@@ -151,7 +151,7 @@ def random_baseline(cfg: TrainConfig) -> dict[str, float]:
     import gui_gym  # noqa: F401
     from agents.policies import RandomPolicy
 
-    tasks = task_ids(cfg.eval_tasks or cfg.tasks, cfg.env_id)
+    tasks = task_ids(cfg.eval_tasks or cfg.tasks, cfg.env_id, cfg.env_kwargs)
     env = gym.make(cfg.env_id, task=tasks, **cfg.make_kwargs)
     policy = RandomPolicy(cfg.env_id)
     wins = total = 0
@@ -185,7 +185,7 @@ def _train_sb3(cfg: TrainConfig) -> int:
 
     steps = cfg.iterations * cfg.tasks_per_iter * cfg.group_size * (cfg.max_steps or 20)
     env = make_sb3_env(
-        task=task_ids(cfg.tasks, cfg.env_id), reward=cfg.reward, encoder=cfg.encoder, seed=cfg.seed,
+        task=task_ids(cfg.tasks, cfg.env_id, cfg.env_kwargs), reward=cfg.reward, encoder=cfg.encoder, seed=cfg.seed,
         env_id=cfg.env_id, **cfg.env_kwargs,
     )  # fmt: skip
     model = train_sb3("maskable_ppo", env, total_timesteps=steps, seed=cfg.seed)

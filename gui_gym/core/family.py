@@ -37,7 +37,16 @@ import gymnasium as gym
 
 from gui_gym.core.task import DIFFICULTIES, TaskSpec
 
-__all__ = ["Candidate", "EditAction", "EditActions", "EnvFamily", "family_of", "select_tasks", "text_items"]
+__all__ = [
+    "Candidate",
+    "EditAction",
+    "EditActions",
+    "EnvFamily",
+    "family_of",
+    "family_tasks",
+    "select_tasks",
+    "text_items",
+]
 
 #: Items kept by :func:`text_items` (a phone screen has ~10-40).
 MAX_ITEMS = 64
@@ -121,7 +130,9 @@ class EnvFamily(Protocol):
     def tasks(self, selection: str | Sequence[str] | None = None) -> list[TaskSpec]:
         """The task specs of an id, a list of ids, a tier, ``"all"`` or ``None`` (all).
 
-        Unknown ids raise ``ValueError`` naming close matches."""
+        Unknown ids raise ``ValueError`` naming close matches. A family whose tasks depend on how
+        its env is made (the data set an experience env reads) may also define
+        ``tasks_for(selection, env_kwargs)``, which :func:`family_tasks` prefers."""
         ...
 
     def instruction(self, obs: Any) -> str:
@@ -145,6 +156,17 @@ class EnvFamily(Protocol):
     def edit_actions(self) -> EditActions | None:
         """No-op and effectless actions for ProgRM's synthesis, or ``None`` if the family has none."""
         ...
+
+
+def family_tasks(
+    family: EnvFamily, selection: str | Sequence[str] | None, env_kwargs: dict[str, Any] | None = None
+) -> list[TaskSpec]:
+    """The family's tasks for *selection*, for an env made with *env_kwargs* where the family's
+    tasks depend on them (``tasks_for``), else :meth:`EnvFamily.tasks`."""
+    tasks_for = getattr(family, "tasks_for", None)
+    if callable(tasks_for):
+        return tasks_for(selection, dict(env_kwargs or {}))
+    return family.tasks(selection)
 
 
 def select_tasks(specs: Iterable[TaskSpec], selection: str | Sequence[str] | None, family: str) -> list[TaskSpec]:

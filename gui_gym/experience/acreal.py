@@ -9,6 +9,15 @@ and t_i the expert trajectory's length:
 
 EMPO reports R² = 0.934 between this score and AndroidWorld success over its models.
 
+A step matches by App. C's rules as ``GuiExperience-v0`` applies them (``rule="paper"``, the
+default): a click on the expert's element (its box ×1.2) or within 0.04 of its point, swipes by
+direction, text by relaxed match; a response that reads as no action is a mismatch.
+``rule="released"`` is the authors' evaluator (``evaluation/qwenvl_utils.py``), which departs from
+App. C without saying so: it checks no swipe direction, accepts a click on any candidate box and
+on an ``open`` step's app icon, and fails the whole task where it raises. (Its driver,
+``eval_qwenvl.py``, also drops the data's candidate boxes before the check, so the published
+numbers judged clicks by distance alone.)
+
 Example (a scripted agent: right on the first step of every task, then a wait):
     >>> from gui_gym.experience.embedded import embedded_experiences
     >>> from gui_gym.experience.tasks import select_experiences
@@ -63,17 +72,32 @@ def evaluate(
     experiences: Sequence[Experience] | str = "embedded",
     task: str | Sequence[str] | None = None,
     reset: Callable[[int], None] | None = None,
+    rule: str = "paper",
     **env_kwargs: Any,
 ) -> ACRealResult:
     """Run ``act(obs, info, env)`` (or ``act(obs, info)``) over every selected experience once,
     stopping each at its first mismatch; *reset(seed)* is called before each episode (a
-    policy's ``reset``). *env_kwargs* go to ``GuiExperienceEnv`` (``rule``, ``obs_mode``...)."""
+    policy's ``reset``). *env_kwargs* go to ``GuiExperienceEnv`` (``obs_mode``...).
+
+    ``rule="paper"`` matches steps as the env does; ``rule="released"`` is the authors' evaluator
+    (:func:`gui_gym.experience.released.released_verdict`: any candidate box, open by a click on
+    the app's icon, swipes by type alone; where it raises, the task counts 0 matched steps, as
+    its driver counts it)."""
     import inspect
 
+    from gui_gym.core.contract import MILESTONES, PATCH_LABEL, PATCHED
     from gui_gym.experience.env import GuiExperienceEnv
+    from gui_gym.experience.released import released_verdict
 
-    env_kwargs.setdefault("invalid", "mismatch")  # a response that is no action fails its step
-    env = GuiExperienceEnv(task=task, data=experiences, patch_threshold=0, **env_kwargs)
+    if rule not in ("paper", "released"):
+        raise ValueError(f"rule must be 'paper' or 'released', got {rule!r}")
+    fixed = {"patch_threshold", "invalid", "task", "data", "rule"} & set(env_kwargs)
+    if fixed:
+        raise ValueError(f"AC-Real fixes {', '.join(sorted(fixed))}: the episode stops at the first mismatch")
+    # under the released evaluator the env only shows the screens: every step moves on, and the
+    # verdict here decides where the task stops
+    threshold = 0 if rule == "paper" else None
+    env = GuiExperienceEnv(task=task, data=experiences, patch_threshold=threshold, invalid="mismatch", **env_kwargs)
     takes_env = len(inspect.signature(act).parameters) >= 3
     progress, ids = [], []
     for i, exp in enumerate(env.pool):
@@ -82,9 +106,19 @@ def evaluate(
         obs, info = env.reset(seed=i, options={"task": exp.id})
         matched = 0
         while True:
+            t = env.step_index
             action = act(obs, info, env) if takes_env else act(obs, info)
             obs, _, terminated, truncated, info = env.step(action)
-            matched += not info["patched"] and bool(info["milestones"])
+            if rule == "paper":
+                matched += not info[PATCHED] and bool(info[MILESTONES])
+            else:
+                try:
+                    _, exact = released_verdict(action, exp.steps[t], exp.screen)
+                except Exception:  # the released driver fails the whole task
+                    matched, exact = 0, False
+                matched += exact
+                terminated = terminated or not exact
+                info = {k: v for k, v in info.items() if k not in (PATCHED, PATCH_LABEL)}  # its own history
             if terminated or truncated:
                 break
         progress.append((matched, len(exp)))

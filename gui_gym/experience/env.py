@@ -22,7 +22,7 @@ hint, EMPO Fig. 23).
 
 At the last step ``info["episode_rewards"]`` holds Eq. 5's discounted future returns (γ = 0.5) cut
 at patched steps (:mod:`gui_gym.experience.returns`), so every trainer that reads
-``episode_rewards`` trains on EMPO's returns. ``success`` is the whole trajectory matched with no
+``episode_rewards`` trains on EMPO's returns. ``success`` is the whole trajectory played to its end with no
 patch (AC-Real's ``s_i = t_i``); ``milestones`` are the expert steps matched and ``progress`` = s/t.
 
 The data: ``data="embedded"`` (the simulator's oracle trajectories of every task, their screens
@@ -48,7 +48,10 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import json
+import logging
+import os
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
@@ -61,17 +64,18 @@ from gui_gym.core import contract as C
 from gui_gym.core.spaces import AnyText
 from gui_gym.experience.grounding import describe, screen_elements
 from gui_gym.experience.matching import RULES, score_step
-from gui_gym.experience.record import Experience, UIAction
+from gui_gym.experience.record import Experience, ExperienceError, UIAction
 from gui_gym.experience.returns import GAMMA, discounted_returns
 from gui_gym.experience.screens import DataScreens, Screen, ScreenSource, SimScreens
 from gui_gym.experience.tasks import select_experiences
 
-__all__ = ["INVALID", "PATCHES", "GuiExperienceEnv", "ui_s1_json"]
+__all__ = ["INVALID", "PATCHES", "GuiExperienceEnv", "load_experiences", "ui_s1_json"]
 
 PATCHES = ("thought-free", "off-policy")
 #: What a response that reads as no action does: nothing (the env contract: a reported no-op that
 #: costs a step) or what Alg. 1 does with any wrong response (a mismatch: patched, or the end).
 INVALID = ("no-op", "mismatch")
+log = logging.getLogger(__name__)
 OBS_MODES = ("text", "pixels", "both")
 MAX_UI_CHARS = 400_000
 _KIND = {
@@ -168,15 +172,23 @@ class GuiExperienceEnv(gym.Env):
             raise ValueError(f"patch must be one of {PATCHES} or a callable(obs, expert_action, step) -> str")
         if patch_threshold is not None and (isinstance(patch_threshold, bool) or int(patch_threshold) < 0):
             raise ValueError(f"patch_threshold must be a count >= 0 or None (no limit), got {patch_threshold!r}")
+        if int(cache_size) < 1:
+            raise ValueError(f"cache_size must be at least 1, got {cache_size}")
         if not 0.0 <= float(gamma) <= 1.0:
             raise ValueError(f"gamma must lie in [0, 1], got {gamma}")
         if max_steps is not None and int(max_steps) < 1:
             raise ValueError("max_steps must be positive")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.experiences = self._load(data, data_format)
+        self.experiences = load_experiences(data, data_format)
         self.by_id = {e.id: e for e in self.experiences}
         self.pool = select_experiences(self.experiences, task)
+        if (
+            obs_mode != "pixels"
+            and not any(s.ui for e in self.experiences for s in e.steps)
+            and not all(e.task is not None and e.seed is not None for e in self.experiences)
+        ):
+            log.warning("these experiences carry no UI text: obs['ui'] is empty; use obs_mode='pixels' or 'both'")
         self.patch_threshold = None if patch_threshold is None else int(patch_threshold)
         self.patch, self.gamma, self.rule = patch, float(gamma), rule
         self.require_thought, self.obs_mode, self.action_dialect = bool(require_thought), obs_mode, action_dialect
@@ -229,6 +241,7 @@ class GuiExperienceEnv(gym.Env):
         info[C.DIFFICULTY] = exp.difficulty
         info[C.TASK_MILESTONES] = [self._expert_label(t) for t in range(len(exp))]
         info[C.PLACEHOLDERS] = {}
+        info["screen_size"] = list(exp.screen)  # the pixels actions are read and scored in
         return self._obs(), info
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
@@ -270,7 +283,7 @@ class GuiExperienceEnv(gym.Env):
             info[C.PATCH_LABEL] = self._patch_label(t, obs_before)
         if terminated or truncated:
             self._done = True
-            info[C.SUCCESS] = bool(terminated and self._t >= len(exp) and all(self._matched))
+            info[C.SUCCESS] = bool(terminated and self._t >= len(exp) and self._patches == 0)
             info[C.EPISODE_REWARDS] = discounted_returns(self._rewards, self._matched, self.gamma)
         return self._obs(), float(scored.reward), terminated, truncated, info
 
@@ -281,7 +294,7 @@ class GuiExperienceEnv(gym.Env):
         if self.render_mode == "ansi":
             return f"[{self.experience.goal}]\n{screen.ui}"
         if self.render_mode == "rgb_array":
-            return screen.pixels
+            return None if screen.pixels is None else screen.pixels.copy()
         return None
 
     # -- extras ------------------------------------------------------------------------------------
@@ -301,24 +314,6 @@ class GuiExperienceEnv(gym.Env):
         return self._t
 
     # -- internals -----------------------------------------------------------------------------------
-    @staticmethod
-    def _load(data: Any, data_format: str) -> list[Experience]:
-        if isinstance(data, str) and data == "embedded":
-            from gui_gym.experience.embedded import embedded_experiences
-
-            return embedded_experiences()
-        if isinstance(data, (str, bytes)) or hasattr(data, "__fspath__"):
-            from gui_gym.experience.readers import read_experiences
-
-            found = read_experiences(data, data_format)
-        else:
-            found = list(data)
-            if not all(isinstance(e, Experience) for e in found):
-                raise TypeError("data must be 'embedded', a path, or a list of Experience records")
-        if not found:
-            raise ValueError(f"no experiences in {data!r}")
-        return found
-
     def _elements_at(self, t: int) -> list[Any]:
         if t not in self._elements:
             self._elements[t] = screen_elements(self._screens[t].ui)
@@ -363,6 +358,42 @@ class GuiExperienceEnv(gym.Env):
             C.MILESTONES: reached,
             C.PROGRESS: sum(self._matched) / len(self.experience),
         }
+
+
+def load_experiences(data: Any, data_format: str = "auto") -> list[Experience]:
+    """The experiences of ``data``: ``"embedded"``, a path (read once per path, format and file
+    time, then shared), or a list of :class:`Experience`. Ids must be unique: a data set with two
+    episodes of one id would play one of them twice and the other never."""
+    if isinstance(data, str) and data == "embedded":
+        from gui_gym.experience.embedded import embedded_experiences
+
+        return embedded_experiences()
+    if isinstance(data, (str, bytes)) or hasattr(data, "__fspath__"):
+        path = os.fsdecode(data)
+        try:
+            stamp = os.stat(path).st_mtime_ns
+        except OSError:
+            stamp = None  # the reader says what is missing
+        found = list(_read_cached(path, data_format, stamp))
+    else:
+        found = list(data)
+        if not all(isinstance(e, Experience) for e in found):
+            raise TypeError("data must be 'embedded', a path, or a list of Experience records")
+    if not found:
+        raise ValueError(f"no experiences in {data!r}")
+    seen: dict[str, int] = {}
+    for n, e in enumerate(found):
+        if e.id in seen:
+            raise ExperienceError(f"{data!r}: experiences {seen[e.id]} and {n} share the id {e.id!r}")
+        seen[e.id] = n
+    return found
+
+
+@functools.lru_cache(maxsize=4)
+def _read_cached(path: str, data_format: str, stamp: int | None) -> tuple[Experience, ...]:
+    from gui_gym.experience.readers import read_experiences
+
+    return tuple(read_experiences(path, data_format))
 
 
 def _screenshot_loader(pool: Sequence[Experience]) -> Callable[[str], bytes] | None:

@@ -57,6 +57,15 @@ class ExperienceFamily:
 
         return [spec_of(e) for e in select_experiences(embedded_experiences(), selection)]
 
+    def tasks_for(self, selection: str | Sequence[str] | None, env_kwargs: dict[str, Any]) -> list[TaskSpec]:
+        """The experiences of the data set the env reads (``data`` and ``data_format`` of its kwargs)."""
+        from gui_gym.experience.env import load_experiences
+        from gui_gym.experience.tasks import select_experiences, spec_of
+
+        data = env_kwargs.get("data", "embedded")
+        found = load_experiences(data, env_kwargs.get("data_format", "auto"))
+        return [spec_of(e) for e in select_experiences(found, selection)]
+
     def instruction(self, obs: Any) -> str:
         return ANDROID.instruction(obs)
 

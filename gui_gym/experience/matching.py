@@ -21,9 +21,9 @@ are system buttons, ``finish()`` terminates, ``finish(message=...)`` answers).
 1]·r_acc`` ∈ {0, 0.1, 0.5, 1}; the step matches (Eq. 3) when ``r_format·r_type·r_acc = 1``.
 ``r_format`` is 1 when the response reads as one action (and, with ``require_thought``, holds a
 non-empty ``<think>``). ``rule="released"`` is the authors' code instead
-(``verl/utils/reward_score/gui_traj.py``): ``0.1·[non-empty think] + 0.9·s`` with s = 1 (type
-and accuracy), 0.5 (type), 0.1 (another action), 0 (none), ungated; a step matches on type and
-accuracy alone.
+(:mod:`gui_gym.experience.released`): ``0.1·[non-empty think] + 0.9·s`` with s = 1 (type and
+accuracy), 0.5 (type), 0.1 (another action), 0 (none), ungated, with that code's own reading of
+responses and matching; a step matches on type and accuracy alone.
 
 Example (Eq. 4 by hand: format and type right, the point 0.05 away → 0.1 + 0.4 = 0.5):
     >>> from gui_gym.experience.record import ExpertStep, UIAction
@@ -50,6 +50,7 @@ from gui_gym.experience.record import (
     ExpertStep,
     UIAction,
     content_direction,
+    finger_direction,
 )
 
 __all__ = [
@@ -164,7 +165,15 @@ def _from_json(d: dict[str, Any]) -> UIAction:
 
 
 def read_response(text: Any, dialect: str = "androidlab") -> Response:
-    """The action (and thought) of an agent's response; never raises."""
+    """The action (and thought) of an agent's response; never raises: whatever the text, an
+    action, or ``None`` with the reason."""
+    try:
+        return _read(text, dialect)
+    except (ValueError, OverflowError, RecursionError, TypeError, MemoryError) as err:  # crafted numbers, nesting
+        return Response(None, None, f"unreadable response ({type(err).__name__})")
+
+
+def _read(text: Any, dialect: str) -> Response:
     if not isinstance(text, str):
         return Response(None, None, f"a response is text, not {type(text).__name__}")
     if len(text) > 100_000:
@@ -244,10 +253,18 @@ def _accurate(pred: UIAction, step: ExpertStep, screen: tuple[int, int]) -> bool
     if gt.action in ("type", "answer", "key", "open"):
         return text_matches(pred.text, gt.text)
     if gt.action == "swipe":
-        return pred.direction == gt.direction
+        return _content_way(pred, screen) == _content_way(gt, screen)
     if gt.action == "system_button":
         return (pred.button or "").lower() == (gt.button or "").lower()
     return True  # wait, terminate: the type alone (App. C)
+
+
+def _content_way(swipe: UIAction, screen: tuple[int, int]) -> str | None:
+    """The way a swipe moves the content: from its finger path, its axis read in coordinates
+    normalised by the screen (as UI-S1 reads it), else its direction."""
+    if swipe.point is not None and swipe.point2 is not None:
+        return content_direction(finger_direction(swipe.point, swipe.point2, screen))
+    return swipe.direction
 
 
 def step_reward(fmt: int, type_: int, acc: int, rule: str = "paper", parsed: bool = True) -> float:
@@ -273,16 +290,16 @@ def score_step(
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
     read = response if isinstance(response, Response) else read_response(response, dialect)
+    if rule == "released":
+        from gui_gym.experience.released import released_score
+
+        score, fmt, type_ok, accurate = released_score(response, step, screen)
+        return StepScore(fmt, int(type_ok), int(type_ok and accurate), score, type_ok and accurate, read)
     pred, gt = read.action, step.action
-    has_thought = bool(read.thought)
     if pred is None:
-        fmt = int(has_thought) if rule == "released" else 0
-        return StepScore(fmt, 0, 0, step_reward(fmt, 0, 0, rule, parsed=False), False, read)
+        return StepScore(0, 0, 0, 0.0, False, read)
     type_ok = pred.action == gt.action or (read.also_terminate and gt.action == "terminate")
     acc = int(type_ok and _accurate(pred, step, screen))
-    if rule == "released":
-        fmt = int(has_thought)
-        return StepScore(fmt, int(type_ok), acc, step_reward(fmt, int(type_ok), acc, rule), bool(type_ok and acc), read)
-    fmt = int(not require_thought or has_thought)
+    fmt = int(not require_thought or bool(read.thought))
     reward = step_reward(fmt, int(type_ok), acc, rule)
     return StepScore(fmt, int(type_ok), acc, reward, bool(fmt and type_ok and acc), read)

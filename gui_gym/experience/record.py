@@ -86,10 +86,13 @@ class ExperienceError(ValueError):
     """A record that does not hold an expert trajectory (names the record and the field)."""
 
 
-def finger_direction(start: Sequence[float], end: Sequence[float]) -> str:
+def finger_direction(start: Sequence[float], end: Sequence[float], screen: tuple[int, int] | None = None) -> str:
     """The way a finger moved from *start* to *end*: the larger axis wins, a tie goes vertical
-    (UI-S1's rule); y grows downwards."""
+    (UI-S1's rule); y grows downwards. With *screen*, the axes are compared in coordinates
+    normalised by its width and height, as UI-S1 compares them."""
     dx, dy = float(end[0]) - float(start[0]), float(end[1]) - float(start[1])
+    if screen is not None:
+        dx, dy = dx / screen[0], dy / screen[1]
     if abs(dx) > abs(dy):
         return "right" if dx > 0 else "left"
     return "down" if dy > 0 else "up"
@@ -110,26 +113,38 @@ def swipe_points(direction: str, screen: tuple[int, int]) -> tuple[tuple[int, in
     return start, quarter[_OPPOSITE[direction]]
 
 
+def _finite(c: Any) -> bool:
+    """A number a coordinate can be: no bool, no NaN or infinity, no int too large for a float."""
+    if isinstance(c, bool) or not isinstance(c, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(c))
+    except OverflowError:
+        return False
+
+
+def _shown(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _point(v: Any, what: str) -> Point | None:
     if v is None:
         return None
     if isinstance(v, str) or not isinstance(v, Sequence) or len(v) != 2:
-        raise ExperienceError(f"{what} must be [x, y], got {v!r}")
-    out = []
-    for c in v:
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or not math.isfinite(c):
-            raise ExperienceError(f"{what} must hold two finite numbers, got {v!r}")
-        out.append(c)
-    return out[0], out[1]
+        raise ExperienceError(f"{what} must be [x, y], got {_shown(v)}")
+    if not all(_finite(c) for c in v):
+        raise ExperienceError(f"{what} must hold two finite numbers, got {_shown(v)}")
+    return v[0], v[1]
 
 
 def _box(v: Any, what: str) -> Box | None:
     if v is None:
         return None
     if isinstance(v, str) or not isinstance(v, Sequence) or len(v) != 4:
-        raise ExperienceError(f"{what} must be [x1, y1, x2, y2], got {v!r}")
-    if any(isinstance(c, bool) or not isinstance(c, (int, float)) or not math.isfinite(c) for c in v):
-        raise ExperienceError(f"{what} must hold four finite numbers, got {v!r}")
+        raise ExperienceError(f"{what} must be [x1, y1, x2, y2], got {_shown(v)}")
+    if not all(_finite(c) for c in v):
+        raise ExperienceError(f"{what} must hold four finite numbers, got {_shown(v)}")
     x1, y1, x2, y2 = v
     if x2 < x1 or y2 < y1:
         raise ExperienceError(f"{what} {list(v)} is not [left, top, right, bottom]")
@@ -181,8 +196,9 @@ class UIAction:
             elif self.direction not in DIRECTIONS:
                 raise ExperienceError(f"a swipe's direction is one of {', '.join(DIRECTIONS)}, got {self.direction!r}")
             elif self.point is not None and self.point2 is not None:
+                # a diagonal path may read as either axis (pixels or normalised); the way back cannot
                 moved = content_direction(finger_direction(self.point, self.point2))
-                if moved != self.direction:
+                if moved == _OPPOSITE[self.direction]:
                     raise ExperienceError(
                         f"a finger from {self.point} to {self.point2} scrolls the content {moved}, not {self.direction}"
                     )
@@ -198,10 +214,8 @@ class UIAction:
             if status not in STATUSES:
                 raise ExperienceError(f"a terminate's status is success or failure, got {self.status!r}")
             set_(self, "status", status)
-        if self.time is not None and (
-            isinstance(self.time, bool) or not isinstance(self.time, (int, float)) or not math.isfinite(self.time)
-        ):
-            raise ExperienceError(f"time must be a number of seconds, got {self.time!r}")
+        if self.time is not None and not _finite(self.time):
+            raise ExperienceError(f"time must be a number of seconds, got {_shown(self.time)}")
 
     def to_dict(self) -> dict[str, Any]:
         """The fields that are set, points and boxes as lists (JSON)."""
@@ -255,7 +269,8 @@ class ExpertStep:
     in ``uiautomator``'s format) where the data has one; ``thought`` the expert's reasoning
     (off-policy patches use it), ``instruction`` AndroidControl's step instruction and
     ``native`` the action as its source wrote it (AndroidControl's JSON, GUI-Odyssey's action,
-    the simulator's ``do(...)`` text, which replays it exactly).
+    the simulator's ``do(...)`` text, which replays it exactly); ``annotation`` UI-S1's judgement of
+    the step (``GOOD``, ``NEUTRAL``, ``HARMFUL``), which only the released code's reward reads.
     """
 
     action: UIAction
@@ -265,6 +280,7 @@ class ExpertStep:
     thought: str | None = None
     instruction: str | None = None
     native: str | None = None
+    annotation: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.action, UIAction):
@@ -273,7 +289,7 @@ class ExpertStep:
         if self.action.box is not None:  # the target element's box first
             boxes = (self.action.box, *(b for b in boxes if b != self.action.box))
         object.__setattr__(self, "boxes", boxes)
-        for name in ("screenshot", "ui", "thought", "instruction", "native"):
+        for name in ("screenshot", "ui", "thought", "instruction", "native", "annotation"):
             v = getattr(self, name)
             if v is not None and not isinstance(v, str):
                 raise ExperienceError(f"a step's {name} must be text, got {type(v).__name__}")
@@ -335,7 +351,7 @@ class Experience:
             extra = [list(b) for b in s.boxes if b != s.action.box]
             if extra:
                 row["boxes"] = extra
-            for k in ("screenshot", "ui", "thought", "instruction", "native"):
+            for k in ("screenshot", "ui", "thought", "instruction", "native", "annotation"):
                 if getattr(s, k) is not None:
                     row[k] = getattr(s, k)
             steps.append(row)
@@ -358,6 +374,7 @@ class Experience:
                     s.get("thought"),
                     s.get("instruction"),
                     s.get("native"),
+                    s.get("annotation"),
                 )
                 for s in d["steps"]
             ]

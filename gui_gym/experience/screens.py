@@ -26,7 +26,10 @@ import numpy as np
 
 from gui_gym.experience.record import Experience, ExperienceError
 
-__all__ = ["DataScreens", "Screen", "ScreenSource", "SimScreens"]
+__all__ = ["PIXEL_CACHE", "DataScreens", "Screen", "ScreenSource", "SimScreens"]
+
+#: At most this many trajectories' screenshots are cached (540×1200 RGB is 1.9 MB a screen).
+PIXEL_CACHE = 8
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,7 @@ class SimScreens(ScreenSource):
     Args:
         ui_format: ``GuiAndroid-v0``'s ``ui_format`` (``xml``, ``mobilerl``, ``indexed``...).
         pixels: render screenshots too (at ``screen_size``).
-        cache_size: how many trajectories' screens to keep.
+        cache_size: how many trajectories' screens to keep (with pixels, at most :data:`PIXEL_CACHE`).
     """
 
     def __init__(
@@ -61,9 +64,13 @@ class SimScreens(ScreenSource):
         cache_size: int = 64,
     ) -> None:
         self.ui_format, self.pixels, self.screen_size = ui_format, bool(pixels), tuple(screen_size)
-        self.cache_size = int(cache_size)
+        if int(cache_size) < 1:
+            raise ValueError(f"cache_size must be at least 1, got {cache_size}")
+        # a trajectory's screenshots are megabytes: keep fewer of them
+        self.cache_size = int(cache_size) if not pixels else min(int(cache_size), PIXEL_CACHE)
         self._cache: OrderedDict[str, list[Screen]] = OrderedDict()
         self._lock = threading.Lock()
+        self._replaying = threading.Lock()  # one simulator replays one trajectory at a time
         self._env: Any = None
 
     def screens(self, experience: Experience) -> list[Screen]:
@@ -72,7 +79,8 @@ class SimScreens(ScreenSource):
             if hit is not None:
                 self._cache.move_to_end(experience.id)
                 return hit
-        shown = self._replay(experience)
+        with self._replaying:
+            shown = self._replay(experience)
         with self._lock:
             self._cache[experience.id] = shown
             while len(self._cache) > self.cache_size:

@@ -44,8 +44,10 @@ def test_eq6_released_variant_normalises_each_step_reward_over_the_group() -> No
     flat = np.array([1.0, 1.0, 1.0, 0.1])  # mean 0.775, sd (n-1) 0.45
     e = (flat - flat.mean()) / (flat.std(ddof=1) + 1e-6)
     assert np.concatenate(a) == pytest.approx(np.array([0.70710, 0.70710, -0.70710, -0.70710]) + e, abs=1e-4)
-    # a lone step passes through unnormalised (as the released code does)
-    assert dual_level_advantages([np.array([0.9])], [np.array([0.9])], variant="released")[0].tolist() == [0.9]
+    # a lone step is its own value over 1 + 1e-6 (the released code's mean 0, std 1 for a group of
+    # one; its sum is float32's, 1 + 2**-20)
+    lone = dual_level_advantages([np.array([0.9])], [np.array([0.9])], variant="released")[0]
+    assert lone.tolist() == [0.9 / (1 + 2**-20)]
     with pytest.raises(ValueError, match="variant"):
         dual_level_advantages(R, r, variant="other")
 
@@ -65,8 +67,13 @@ def test_dynamic_sampling_keeps_groups_whose_first_returns_spread_beyond_eta() -
     wide = [_episode([1.75], 1), _episode([0.1], 1, 1)]  # σ = 0.825
     narrow = [_episode([1.0], 2), _episode([0.5], 2, 1)]  # σ = 0.25 ≤ 0.3
     assert first_step_spread(wide) == pytest.approx(0.825)
-    assert algo.keep_groups([flat, wide, narrow, [_episode([1.0], 3)]]) == [False, True, False, True]
-    assert algorithm("empo-code").variant == "released"
+    code = algorithm("empo-code")
+    assert code.variant == "released"
+    assert code.keep_groups([flat, wide, narrow, [_episode([1.0], 3)]]) == [False, True, False, True]
+    # the paper's σ is over the advantages, every step: the first group differs at its second step
+    # (A = ±0.7071 there and on Σr: σ = 0.866), a lone rollout's advantages are 0
+    assert algo.keep_groups([flat, wide, narrow, [_episode([1.0], 3)]]) == [True, True, True, False]
+    assert algo.keep_groups([[_episode([1.0, 1.0]), _episode([1.0, 1.0], member=1)]]) == [False]
 
 
 def _toy(n: int = 3) -> Experience:
@@ -144,3 +151,17 @@ def test_an_lm_policy_prompt_shows_the_patched_action(tmp_path) -> None:
     assert '"action": "click", "coordinate": [200, 150]' in prompt and "<think>" in policy.family.action_prompt()
     policy.act(obs, info)  # act() itself swaps the patched step in
     assert policy._history[0].label == info["patch_label"]
+
+
+def test_the_step_term_compares_actions_at_one_expert_step_not_one_env_step() -> None:
+    # A spends a step on garbage (a no-op at expert step 0), then plays the expert; B plays the expert
+    R = [np.array([0.0, 1.875, 1.75, 1.5, 1.0]), np.array([1.875, 1.75, 1.5, 1.0])]
+    r = [np.array([0.0, 1.0, 1.0, 1.0, 1.0]), np.array([1.0, 1.0, 1.0, 1.0])]
+    a = dual_level_advantages(R, r, step_indices=[np.array([0, 0, 1, 2, 3]), np.array([0, 1, 2, 3])])
+    # step 0 over 0, 1.875, 1.875: the garbage −1.1547, the others +0.5774; later steps tie: 0;
+    # Σr = 4 for both: no episode term
+    assert a[0] == pytest.approx([-1.1547, 0.5774, 0, 0, 0], abs=1e-4)
+    assert a[1] == pytest.approx([0.5774, 0, 0, 0], abs=1e-4)
+    ep = _episode([0.0, 1.875, 1.75])
+    ep.step_indices = np.array([0, 0, 1])
+    assert first_step_spread([ep, _episode([0.875], member=1)]) == pytest.approx(0.5)  # R_1 = 1.875 vs 0.875

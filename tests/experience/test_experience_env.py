@@ -107,11 +107,13 @@ def test_invalid_actions_are_no_ops_or_mismatches() -> None:
 
 
 def test_rewards_under_the_released_rule() -> None:
-    env = gym.make("GuiExperience-v0", data=[toy()], rule="released")
+    env = gym.make("GuiExperience-v0", data=[toy()], rule="released", patch_threshold=None)
     env.reset(seed=0)
-    assert env.step(CLICK)[1] == pytest.approx(0.9)  # no <think>: the format point is lost
-    assert env.step("<think>go</think>" + CLICK)[1] == pytest.approx(1.0)
-    assert env.step('<think>x</think>{"action": "wait"}')[1] == pytest.approx(0.19)
+    assert env.step(f"<action>{CLICK}</action>")[1] == pytest.approx(0.9)  # no <think>: the format point is lost
+    assert env.step(f"<think>go</think><action>{CLICK}</action>")[1] == pytest.approx(1.0)
+    assert env.step('<think>x</think><action>{"action": "wait"}</action>')[1] == pytest.approx(0.19)
+    env.reset(seed=0)
+    assert env.step(CLICK)[1] == 0.0  # the released code reads <action> tags only
 
 
 def test_bad_arguments_are_refused() -> None:

@@ -133,7 +133,11 @@ def test_score_step_end_to_end() -> None:
     # require_thought: a readable action without <think> fails the format, and gates the rest
     s = score_step('{"action": "click", "coordinate": [500, 1000]}', step, SCREEN, require_thought=True)
     assert (s.format, s.reward, s.matched) == (0, 0.0, False)
-    s = score_step('<think>x</think>{"action": "click", "coordinate": [500, 1000]}', step, SCREEN, "released")
+    s = score_step('<think>x</think>{"action": "click", "coordinate": [500, 1000]}', step, SCREEN)
+    assert (s.reward, s.matched) == (1.0, True)  # a bare JSON after the thought reads too
+    s = score_step(
+        '<think>x</think><action>{"action": "click", "coordinate": [500, 1000]}</action>', step, SCREEN, "released"
+    )
     assert (s.reward, s.matched) == (1.0, True)
     # finish(message=...) answers, and also terminates
     assert score_step('finish(message="done")', ExpertStep(UIAction("terminate")), SCREEN).matched
@@ -206,3 +210,12 @@ def test_only_the_experts_element_counts_not_the_containers_around_it() -> None:
     ac = ExpertStep(UIAction("click", point=(950, 150)), boxes=((900, 100, 1000, 200), (0, 0, 1000, 2000)))
     assert not score_step('{"action": "click", "coordinate": [500, 900]}', ac, SCREEN).matched
     assert score_step('{"action": "click", "coordinate": [995, 195]}', ac, SCREEN).matched
+
+
+def test_ids_that_are_not_plain_numbers_survive_the_uis1_writer(tmp_path) -> None:
+    from gui_gym.experience.readers.uis1 import read_uis1, write_uis1
+
+    steps = (ExpertStep(UIAction("wait")),)
+    made = [Experience(i, "g", steps) for i in ("0141544666483837", "²", "42")]
+    write_uis1(made, tmp_path / "x.jsonl")
+    assert [e.id for e in read_uis1(tmp_path / "x.jsonl")] == ["0141544666483837", "²", "42"]

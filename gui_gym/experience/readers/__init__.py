@@ -136,6 +136,15 @@ def read_experiences(path: str | Path, format: str = "auto", **kw: Any) -> list[
     """The experiences at ``path`` in ``format`` (``"auto"``: :func:`detect_format`); ``kw`` go to
     that format's reader (:func:`~.uis1.read_uis1`, :func:`~.androidcontrol.read_androidcontrol`,
     :func:`~.odyssey.read_odyssey`)."""
+    try:
+        return _read(path, format, **kw)
+    except ExperienceError:
+        raise
+    except (ValueError, OverflowError, RecursionError, MemoryError) as err:  # crafted numbers or nesting
+        raise ExperienceError(f"{path}: unreadable ({type(err).__name__}: {str(err)[:200]})") from None
+
+
+def _read(path: str | Path, format: str, **kw: Any) -> list[Experience]:
     fmt = detect_format(path) if format == "auto" else format
     if fmt == "gui-gym":
         if kw:

@@ -73,6 +73,8 @@ __all__ = [
     "write_records",
 ]
 
+#: The largest record read (an AndroidControl episode with its screenshots is tens of MB).
+MAX_RECORD = 1 << 31
 _POLY = 0x82F63B78
 _MASK_DELTA = 0xA282EAD8
 _U32 = 0xFFFFFFFF
@@ -255,6 +257,8 @@ class _Reader:
         (stored,) = struct.unpack_from("<I", first, 8)
         if masked_crc32c(first[:8]) != stored:
             raise self._fail("bad CRC of the length (the file is damaged or not TFRecord)")
+        if length > MAX_RECORD:
+            raise self._fail(f"a record of {length} bytes; at most {MAX_RECORD} (an episode is far smaller)")
         return length
 
     def next(self) -> bytes | None:

@@ -144,20 +144,24 @@ def _swipe(ac: Mapping[str, Any], check: Mapping[str, Any], screen: tuple[int, i
     have_points = p1 is not None and p2 is not None
     if label is not None:
         direction = str(label).strip().lower()
-        if have_points and content_direction(finger_direction(p1, p2)) != direction:
+        if have_points and content_direction(finger_direction(p1, p2, screen)) != direction:
             p1 = p2 = None  # the points contradict the label: the label wins
     elif not have_points:
         direction = ac.get("direction")  # a swipe given by direction alone (not UI-S1's own files)
         if direction is None:
             raise ExperienceError("a swipe needs coordinate and coordinate2, or check_options.direction")
     elif convention == "content":
-        direction = content_direction(finger_direction(p1, p2))
+        direction = content_direction(finger_direction(p1, p2, screen))
     else:
-        finger = _FLIP_VERTICAL[finger_direction(p1, p2)]
-        if finger != finger_direction(p1, p2):
-            p1, p2 = p2, p1  # the train file wrote the vertical path reversed
+        # the axis as UI-S1 reads it (normalised coordinates); the train file wrote the vertical
+        # path reversed
+        drawn = finger_direction(p1, p2, screen)
+        finger = _FLIP_VERTICAL[drawn]
+        if finger != drawn:
+            p1, p2 = p2, p1
         direction = content_direction(finger)
-    if p1 is not None and p2 is not None and direction in DIRECTIONS:
+    if label is not None and p1 is not None and p2 is not None and direction in DIRECTIONS:
+        # a labelled swipe's standard points say nothing the label does not (the writer adds them)
         standard = swipe_points(direction, screen)
         if (p1, p2) == standard:
             p1 = p2 = None
@@ -200,6 +204,7 @@ def parse_step(
     else:
         raise ExperienceError(f"unknown action {kind!r} in action_content")
     thought = step.get("thought") or step.get("motivation")
+    annotation = step.get("annotation")
     return ExpertStep(
         action,
         tuple(boxes),
@@ -208,6 +213,7 @@ def parse_step(
         thought if isinstance(thought, str) else None,
         step.get("step_instruction"),
         json.dumps(ac, ensure_ascii=False),
+        annotation if isinstance(annotation, str) else None,
     )
 
 
@@ -272,9 +278,6 @@ def read_uis1(
         for key in ("is_successful", "episode_id"):
             if key in line:
                 meta[key] = line[key]
-        notes = [s.get("annotation") for s in line["steps"] if isinstance(s, Mapping)]
-        if any(a is not None for a in notes):
-            meta["annotations"] = notes
         try:
             out.append(
                 Experience(
@@ -320,7 +323,7 @@ def _action_content(step: ExpertStep, screen: tuple[int, int]) -> dict[str, Any]
 def write_uis1(experiences: Iterable[Experience], path: str | Path) -> int:
     """Write ``experiences`` as UI-S1's eval-style JSON Lines; the number written.
 
-    A line's ``episode_id`` is the experience's id (a number when the id is digits). Each step
+    A line's ``episode_id`` is the experience's id (a number when the id is a number's own digits). Each step
     has ``action_content`` (pixels; a swipe's finger points, the standard ones for its
     direction when it has none), ``check_options`` (the action, ``candidate_bbox`` for a click,
     long press or open with boxes, ``direction`` for a swipe), ``screenshot``,
@@ -331,7 +334,8 @@ def write_uis1(experiences: Iterable[Experience], path: str | Path) -> int:
     """
     lines = []
     for e in experiences:
-        eid: Any = int(e.id) if e.id.isdigit() else e.id
+        canonical = e.id.isascii() and e.id.isdigit() and str(int(e.id)) == e.id  # "0141..." stays text
+        eid: Any = int(e.id) if canonical else e.id
         line: dict[str, Any] = {
             "goal": e.goal,
             "is_successful": e.meta.get("is_successful", True),
