@@ -16,13 +16,14 @@
     gui-gym webshop serve|generate ...            (see agents/cli/webshop.py)
     gui-gym export-experience OUT.jsonl [--format gui-gym|ui-s1] [--screens DIR]
     gui-gym ac-real [--policy oracle|random|noisy|RUN_DIR] [--data embedded|PATH] [--tasks test]
+    gui-gym serve-adb [--port 5037] [--task ID --seed N]   (see agents/cli/device.py)
 
 ``--env`` (default ``GuiAndroid-v0``) takes any registered env id, or gymnasium's
 ``module:EnvId`` form: the module is imported first, so an env your own module registers works.
 Every command takes ``--threads N`` (torch's CPU threads; see :mod:`gui_gym.core.threads`).
 One module per command group: :mod:`agents.cli.env` (tasks, rollout, play),
 :mod:`agents.cli.calibrate`, :mod:`agents.cli.train` (train, plot), :mod:`agents.cli.progrm`,
-:mod:`agents.cli.study`, :mod:`agents.cli.webshop`, :mod:`agents.cli.experience`.
+:mod:`agents.cli.study`, :mod:`agents.cli.webshop`, :mod:`agents.cli.experience`, :mod:`agents.cli.device`.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import sys
 from collections.abc import Sequence
 
 import gui_gym  # noqa: F401  (registers the env ids)
-from agents.cli import calibrate, env, experience, progrm, study, train, webshop
+from agents.cli import calibrate, device, env, experience, progrm, study, train, webshop
 from agents.cli.common import add_threads_argument
 from gui_gym.core.threads import configure_threads
 
@@ -52,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_parser(sub)
     webshop.add_parser(sub)
     experience.add_parser(sub)
+    device.add_parser(sub)
     for command in sub.choices.values():
         add_threads_argument(command)
     return parser

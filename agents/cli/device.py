@@ -1,0 +1,61 @@
+"""``gui-gym serve-adb``: the simulated phone as an adb device on a loopback port.
+
+::
+
+    gui-gym serve-adb [--port 5037] [--task ContactsAddContact --seed 0]
+
+Then any adb client drives it: ``adb -P 5037 devices``, ``adb -P 5037 shell uiautomator dump``,
+adbutils' ``AdbClient(port=5037)``, a controller written for an emulator. With ``--task`` the
+phone starts in that task's initial state (the instruction is printed). Port 5037 is the adb
+server's own: stop a running ``adb server`` first (``adb kill-server``), or pick another port.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+__all__ = ["add_parser", "cmd_serve_adb"]
+
+
+def cmd_serve_adb(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from gui_gym.android.sim.adb.server import serve_adb
+
+    try:
+        server = serve_adb(host=args.host, port=args.port, serial=args.serial)
+    except OSError as err:
+        where = f"{args.host}:{args.port}"
+        print(f"error: cannot listen on {where}: {err} (is an adb server running there?)", file=sys.stderr)
+        return 2
+    if args.task:
+        try:
+            episode = server.backend.start(args.task, np.random.default_rng(args.seed))
+        except KeyError:
+            server.close()
+            print(f"error: unknown task {args.task!r}; `gui-gym tasks` lists them", file=sys.stderr)
+            return 2
+        print(f"task {args.task} (seed {args.seed}): {episode.instruction}")
+    print(f"adb server (version 41) with {server.serial} at {server.address}; try: adb -P {server.port} devices -l")
+    print("Ctrl-C stops it.", flush=True)
+    try:
+        while server._thread is not None and server._thread.is_alive():  # ends on host:kill too
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve-adb", help="serve the simulated phone as an adb device", description=__doc__)
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: loopback only)")
+    p.add_argument("--port", type=int, default=5037, help="the adb server port (default 5037)")
+    p.add_argument("--serial", default="emulator-5554")
+    p.add_argument("--task", help="set this task up on the phone first")
+    p.add_argument("--seed", type=int, default=0, help="the task instance's seed")
+    p.set_defaults(func=cmd_serve_adb)

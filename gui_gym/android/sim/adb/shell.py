@@ -1,0 +1,667 @@
+"""The simulated phone's shell: what ``adb shell`` reaches on it.
+
+A small interpreter of the command lines that agents and controllers send (AndroidWorld's and
+AndroidLab's, adbutils', the ``adb`` client's): ``uiautomator dump [FILE]``, ``screencap [-p]
+[FILE]``, ``input tap|swipe|text|keyevent``, ``am start``, ``monkey -p``, ``pm list packages``,
+``dumpsys window|activity|input|display``, ``wm size|density``, ``getprop``, ``settings
+get|put|list``, ``cat``, ``rm``, ``ls``, ``mkdir``, ``echo``, ``grep`` (in pipes), ``true``,
+``false``, ``exit``; joined by ``;``, ``&&``, ``||`` and ``|``, with sh's quoting.
+
+It runs nothing: every command is read as data and mapped onto the simulator — an input event is
+an :class:`~gui_gym.android.actions.Action` given to :meth:`Device.act
+<gui_gym.android.sim.device.Device.act>`, the env's own action path — and files live in an
+in-memory ``/sdcard``. What sh would expand or run (``$(...)``, backquotes, ``$VAR``, globs,
+redirections) is refused with sh's kind of error, so agent text that reaches this shell stays
+text, as it must on a device. An unknown command gets sh's ``inaccessible or not found`` and exit
+status 127, never an exception.
+
+Example:
+    >>> from gui_gym.android.sim.device import Device
+    >>> sh = Shell(Device())
+    >>> sh.run("echo hello && wm size").stdout
+    b'hello\\nPhysical size: 1080x2400\\n'
+    >>> sh.run("monkey -p com.google.android.deskclock -c android.intent.category.LAUNCHER 1").status
+    0
+    >>> sh.run("dumpsys window | grep mCurrentFocus").stdout.decode().strip()[:44]
+    'mCurrentFocus=Window{5c1e0d0 u0 com.google.a'
+    >>> sh.run("rm -rf $(echo /)").status, sh.run("nosuch").stderr
+    (2, b'/system/bin/sh: nosuch: inaccessible or not found\\n')
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gui_gym.android.actions import Action
+from gui_gym.android.ui import SCREEN_H, SCREEN_W, to_xml
+
+__all__ = ["KEYCODES", "PROPS", "Result", "Shell"]
+
+SH = "/system/bin/sh"
+#: Key codes ``input keyevent`` takes (name or number) and the action each is.
+KEYCODES = {"KEYCODE_HOME": 3, "KEYCODE_BACK": 4, "KEYCODE_ENTER": 66, "KEYCODE_APP_SWITCH": 187}
+_KEY_ACTIONS = {3: "home", 4: "back", 66: "enter"}
+#: ``getprop``'s answers: an Android 13 emulator image, as AndroidWorld runs.
+PROPS = {
+    "ro.build.version.sdk": "33",
+    "ro.build.version.release": "13",
+    "ro.product.model": "sdk_gphone64_x86_64",
+    "ro.product.name": "sdk_gphone64_x86_64",
+    "ro.product.device": "emulator64_x86_64",
+    "ro.product.manufacturer": "Google",
+    "ro.build.characteristics": "emulator",
+    "ro.kernel.qemu": "1",
+    "sys.boot_completed": "1",
+    "ro.sf.lcd_density": "420",
+}
+#: Android's ``settings`` keys of the simulator's settings (namespace, key) -> (setting, kind).
+SETTINGS = {
+    ("global", "wifi_on"): ("wifi", bool),
+    ("global", "bluetooth_on"): ("bluetooth", bool),
+    ("global", "airplane_mode_on"): ("airplane", bool),
+    ("system", "screen_brightness"): ("brightness", int),
+    ("secure", "ui_night_mode"): ("dark_theme", "night"),
+    ("system", "accelerometer_rotation"): ("auto_rotate", bool),
+    ("global", "low_power"): ("battery_saver", bool),
+    ("global", "zen_mode"): ("dnd", bool),
+    ("secure", "location_mode"): ("location", "location"),
+}
+MAX_FILE = 64 << 20  # a pushed file larger than this is refused (the sim holds files in memory)
+_DUMP = "/sdcard/window_dump.xml"
+_UNSAFE = re.compile(r"\$\(|`|\$\{|\$[A-Za-z_]")
+
+
+@dataclass
+class Result:
+    """What a command line did: its output, errors and exit status."""
+
+    stdout: bytes = b""
+    stderr: bytes = b""
+    status: int = 0
+
+
+class _Exit(Exception):
+    def __init__(self, status: int) -> None:
+        self.status = status
+
+
+class Shell:
+    """The shell of one simulated phone (*device*, a :class:`~gui_gym.android.sim.device.Device`).
+
+    ``files`` is its storage (path -> bytes). ``screenshot(size)`` renders the screen (default:
+    the simulator's renderer at the device's size).
+    """
+
+    def __init__(self, device: Any, screenshot: Callable[[], bytes] | None = None) -> None:
+        self.device = device
+        self.files: dict[str, bytes] = {}
+        self.dirs: set[str] = {"/", "/sdcard", "/sdcard/Download", "/data", "/data/local", "/data/local/tmp"}
+        self._screenshot = screenshot
+
+    # -- the command line -----------------------------------------------------------------
+    def run(self, line: str | bytes, stdin: bytes = b"") -> Result:
+        """Run one command line; never raises."""
+        if isinstance(line, bytes):
+            line = line.decode("utf-8", errors="replace")
+        out, err = io.BytesIO(), io.BytesIO()
+        try:
+            status = self._line(line, stdin, out, err)
+        except _Exit as e:
+            status = e.status
+        except Exception as e:  # a bug here must not take the server down: sh reports, the phone goes on
+            err.write(f"{SH}: internal error: {type(e).__name__}\n".encode())
+            status = 1
+        return Result(out.getvalue(), err.getvalue(), status)
+
+    def _line(self, line: str, stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+        try:
+            tokens = _tokens(line)
+        except ValueError as e:
+            err.write(f"{SH}: syntax error: {e}\n".encode())
+            return 2
+        status, op = 0, ";"
+        pipeline: list[list[str]] = [[]]
+        sequence: list[tuple[list[list[str]], str]] = []
+        for tok in tokens:
+            if tok in (";", "&&", "||", "&"):
+                sequence.append((pipeline, tok))
+                pipeline = [[]]
+            elif tok == "|":
+                pipeline.append([])
+            elif tok in ("<", ">", ">>", "<<", "2>", "&>", ">&", "<&", "(", ")", "|&", ";;"):
+                err.write(f"{SH}: {tok}: redirections and subshells are not supported here\n".encode())
+                return 2
+            else:
+                pipeline[-1].append(tok)
+        sequence.append((pipeline, ";"))
+        for pipe, next_op in sequence:
+            if (op == "&&" and status != 0) or (op == "||" and status == 0):
+                op = next_op
+                continue
+            if any(not cmd for cmd in pipe):
+                if len(pipe) == 1 and not pipe[0]:
+                    op = next_op
+                    continue
+                err.write(f"{SH}: syntax error: unexpected '{next_op}'\n".encode())
+                return 2
+            data = stdin
+            for i, cmd in enumerate(pipe):
+                sink = out if i == len(pipe) - 1 else io.BytesIO()
+                status = self._command(cmd, data, sink, err)
+                data = sink.getvalue() if sink is not out else b""
+            op = next_op
+        return status
+
+    def _command(self, argv: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+        name, args = argv[0], argv[1:]
+        handler = _COMMANDS.get(name)
+        if handler is None:
+            err.write(f"{SH}: {name}: inaccessible or not found\n".encode())
+            return 127
+        return handler(self, args, stdin, out, err)
+
+    # -- the phone --------------------------------------------------------------------------
+    def act(self, action: Action, err: io.BytesIO) -> int:
+        """Send one input event through the simulator's action path."""
+        outcome = self.device.act(action)
+        if not outcome.valid:
+            # a real device takes the event whatever it hits; the simulator says it did nothing
+            err.write(f"{outcome.reason}\n".encode() if outcome.reason else b"")
+        return 0
+
+    def package(self, app: str | None) -> str:
+        if app is None:
+            return "com.google.android.apps.nexuslauncher"
+        return self.device.apps[app].package
+
+    def app_of(self, package: str) -> str | None:
+        for name, app in self.device.apps.items():
+            if app.package == package:
+                return name
+        return None
+
+    def screenshot(self) -> bytes:
+        if self._screenshot is not None:
+            return self._screenshot()
+        from PIL import Image
+
+        from gui_gym.android.sim.render import Renderer
+
+        dark = bool(self.device.state.settings.get("dark_theme"))
+        pixels = Renderer((SCREEN_W, SCREEN_H)).render(self.device.screen(), dark=dark)
+        buf = io.BytesIO()
+        Image.fromarray(pixels).save(buf, format="PNG")
+        return buf.getvalue()
+
+    # -- files ------------------------------------------------------------------------------------
+    def path(self, p: str) -> str:
+        if not p.startswith("/"):
+            p = "/" + p  # adb shell's working directory is /
+        parts: list[str] = []
+        for part in p.split("/"):
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if parts:
+                    parts.pop()
+                continue
+            parts.append(part)
+        return "/" + "/".join(parts)
+
+    def write(self, path: str, data: bytes) -> str | None:
+        """Store *data* at *path*; the error text when it cannot be."""
+        p = self.path(path)
+        parent = p.rsplit("/", 1)[0] or "/"
+        if parent not in self.dirs:
+            return f"{p}: No such file or directory"
+        if p in self.dirs:
+            return f"{p}: Is a directory"
+        if len(data) > MAX_FILE:
+            return f"{p}: No space left on device"
+        self.files[p] = bytes(data)
+        return None
+
+    def listing(self, path: str) -> list[tuple[str, bool, int]] | None:
+        """``(name, is_dir, size)`` of a directory's entries, or ``None`` when it is none."""
+        p = self.path(path)
+        if p not in self.dirs:
+            return None
+        prefix = p.rstrip("/") + "/"
+        names: dict[str, tuple[bool, int]] = {}
+        for d in self.dirs:
+            if d.startswith(prefix) and d != p and "/" not in d[len(prefix) :]:
+                names[d[len(prefix) :]] = (True, 0)
+        for f, data in self.files.items():
+            if f.startswith(prefix) and "/" not in f[len(prefix) :]:
+                names[f[len(prefix) :]] = (False, len(data))
+        return [(n, d, s) for n, (d, s) in sorted(names.items())]
+
+
+def _tokens(line: str) -> list[str]:
+    """sh's words and operators; what sh would expand or substitute is refused, not run."""
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>()")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    tokens: list[str] = []
+    # a quoted word loses its quotes in shlex: check the raw text for what double quotes or no
+    # quotes would expand (single-quoted text is literal in sh, and allowed)
+    if _UNSAFE.search(_outside_single_quotes(line)):
+        raise ValueError("command substitution and parameter expansion are not supported here")
+    for tok in lexer:
+        tokens.append(tok)
+    for tok in tokens:
+        if (tok and tok[0] in "<>") or tok in ("2>", "&>"):
+            continue
+        if any(c in tok for c in "*?[") and tok not in ("[",) and not _quoted_in(line, tok):
+            raise ValueError(f"{tok}: glob patterns are not supported here")
+    return tokens
+
+
+def _outside_single_quotes(line: str) -> str:
+    out, quote = [], False
+    for c in line:
+        if c == "'":
+            quote = not quote
+            continue
+        if not quote:
+            out.append(c)
+    return "".join(out)
+
+
+def _quoted_in(line: str, tok: str) -> bool:
+    return f"'{tok}'" in line or f'"{tok}"' in line
+
+
+# ----------------------------------------------------------------------------- the commands
+
+Handler = Callable[[Shell, list[str], bytes, io.BytesIO, io.BytesIO], int]
+_COMMANDS: dict[str, Handler] = {}
+
+
+def command(*names: str) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        for n in names:
+            _COMMANDS[n] = fn
+        return fn
+
+    return register
+
+
+@command("echo")
+def _echo(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    newline = True
+    if args and args[0] == "-n":
+        newline, args = False, args[1:]
+    out.write((" ".join(args) + ("\n" if newline else "")).encode())
+    return 0
+
+
+@command("true")
+def _true(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    return 0
+
+
+@command("false")
+def _false(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    return 1
+
+
+@command("exit")
+def _exit(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    try:
+        raise _Exit(int(args[0]) & 0xFF if args else 0)
+    except ValueError:
+        err.write(f"{SH}: exit: {args[0]}: bad number\n".encode())
+        raise _Exit(2) from None
+
+
+@command("sleep")
+def _sleep(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    return 0  # the simulator's clock moves with its actions, not with the host's
+
+
+@command("cat")
+def _cat(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    if not args:
+        out.write(stdin)
+        return 0
+    status = 0
+    for a in args:
+        p = sh.path(a)
+        if p in sh.files:
+            out.write(sh.files[p])
+        else:
+            err.write(f"cat: {a}: {'Is a directory' if p in sh.dirs else 'No such file or directory'}\n".encode())
+            status = 1
+    return status
+
+
+@command("rm")
+def _rm(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    flags = {c for a in args if a.startswith("-") for c in a[1:]}
+    status = 0
+    for a in (a for a in args if not a.startswith("-")):
+        p = sh.path(a)
+        if p in sh.files:
+            del sh.files[p]
+        elif p in sh.dirs and "r" in flags and p not in ("/", "/sdcard", "/data"):
+            prefix = p + "/"
+            sh.files = {k: v for k, v in sh.files.items() if not k.startswith(prefix)}
+            sh.dirs = {d for d in sh.dirs if d != p and not d.startswith(prefix)}
+        elif "f" not in flags:
+            reason = "Is a directory" if p in sh.dirs else "No such file or directory"
+            err.write(f"rm: {a}: {reason}\n".encode())
+            status = 1
+    return status
+
+
+@command("mkdir")
+def _mkdir(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    parents = "-p" in args
+    for a in (a for a in args if not a.startswith("-")):
+        p = sh.path(a)
+        parent = p.rsplit("/", 1)[0] or "/"
+        if parent not in sh.dirs and not parents:
+            err.write(f"mkdir: '{a}': No such file or directory\n".encode())
+            return 1
+        parts = p.strip("/").split("/")
+        for i in range(1, len(parts) + 1):
+            sh.dirs.add("/" + "/".join(parts[:i]))
+    return 0
+
+
+@command("ls")
+def _ls(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    targets = [a for a in args if not a.startswith("-")] or ["/"]
+    status = 0
+    for t in targets:
+        p = sh.path(t)
+        if p in sh.files:
+            out.write(f"{t}\n".encode())
+            continue
+        entries = sh.listing(p)
+        if entries is None:
+            err.write(f"ls: {t}: No such file or directory\n".encode())
+            status = 1
+            continue
+        out.write("".join(f"{n}\n" for n, _, _ in entries).encode())
+    return status
+
+
+@command("grep")
+def _grep(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    flags = {c for a in args if a.startswith("-") and len(a) > 1 for c in a[1:]}
+    words = [a for a in args if not a.startswith("-") or len(a) == 1]
+    if not words:
+        err.write(b"usage: grep [-iv] PATTERN\n")
+        return 2
+    try:
+        pattern = re.compile(words[0], re.I if "i" in flags else 0)
+    except re.error:
+        pattern = re.compile(re.escape(words[0]), re.I if "i" in flags else 0)
+    found = False
+    for line in stdin.decode("utf-8", errors="replace").splitlines(keepends=True):
+        if bool(pattern.search(line)) != ("v" in flags):
+            out.write(line.encode())
+            found = True
+    return 0 if found else 1
+
+
+@command("uiautomator")
+def _uiautomator(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    if not args or args[0] != "dump":
+        err.write(b"Usage: uiautomator dump [--compressed] [file]\n")
+        return 1
+    files = [a for a in args[1:] if not a.startswith("--")]
+    target = files[0] if files else _DUMP
+    xml = to_xml(sh.device.tree()).encode("utf-8")
+    if target in ("/dev/tty", "/dev/stdout"):
+        out.write(xml)
+        return 0
+    problem = sh.write(target, xml)
+    if problem:
+        err.write(f"ERROR: could not write to {problem}\n".encode())
+        return 1
+    # the real tool's message, its spelling included
+    out.write(f"UI hierchary dumped to: {sh.path(target)}\n".encode())
+    return 0
+
+
+@command("screencap")
+def _screencap(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    files = [a for a in args if not a.startswith("-")]
+    png = sh.screenshot()
+    if not files:
+        out.write(png)
+        return 0
+    problem = sh.write(files[0], png)
+    if problem:
+        err.write(f"Error opening file: {problem}\n".encode())
+        return 1
+    return 0
+
+
+def _ints(args: Sequence[str], n: int) -> list[int] | None:
+    try:
+        return [int(float(a)) for a in args[:n]] if len(args) >= n else None
+    except ValueError:
+        return None
+
+
+@command("input")
+def _input(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    if args and args[0] in ("touchscreen", "keyboard", "mouse", "touchpad"):
+        args = args[1:]  # the input source
+    if not args:
+        err.write(b"Usage: input [<source>] <command> [<arg>...]\n")
+        return 1
+    verb, rest = args[0], args[1:]
+    if verb == "tap":
+        xy = _ints(rest, 2)
+        if xy is None:
+            err.write(b"Error: tap needs x y\n")
+            return 1
+        return sh.act(Action("tap", point=(xy[0], xy[1])), err)
+    if verb in ("swipe", "draganddrop"):
+        pts = _ints(rest, 4)
+        if pts is None:
+            err.write(b"Error: swipe needs x1 y1 x2 y2 [duration]\n")
+            return 1
+        duration = _ints(rest[4:], 1)
+        start, end = (pts[0], pts[1]), (pts[2], pts[3])
+        if start == end and duration is not None and duration[0] >= 500:
+            return sh.act(Action("long_press", point=start), err)  # a swipe that holds still
+        if start == end:
+            return sh.act(Action("tap", point=start), err)
+        return sh.act(Action("swipe", point=start, end=end), err)
+    if verb == "text":
+        if not rest:
+            err.write(b"Error: text needs a string\n")
+            return 1
+        text = " ".join(rest).replace("%s", " ")
+        return sh.act(Action("type", text=text, clear=False, enter=False), err)
+    if verb == "keyevent":
+        status = 0
+        for key in (a for a in rest if not a.startswith("--")):
+            code = KEYCODES.get(key.upper()) if not key.isdigit() else int(key)
+            kind = _KEY_ACTIONS.get(code) if code is not None else None
+            if kind is None:
+                err.write(f"keyevent {key}: this phone models Home, Back, Enter and App switch only\n".encode())
+                status = 0 if code is not None else 1
+                continue
+            sh.act(Action(kind), err)
+        return status
+    err.write(f"Error: Unknown command: {verb}\n".encode())
+    return 1
+
+
+def _launch(sh: Shell, package: str, err: io.BytesIO) -> int:
+    app = sh.app_of(package)
+    if app is None:
+        err.write(f"Error: Activity not started, unable to resolve Intent for {package}\n".encode())
+        return 1
+    return sh.act(Action("launch", app=sh.device.apps[app].label), err)
+
+
+@command("am")
+def _am(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    if not args or args[0] not in ("start", "start-activity", "force-stop"):
+        err.write(b"usage: am start [-n PACKAGE/ACTIVITY] ... | am force-stop PACKAGE\n")
+        return 1
+    if args[0] == "force-stop":
+        app = sh.app_of(args[1]) if len(args) > 1 else None
+        if app is not None and sh.device.state.foreground == app:
+            sh.act(Action("home"), err)
+        return 0
+    component = None
+    for i, a in enumerate(args):
+        if a == "-n" and i + 1 < len(args):
+            component = args[i + 1]
+    package = component.split("/", 1)[0] if component else next((a for a in args[1:] if not a.startswith("-")), "")
+    out.write(f"Starting: Intent {{ cmp={component or package} }}\n".encode())
+    return _launch(sh, package, err)
+
+
+@command("monkey")
+def _monkey(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    package = args[args.index("-p") + 1] if "-p" in args and args.index("-p") + 1 < len(args) else None
+    if package is None:
+        err.write(b"usage: monkey -p PACKAGE -c android.intent.category.LAUNCHER 1\n")
+        return 1
+    status = _launch(sh, package, err)
+    out.write(b"  bash arg: -p\n" if status else b"Events injected: 1\n")
+    return status
+
+
+@command("pm")
+def _pm(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    if args[:2] != ["list", "packages"]:
+        err.write(b"usage: pm list packages\n")
+        return 1
+    packages = sorted({app.package for app in sh.device.apps.values()} | {"android", "com.android.systemui"})
+    needle = next((a for a in args[2:] if not a.startswith("-")), "")
+    out.write("".join(f"package:{p}\n" for p in packages if needle in p).encode())
+    return 0
+
+
+def _focus(sh: Shell) -> str:
+    app = sh.device.state.foreground
+    pkg = sh.package(app)
+    activity = "com.android.launcher3.uioverrides.QuickstepLauncher" if app is None else f"{pkg}.MainActivity"
+    return f"{pkg}/{activity}"
+
+
+@command("dumpsys")
+def _dumpsys(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    what = args[0] if args else ""
+    focus = _focus(sh)
+    if what == "window":
+        out.write(
+            (
+                "WINDOW MANAGER WINDOWS (dumpsys window windows)\n"
+                f"  mCurrentFocus=Window{{5c1e0d0 u0 {focus}}}\n"
+                f"  mFocusedApp=ActivityRecord{{8a1f3e2 u0 {focus} t12}}\n"
+                f"  mDisplayInfo: app {SCREEN_W} x {SCREEN_H}\n"
+            ).encode()
+        )
+        return 0
+    if what == "activity":
+        out.write(f"  mResumedActivity: ActivityRecord{{8a1f3e2 u0 {focus} t12}}\n".encode())
+        return 0
+    if what == "display":
+        out.write(
+            f"  mBaseDisplayInfo=DisplayInfo{{real {SCREEN_W} x {SCREEN_H}, density 420}}\n"
+            f"  mOverrideDisplayInfo=DisplayInfo{{real {SCREEN_W} x {SCREEN_H}, rotation 0}}\n"
+            "  mCurrentOrientation=0\n  orientation=0\n".encode()
+        )
+        return 0
+    if what == "power":
+        out.write(b"  mWakefulness=Awake\n  mHoldingDisplaySuspendBlocker=true\n")
+        return 0
+    if what == "input":
+        keyboard = "true" if sh.device.state.keyboard else "false"
+        out.write(f"INPUT MANAGER (dumpsys input)\n  mInputShown={keyboard}\n".encode())
+        return 0
+    err.write(f"Can't find service: {what}\n".encode())
+    return 1
+
+
+@command("wm")
+def _wm(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    if args[:1] == ["size"]:
+        out.write(f"Physical size: {SCREEN_W}x{SCREEN_H}\n".encode())
+        return 0
+    if args[:1] == ["density"]:
+        out.write(b"Physical density: 420\n")
+        return 0
+    err.write(b"usage: wm size | wm density\n")
+    return 1
+
+
+@command("getprop")
+def _getprop(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    if args:
+        out.write(f"{PROPS.get(args[0], '')}\n".encode())
+    else:
+        out.write("".join(f"[{k}]: [{v}]\n" for k, v in sorted(PROPS.items())).encode())
+    return 0
+
+
+def _setting_text(value: Any, kind: Any) -> str:
+    if kind is bool:
+        return "1" if value else "0"
+    if kind == "night":
+        return "2" if value else "1"
+    if kind == "location":
+        return "3" if value else "0"
+    return str(value)
+
+
+@command("settings")
+def _settings(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    if len(args) < 2 or args[0] not in ("get", "put", "list"):
+        err.write(b"usage: settings get|put|list NAMESPACE [KEY [VALUE]]\n")
+        return 1
+    verb, namespace, rest = args[0], args[1], args[2:]
+    if namespace not in ("system", "secure", "global"):
+        err.write(f"Invalid namespace '{namespace}'\n".encode())
+        return 1
+    state = sh.device.state.settings
+    if verb == "list":
+        for (ns, key), (name, kind) in sorted(SETTINGS.items()):
+            if ns == namespace:
+                out.write(f"{key}={_setting_text(state.get(name), kind)}\n".encode())
+        return 0
+    if not rest:
+        err.write(b"usage: settings get|put NAMESPACE KEY [VALUE]\n")
+        return 1
+    known = SETTINGS.get((namespace, rest[0]))
+    if verb == "get":
+        out.write(f"{_setting_text(state.get(known[0]), known[1]) if known else 'null'}\n".encode())
+        return 0
+    if len(rest) < 2:
+        err.write(b"usage: settings put NAMESPACE KEY VALUE\n")
+        return 1
+    if known is None:
+        return 0  # Android stores any key; this phone models the keys of SETTINGS
+    name, kind = known
+    value = rest[1]
+    if kind is int:
+        try:
+            state[name] = int(value)
+        except ValueError:
+            err.write(f"bad value {value!r}\n".encode())
+            return 1
+    elif kind is bool:
+        state[name] = value not in ("0", "false")
+    elif kind == "night":
+        state[name] = value == "2"
+    elif kind == "location":
+        state[name] = value != "0"
+    sh.device.invalidate()
+    return 0
