@@ -168,3 +168,29 @@ def test_adbutils_drives_it_and_a_killed_server_is_a_clear_error() -> None:
     with pytest.raises(adbutils.AdbError):
         client.device_list()
     assert time.monotonic() - t0 < 10
+
+
+def test_the_cli_serves_a_task() -> None:
+    """``gui-gym serve-adb --task`` in its own process: the phone starts in the task, and a
+    ``host:kill`` (``adb kill-server``) stops it."""
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agents.cli", "serve-adb", "--port", str(port), "--task", "ClockStopWatchRunning"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parents[2],
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline().decode()
+        assert first.startswith("task ClockStopWatchRunning (seed 0): Run the stopwatch.")
+        proc.stdout.readline()
+        assert adb(port, "shell", "echo up").stdout == b"up\n"
+        assert adb(port, "kill-server").returncode == 0
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
