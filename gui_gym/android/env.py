@@ -106,6 +106,8 @@ class GuiAndroidEnv(gym.Env):
         backend: ``"sim"`` (the simulated phone), another name of
             :data:`~gui_gym.android.backends.BACKENDS`, or an object implementing
             :class:`~gui_gym.android.backends.base.AndroidBackend`. Tasks come from the backend.
+        backend_options: what a backend named by ``backend`` is made with (``adb``: ``serial``,
+            ``host``, ``port``, ``settle_timeout``, ``command_timeout``).
 
     Actions are text in any syntax of :mod:`gui_gym.android.actions`, a JSON dict, or an
     :class:`~gui_gym.android.actions.Action`, each checked the same way (types, values, lengths,
@@ -135,6 +137,7 @@ class GuiAndroidEnv(gym.Env):
         ui_elements: str = "forest",
         action_dialect: str = "androidlab",
         action_coordinates: str = "pixels",
+        backend_options: dict[str, Any] | None = None,
     ) -> None:
         """See the class docstring; ``action_dialect`` and ``action_coordinates`` are
         :func:`~gui_gym.android.actions.parse_action`'s ``dialect`` and ``coordinates`` for
@@ -164,7 +167,7 @@ class GuiAndroidEnv(gym.Env):
             raise ValueError(f"action_coordinates must be one of {COORDINATES}, got {action_coordinates!r}")
         self.action_dialect = action_dialect
         self.action_coordinates = action_coordinates
-        self.backend = make_backend(backend)
+        self.backend = make_backend(backend, **(backend_options or {}))
         if ui_windows == "merged" and not callable(getattr(self.backend, "screen", None)):
             raise BackendCapabilityError(
                 f"ui_windows='merged' needs a backend with screen(); {self.backend.name!r} has none"
@@ -415,4 +418,5 @@ class GuiAndroidEnv(gym.Env):
             C.MILESTONES: new_milestones,
             C.PROGRESS: self._reached / n if n else 0.0,
             "ui_elements": [e.element for e in self._element_list()],
+            "backend": self.backend.name,
         }

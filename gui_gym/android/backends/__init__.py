@@ -11,12 +11,13 @@ Example:
     >>> make_backend("nokia")
     Traceback (most recent call last):
     ...
-    ValueError: unknown backend 'nokia'; known backends: sim (or pass an AndroidBackend instance)
+    ValueError: unknown backend 'nokia'; known backends: sim, adb (or pass an AndroidBackend instance)
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from gui_gym.android.backends.base import (
     AndroidBackend,
@@ -30,18 +31,20 @@ from gui_gym.android.backends.base import (
 #: backend name -> ``"module:Class"`` (a new backend is one line here)
 BACKENDS: dict[str, str] = {
     "sim": "gui_gym.android.backends.sim:SimBackend",
+    "adb": "gui_gym.android.backends.adb:AdbBackend",
 }
 
 
-def make_backend(backend: str | AndroidBackend = "sim") -> AndroidBackend:
-    """A backend by name (a key of :data:`BACKENDS`), or ``backend`` itself when it is one."""
+def make_backend(backend: str | AndroidBackend = "sim", **options: Any) -> AndroidBackend:
+    """A backend by name (a key of :data:`BACKENDS`, made with *options*: ``serial``, ``port`` …
+    for ``adb``), or ``backend`` itself when it is one."""
     if isinstance(backend, str):
         if backend not in BACKENDS:
             known = ", ".join(BACKENDS)
             hint = "or pass an AndroidBackend instance"
             raise ValueError(f"unknown backend {backend!r}; known backends: {known} ({hint})")
         module, _, cls = BACKENDS[backend].partition(":")
-        return getattr(importlib.import_module(module), cls)()
+        return getattr(importlib.import_module(module), cls)(**options)
     missing = missing_members(backend)
     if missing:
         raise TypeError(

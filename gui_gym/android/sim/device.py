@@ -618,6 +618,24 @@ class Device:
         self.invalidate()
         return out
 
+    def delete_keys(self, n: int) -> Outcome:
+        """Press Delete *n* times in the focused field (``input keyevent KEYCODE_DEL`` over adb),
+        with :meth:`act`'s rules: nothing to delete changes nothing."""
+        try:
+            if n < 1:
+                raise Inapplicable("no key to press")
+            fh = self.focused_host()
+            if fh is None or not fh[0].form.get(fh[1], ""):
+                raise Inapplicable("no text to delete: the focused field is empty or nothing has focus")
+            described = self.type_text("", delete=n)
+        except Inapplicable as e:
+            self.invalidate()
+            return Outcome(False, f"Invalid action: {e}", reason=str(e))
+        self.state.step += 1
+        self.state.now += dt.timedelta(seconds=1)
+        self.invalidate()
+        return Outcome(True, described)
+
     def _point(self, a: Action) -> tuple[int, int] | None:
         if a.index is not None:
             els = self.elements()

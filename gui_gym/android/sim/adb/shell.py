@@ -44,7 +44,14 @@ __all__ = ["KEYCODES", "PROPS", "Result", "Shell"]
 
 SH = "/system/bin/sh"
 #: Key codes ``input keyevent`` takes (name or number) and the action each is.
-KEYCODES = {"KEYCODE_HOME": 3, "KEYCODE_BACK": 4, "KEYCODE_ENTER": 66, "KEYCODE_APP_SWITCH": 187}
+KEYCODES = {
+    "KEYCODE_HOME": 3,
+    "KEYCODE_BACK": 4,
+    "KEYCODE_ENTER": 66,
+    "KEYCODE_DEL": 67,
+    "KEYCODE_MOVE_END": 123,
+    "KEYCODE_APP_SWITCH": 187,
+}
 _KEY_ACTIONS = {3: "home", 4: "back", 66: "enter"}
 #: ``getprop``'s answers: an Android 13 emulator image, as AndroidWorld runs.
 PROPS = {
@@ -486,18 +493,34 @@ def _input(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.By
         text = " ".join(rest).replace("%s", " ")
         return sh.act(Action("type", text=text, clear=False, enter=False), err)
     if verb == "keyevent":
-        status = 0
+        status, deletes = 0, 0
         for key in (a for a in rest if not a.startswith("--")):
             code = KEYCODES.get(key.upper()) if not key.isdigit() else int(key)
+            if code == 67:  # a run of Deletes is one edit of the field
+                deletes += 1
+                continue
+            if deletes:
+                _delete(sh, deletes, err)
+                deletes = 0
             kind = _KEY_ACTIONS.get(code) if code is not None else None
+            if code == 123:
+                continue  # the cursor stands at the end of the field already
             if kind is None:
-                err.write(f"keyevent {key}: this phone models Home, Back, Enter and App switch only\n".encode())
+                err.write(f"keyevent {key}: this phone models Home, Back, Enter, Del and App switch only\n".encode())
                 status = 0 if code is not None else 1
                 continue
             sh.act(Action(kind), err)
+        if deletes:
+            _delete(sh, deletes, err)
         return status
     err.write(f"Error: Unknown command: {verb}\n".encode())
     return 1
+
+
+def _delete(sh: Shell, n: int, err: io.BytesIO) -> None:
+    outcome = sh.device.delete_keys(n)
+    if not outcome.valid and outcome.reason:
+        err.write(f"{outcome.reason}\n".encode())
 
 
 def _launch(sh: Shell, package: str, err: io.BytesIO) -> int:

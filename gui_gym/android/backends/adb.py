@@ -1,0 +1,355 @@
+"""A phone or emulator over adb: ``GuiAndroidEnv(backend="adb")`` (adbutils).
+
+The observation comes from the device — ``uiautomator dump`` parsed back into the env's view tree
+(so ``ui_elements``, grounding and ``action_description`` work as on the simulator) and
+``screencap -p`` — and every action becomes the adb shell commands a controller sends:
+
+=====================  ==================================================================
+action                 shell command(s)
+=====================  ==================================================================
+tap / long press       ``input tap X Y`` / ``input swipe X Y X Y 1000``
+swipe, scroll          ``input swipe X1 Y1 X2 Y2 300`` (a direction: from the screen's
+                       middle, the finger the opposite way of a scroll)
+type                   ``input keyevent KEYCODE_MOVE_END`` and 100 × ``KEYCODE_DEL`` when it
+                       clears, ``input text 'TEXT'``, ``input keyevent KEYCODE_ENTER``
+launch                 ``monkey -p PACKAGE -c android.intent.category.LAUNCHER 1``
+back / home / enter    ``input keyevent KEYCODE_BACK`` / ``KEYCODE_HOME`` / ``KEYCODE_ENTER``
+=====================  ==================================================================
+
+**Text is data.** An agent's text reaches the device shell as one single-quoted argument (``'``
+written ``'\\''``), so ``;``, ``&&``, ``|``, ``$( )``, backquotes, quotes, globs and ``~`` are
+typed, never run; spaces go as ``%s`` (``input text``'s own escape), line breaks as Enter key
+presses. ``input text`` types ASCII only, so other text is refused with the reason (no shell
+trick is tried).
+
+After an action the backend waits for the screen to settle (two equal dumps in a row, at most
+``settle_timeout`` seconds). A device that vanishes, hangs or answers garbage raises
+:class:`DeviceError` naming what failed; a command never blocks past ``command_timeout``.
+
+Tasks: the simulator's task templates give the instruction (sampled as the simulator samples
+them). This backend cannot set up the start state nor read app state yet: every task runs
+*instruction-only* — no milestones, progress 0, and success is the agent's own ``status`` /
+answer — and ``info["backend"]`` says ``adb``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+from gui_gym.android.actions import TYPE_CLEAR_CHARS, Action
+from gui_gym.android.backends.base import Episode, Outcome
+from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node
+
+__all__ = ["AdbBackend", "DeviceError", "parse_dump", "shell_quote", "text_commands"]
+
+DUMP_PATH = "/sdcard/window_dump.xml"
+_SWIPE_FRACTION = {"short": 0.2, "medium": 0.4, "long": 0.6}
+_FINGER_OF_SCROLL = {"up": "down", "down": "up", "left": "right", "right": "left"}
+_KEYS = {"back": "KEYCODE_BACK", "home": "KEYCODE_HOME", "enter": "KEYCODE_ENTER"}
+
+
+class DeviceError(RuntimeError):
+    """The device vanished, hung or answered something that is no answer."""
+
+
+def shell_quote(text: str) -> str:
+    """*text* as one single-quoted sh word: nothing in it is expanded or run.
+
+    >>> shell_quote("it's $(here)")
+    "'it'\\\\''s $(here)'"
+    """
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def text_commands(text: str) -> list[str]:
+    """The shell commands that type *text* with ``input text`` (ValueError for what it cannot type).
+
+    >>> text_commands("a b;c")
+    ["input text 'a%sb;c'"]
+    >>> text_commands("two\\nlines")
+    ["input text 'two'", 'input keyevent KEYCODE_ENTER', "input text 'lines'"]
+    """
+    if not text.isascii():
+        raise ValueError("input text types ASCII only; this text has other characters")
+    if any(ord(c) < 32 and c != "\n" for c in text):
+        raise ValueError("input text cannot type control characters")
+    out: list[str] = []
+    for i, line in enumerate(text.split("\n")):
+        if i:
+            out.append("input keyevent KEYCODE_ENTER")
+        if line:
+            out.append(f"input text {shell_quote(line.replace(' ', '%s'))}")
+    return out
+
+
+def _bool(v: str | None) -> bool:
+    return v == "true"
+
+
+def parse_dump(xml: str) -> Node:
+    """A ``uiautomator dump`` as the env's view tree (one root; several windows under a frame)."""
+    try:
+        root = ET.fromstring(xml.encode("utf-8") if isinstance(xml, str) else xml)
+    except ET.ParseError as err:
+        raise DeviceError(f"the UI dump is not XML: {err}") from None
+    if root.tag != "hierarchy":
+        raise DeviceError(f"the UI dump's root is <{root.tag}>, not <hierarchy>")
+
+    def node(e: ET.Element) -> Node:
+        a = e.attrib
+        try:
+            nums = [int(v) for v in a.get("bounds", "[0,0][0,0]").replace("][", ",").strip("[]").split(",")]
+            bounds = (nums[0], nums[1], nums[2], nums[3])
+        except (ValueError, IndexError):
+            raise DeviceError(f"a node's bounds {a.get('bounds')!r} are not [x1,y1][x2,y2]") from None
+        cls = a.get("class", "")
+        n = Node(
+            cls,
+            bounds,
+            a.get("text", ""),
+            rid=a.get("resource-id", ""),
+            desc=a.get("content-desc", ""),
+            package=a.get("package", ""),
+            clickable=_bool(a.get("clickable")),
+            long_clickable=_bool(a.get("long-clickable")),
+            checkable=_bool(a.get("checkable")),
+            checked=_bool(a.get("checked")),
+            focusable=_bool(a.get("focusable")),
+            focused=_bool(a.get("focused")),
+            scrollable=_bool(a.get("scrollable")),
+            enabled=a.get("enabled", "true") == "true",
+            password=_bool(a.get("password")),
+            selected=_bool(a.get("selected")),
+            children=[node(c) for c in e if c.tag == "node"],
+            field="edit" if cls.endswith("EditText") else None,
+        )
+        return n
+
+    tops = [node(c) for c in root if c.tag == "node"]
+    if not tops:
+        raise DeviceError("the UI dump holds no node")
+    if len(tops) == 1:
+        return tops[0]
+    return Node("android.widget.FrameLayout", (0, 0, SCREEN_W, SCREEN_H), children=tops)
+
+
+class AdbBackend:
+    """A device an adb server can see (see the module docstring).
+
+    Args:
+        serial: the device (default: the only one the server lists).
+        host, port: the adb server (5037: the one ``adb`` starts; ``gui-gym serve-adb``'s port
+            for the simulated phone).
+        tasks: task templates for instructions (default: the simulator's suite).
+        settle_timeout: at most this many seconds of waiting for the screen to settle.
+        command_timeout: at most this many seconds for one adb command.
+    """
+
+    name = "adb"
+    supports_snapshot: ClassVar[bool] = False
+    supports_oracle: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        serial: str | None = None,
+        host: str = "127.0.0.1",
+        port: int = 5037,
+        tasks: Mapping[str, Any] | None = None,
+        settle_timeout: float = 3.0,
+        command_timeout: float = 20.0,
+    ) -> None:
+        try:
+            import adbutils
+        except ImportError as err:
+            raise ImportError("backend='adb' needs adbutils: pip install 'gui-gym[adb]'") from err
+        self._adbutils = adbutils
+        self.client = adbutils.AdbClient(host=host, port=port, socket_timeout=command_timeout)
+        try:
+            devices = self.client.device_list()
+        except (adbutils.AdbError, OSError) as err:
+            raise DeviceError(
+                f"no adb server answers at {host}:{port} ({err}); start one (adb start-server, or "
+                "gui-gym serve-adb for the simulated phone)"
+            ) from err
+        serials = [d.serial for d in devices]
+        if serial is None:
+            if len(serials) != 1:
+                raise DeviceError(f"name the device with serial=...: the server lists {serials or 'none'}")
+            serial = serials[0]
+        elif serial not in serials:
+            raise DeviceError(f"no device {serial!r}; the server lists {serials or 'none'}")
+        self.serial = serial
+        self.device = self.client.device(serial)
+        if tasks is None:
+            from gui_gym.android.sim.tasks import TASKS
+
+            tasks = TASKS
+        self._tasks = tasks
+        self.settle_timeout, self.command_timeout = float(settle_timeout), float(command_timeout)
+        self._tree: Node | None = None
+        self._task: Any = None
+        self._opened: set[str] = set()
+        self._packages: dict[str, str] = {}
+
+    # -- adb ------------------------------------------------------------------------------------
+    def shell(self, command: str) -> str:
+        """Run one command line on the device; its output (DeviceError when the device fails)."""
+        try:
+            out = self.device.shell(command, timeout=self.command_timeout)
+        except (self._adbutils.AdbError, self._adbutils.AdbTimeout, OSError) as err:
+            raise DeviceError(f"adb shell {command[:60]!r} on {self.serial} failed: {err}") from err
+        return out if isinstance(out, str) else str(out)
+
+    def _dump(self) -> Node:
+        self.shell(f"uiautomator dump {DUMP_PATH}")
+        return parse_dump(self.shell(f"cat {DUMP_PATH}"))
+
+    def _settle(self) -> Node:
+        """The screen once two dumps in a row agree (or the last one at the time limit)."""
+        from gui_gym.android.ui import to_xml
+
+        deadline = time.monotonic() + self.settle_timeout
+        tree = self._dump()
+        while time.monotonic() < deadline:
+            again = self._dump()
+            if to_xml(again) == to_xml(tree):
+                return again
+            tree = again
+        return tree
+
+    # -- the protocol ---------------------------------------------------------------------------
+    @property
+    def tasks(self) -> Mapping[str, Any]:
+        return self._tasks
+
+    def start(self, task_id: str, rng: np.random.Generator, params: Mapping[str, Any] | None = None) -> Episode:
+        task = self._tasks[task_id]
+        p = task.sample(rng)
+        if params:
+            p = {**p, **params}
+        self._task, self._opened = task, set()
+        self.shell("input keyevent KEYCODE_HOME")
+        self._tree = self._settle()
+        # instruction-only: the device's start state is whatever it is; no milestones to track
+        return Episode(task_id=task.id, instruction=task.instruction(p), params=p, milestones=(), step_limit=30)
+
+    def act(self, action: Action) -> Outcome:
+        try:
+            commands, described = self._commands(action)
+        except ValueError as err:
+            return Outcome(False, f"Invalid action: {err}", reason=str(err))
+        if action.kind in ("finish", "status", "answer"):
+            status = action.goal_status if action.kind == "status" else "complete"
+            return Outcome(True, described, done=True, answer=action.text, status=status)
+        for c in commands:
+            self.shell(c)
+        if action.kind == "launch" and action.app:
+            self._opened.add(action.app)
+        self._tree = self._settle()
+        return Outcome(True, described)
+
+    def _commands(self, a: Action) -> tuple[list[str], str]:
+        k = a.kind
+        if k in ("tap", "long_press", "double_tap"):
+            point = a.center()
+            if point is None:
+                raise ValueError(f"{k} needs a point or an element box")
+            x, y = point
+            if k == "long_press":
+                return [f"input swipe {x} {y} {x} {y} 1000"], f"Long press at ({x}, {y})"
+            taps = 2 if k == "double_tap" else 1
+            return [f"input tap {x} {y}"] * taps, f"Tap at ({x}, {y})"
+        if k in ("swipe", "scroll"):
+            if a.end is not None and a.point is not None:
+                (x1, y1), (x2, y2) = a.point, a.end
+            else:
+                finger = a.direction if k == "swipe" else _FINGER_OF_SCROLL[a.direction or "down"]
+                x1, y1 = a.center() or (SCREEN_W // 2, SCREEN_H // 2)
+                d = _SWIPE_FRACTION.get(a.dist or "medium", 0.4)
+                dx = {"left": -1, "right": 1}.get(finger or "", 0) * int(SCREEN_W * d)
+                dy = {"up": -1, "down": 1}.get(finger or "", 0) * int(SCREEN_H * d)
+                x2, y2 = min(max(x1 + dx, 0), SCREEN_W - 1), min(max(y1 + dy, 0), SCREEN_H - 1)
+            return [f"input swipe {x1} {y1} {x2} {y2} 300"], f"Swipe from ({x1}, {y1}) to ({x2}, {y2})"
+        if k in ("type", "input_text"):
+            out: list[str] = []
+            if k == "input_text" and a.center() is not None:
+                x, y = a.center()  # type: ignore[misc]
+                out.append(f"input tap {x} {y}")
+            if a.clear:
+                out.append("input keyevent KEYCODE_MOVE_END " + " ".join(["KEYCODE_DEL"] * TYPE_CLEAR_CHARS))
+            out += text_commands(a.text or "")
+            if a.enter or k == "input_text":
+                out.append("input keyevent KEYCODE_ENTER")
+            return out, f'Type "{a.text}"'
+        if k == "launch":
+            package = self._package(a.app or "")
+            return [f"monkey -p {shell_quote(package)} -c android.intent.category.LAUNCHER 1"], f"Launch {a.app}"
+        if k in _KEYS:
+            return [f"input keyevent {_KEYS[k]}"], f"Press {k.capitalize()}"
+        if k == "wait":
+            return ["sleep 2"], "Wait"
+        if k in ("finish", "status", "answer"):
+            return [], "Finish the task" if k == "finish" else f"Declare the task {a.goal_status or 'complete'}"
+        raise ValueError(f"{k} has no adb form here (raw touch needs android_env)")
+
+    def _package(self, app: str) -> str:
+        """The package of an app named as Launch names it (the simulator's app table)."""
+        if app in self._packages:
+            return self._packages[app]
+        from gui_gym.android.sim.apps import APPS
+
+        key = app.strip().lower()
+        for a in APPS.values():
+            if key in (a.label.lower(), a.package):
+                self._packages[app] = a.package
+                return a.package
+        if "." in app and " " not in app:
+            return app  # a package name
+        raise ValueError(f"no package known for the app {app!r}; name it by its package (com.example.app)")
+
+    def tree(self) -> Node:
+        if self._tree is None:
+            self._tree = self._dump()
+        return self._tree
+
+    def elements(self) -> list[Node]:
+        return list(self.tree().walk())
+
+    def screenshot(self, size: tuple[int, int]) -> np.ndarray:
+        from PIL import Image
+
+        try:
+            png = self.device.shell("screencap -p", encoding=None, timeout=self.command_timeout)
+        except (self._adbutils.AdbError, self._adbutils.AdbTimeout, OSError) as err:
+            raise DeviceError(f"screencap on {self.serial} failed: {err}") from err
+        try:
+            with Image.open(io.BytesIO(png)) as im:
+                return np.asarray(im.convert("RGB").resize(size), dtype=np.uint8)
+        except OSError as err:
+            raise DeviceError(f"screencap on {self.serial} gave no PNG ({err})") from None
+
+    def milestone_reached(self, index: int) -> bool:
+        return False  # instruction-only: the device reports no milestones
+
+    def check(self, answer: str | None, status: str | None) -> bool:
+        # instruction-only: the agent's own verdict (a question needs an answer)
+        if self._task is not None and getattr(self._task, "kind", "action") == "question":
+            return status == "complete" and bool(answer)
+        return status == "complete"
+
+    def app_opened(self, app: str) -> bool:
+        return app in self._opened
+
+    @property
+    def clock(self) -> dt.datetime:
+        return dt.datetime.now()
+
+    def close(self) -> None:
+        self._tree = None

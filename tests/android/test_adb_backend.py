@@ -1,0 +1,103 @@
+"""``GuiAndroidEnv(backend="adb")`` against the simulated phone served over the adb protocol
+(``serve-adb``) on loopback: the same observations as the simulator backend along an oracle
+episode, text with every shell metacharacter typed as text, and a server that dies mid-episode."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from gui_gym.android.actions import Action
+from gui_gym.android.backends.adb import AdbBackend, DeviceError, parse_dump, shell_quote, text_commands
+from gui_gym.android.env import GuiAndroidEnv
+from gui_gym.android.sim.adb.server import AdbServer, serve_adb
+from gui_gym.android.ui import to_xml
+
+pytest.importorskip("adbutils")
+TASK = "ContactsAddContact"
+
+
+@pytest.fixture
+def server() -> Iterator[AdbServer]:
+    srv = serve_adb(port=0, timeout=10)
+    yield srv
+    srv.close()
+
+
+def test_an_episode_over_adb_sees_what_the_simulator_shows(server: AdbServer) -> None:
+    sim = GuiAndroidEnv(task=TASK)
+    obs, info = sim.reset(seed=3)
+    # the served phone gets the same instance (the env's generator for seed 3 is default_rng(3))
+    server.backend.start(TASK, np.random.default_rng(3))
+    dev = GuiAndroidEnv(task=TASK, backend="adb", backend_options={"port": server.port, "settle_timeout": 0.5})
+    dobs, dinfo = dev.reset(seed=3)
+    assert dinfo["instruction"] == info["instruction"] and dinfo["backend"] == "adb" and info["backend"] == "sim"
+    assert dobs["ui"] == obs["ui"]
+    while True:
+        action = sim.unwrapped.oracle_action()
+        obs, _, term, trunc, info = sim.step(action)
+        dobs, _, dterm, _, dinfo = dev.step(action)
+        assert dobs["ui"] == obs["ui"], action
+        assert dinfo["format_valid"] and dinfo["action_kind"] == info["action_kind"]
+        if term or trunc:
+            break
+    assert info["success"] and dterm and dinfo["success"]  # instruction-only: the agent's own finish
+    assert server.backend.check(None, "complete")  # and on the served phone the task is really done
+
+
+def test_a_refused_action_changes_nothing_and_pixels_come_from_screencap(server: AdbServer) -> None:
+    dev = GuiAndroidEnv(
+        task=TASK, backend="adb", obs_mode="both", screen_size=(108, 240),
+        backend_options={"port": server.port, "settle_timeout": 0.2},
+    )  # fmt: skip
+    obs, _ = dev.reset(seed=0)
+    assert obs["screen"].shape == (240, 108, 3) and obs["screen"].any()
+    again, _, _, _, info = dev.step('do(action="Type", text="héllo")')  # not ASCII: refused, not mangled
+    assert not info["format_valid"] and "ASCII" in info["reason"] and again["ui"] == obs["ui"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a; rm -rf /", "x && reboot", "p | cat /proc/version", "$(id)", "`id`", 'it\'s "quoted"', "*? [x] ~/", "a%sb"],
+)
+def test_injection_strings_are_typed_as_text(server: AdbServer, text: str) -> None:
+    device = server.backend.device
+    device.act(Action("launch", app="Contacts"))
+    device.act(Action("tap", element=(850, 2044, 1020, 2214)))  # Create contact: a field has focus
+    backend = AdbBackend(port=server.port, settle_timeout=0.1)
+    out = backend.act(Action("type", text=text, clear=False, enter=False))
+    assert out.valid
+    host, key = device.focused_host()
+    # input text reads %s as a space: a literal "%s" in agent text arrives as a space (Android's rule)
+    assert host.form[key] == text.replace("%s", " ")
+
+
+def test_text_commands_quote_and_split() -> None:
+    assert shell_quote("a'b") == "'a'\\''b'"
+    assert text_commands("x y") == ["input text 'x%sy'"]
+    with pytest.raises(ValueError, match="ASCII"):
+        text_commands("ü")
+    with pytest.raises(ValueError, match="control"):
+        text_commands("a\tb")
+
+
+def test_garbage_dumps_and_missing_servers_are_clear_errors() -> None:
+    with pytest.raises(DeviceError, match="not XML"):
+        parse_dump("<hierarchy><node")
+    with pytest.raises(DeviceError, match="holds no node"):
+        parse_dump("<hierarchy/>")
+    with pytest.raises(DeviceError, match="bounds"):
+        parse_dump('<hierarchy><node bounds="[a,b][c,d]"/></hierarchy>')
+    assert to_xml(parse_dump(to_xml(parse_dump('<hierarchy><node class="A" bounds="[0,0][1,1]"/></hierarchy>'))))
+    with pytest.raises(DeviceError, match="no adb server answers"):
+        AdbBackend(port=1, command_timeout=2)
+
+
+def test_a_server_killed_mid_episode_is_a_clear_error_not_a_hang(server: AdbServer) -> None:
+    backend = AdbBackend(port=server.port, settle_timeout=0.1, command_timeout=3)
+    backend.start(TASK, np.random.default_rng(0))
+    server.close()
+    with pytest.raises(DeviceError, match="failed"):
+        backend.act(Action("home"))
