@@ -101,3 +101,25 @@ def test_a_server_killed_mid_episode_is_a_clear_error_not_a_hang(server: AdbServ
     server.close()
     with pytest.raises(DeviceError, match="failed"):
         backend.act(Action("home"))
+
+
+@pytest.mark.parametrize("task", ["SystemWifiTurnOff", "SystemBrightnessMax", "TurnOffWifiAndTurnOnBluetooth"])
+def test_settings_tasks_are_set_up_and_judged_on_the_device(server: AdbServer, task: str) -> None:
+    """The start state goes to the device with settings put; settings get reads it back for the
+    simulator's own check: doing nothing fails, the oracle's actions (sent over adb) succeed."""
+    dev = GuiAndroidEnv(task=task, backend="adb", backend_options={"port": server.port, "settle_timeout": 0.1})
+    assert dev.backend.checked_on_device(task) and not dev.backend.checked_on_device("ContactsAddContact")
+    dev.reset(seed=1)
+    _, _, term, _, info = dev.step("finish()")
+    assert term and not info["success"]
+    sim = GuiAndroidEnv(task=task)
+    sim.reset(seed=1)
+    assert server.backend.device.state.settings == sim.unwrapped.device.state.settings  # the same start
+    dev.reset(seed=1)
+    while True:
+        action = sim.unwrapped.oracle_action()
+        _, _, term, trunc, sinfo = sim.step(action)
+        _, _, dterm, _, info = dev.step(action)
+        if term or trunc:
+            break
+    assert sinfo["success"] and dterm and info["success"]

@@ -26,10 +26,14 @@ After an action the backend waits for the screen to settle (two equal dumps in a
 ``settle_timeout`` seconds). A device that vanishes, hangs or answers garbage raises
 :class:`DeviceError` naming what failed; a command never blocks past ``command_timeout``.
 
-Tasks: the simulator's task templates give the instruction (sampled as the simulator samples
-them). This backend cannot set up the start state nor read app state yet: every task runs
-*instruction-only* — no milestones, progress 0, and success is the agent's own ``status`` /
-answer — and ``info["backend"]`` says ``adb``.
+Tasks: the simulator's task templates give the instruction, sampled as the simulator samples
+them. A task whose state lives in the system settings (the Settings tasks: Wi-Fi, Bluetooth,
+airplane mode, brightness, dark theme...) is set up and checked on the device: the start state is
+built on a scratch simulator and written with ``settings put``; at the end ``settings get`` reads
+the device's settings back into that scratch state and the simulator's own success check judges
+it, as AndroidWorld judges an emulator. The other tasks run *instruction-only* for now (the
+device's state as it is, success the agent's own ``status`` / answer). There are no milestones on
+a device (progress 0); ``info["backend"]`` says ``adb``.
 """
 
 from __future__ import annotations
@@ -50,6 +54,8 @@ from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node
 __all__ = ["AdbBackend", "DeviceError", "parse_dump", "shell_quote", "text_commands"]
 
 DUMP_PATH = "/sdcard/window_dump.xml"
+#: The apps whose state this backend sets up and reads on a device.
+CHECKED_APPS = ("settings",)
 _SWIPE_FRACTION = {"short": 0.2, "medium": 0.4, "long": 0.6}
 _FINGER_OF_SCROLL = {"up": "down", "down": "up", "left": "right", "right": "left"}
 _KEYS = {"back": "KEYCODE_BACK", "home": "KEYCODE_HOME", "enter": "KEYCODE_ENTER"}
@@ -195,6 +201,8 @@ class AdbBackend:
         self.settle_timeout, self.command_timeout = float(settle_timeout), float(command_timeout)
         self._tree: Node | None = None
         self._task: Any = None
+        self._params: dict[str, Any] = {}
+        self._scratch: Any = None  # the simulator state a checked task's device state is read into
         self._opened: set[str] = set()
         self._packages: dict[str, str] = {}
 
@@ -229,15 +237,31 @@ class AdbBackend:
     def tasks(self) -> Mapping[str, Any]:
         return self._tasks
 
-    def start(self, task_id: str, rng: np.random.Generator, params: Mapping[str, Any] | None = None) -> Episode:
+    def checked_on_device(self, task_id: str) -> bool:
+        """Whether *task_id* is set up and judged on the device (else instruction-only)."""
         task = self._tasks[task_id]
-        p = task.sample(rng)
+        return all(app in CHECKED_APPS for app in (getattr(task, "apps", None) or (task.app,)))
+
+    def start(self, task_id: str, rng: np.random.Generator, params: Mapping[str, Any] | None = None) -> Episode:
+        from gui_gym.android.settings_keys import ANDROID_KEYS, to_android
+
+        task = self._tasks[task_id]
+        p = task.sample(rng)  # the simulator's order of draws: the same instance for the same seed
         if params:
             p = {**p, **params}
-        self._task, self._opened = task, set()
+        self._task, self._params, self._opened, self._scratch = task, p, set(), None
+        if self.checked_on_device(task_id):
+            from gui_gym.android.sim.device import Device
+
+            scratch = Device()
+            scratch.reset(now=task.clock(rng))
+            task.setup(scratch, p, rng)
+            for (namespace, key), name in ANDROID_KEYS.items():
+                value = to_android(name, scratch.state.settings[name])
+                self.shell(f"settings put {namespace} {key} {shell_quote(value)}")
+            self._scratch = scratch
         self.shell("input keyevent KEYCODE_HOME")
         self._tree = self._settle()
-        # instruction-only: the device's start state is whatever it is; no milestones to track
         return Episode(task_id=task.id, instruction=task.instruction(p), params=p, milestones=(), step_limit=30)
 
     def act(self, action: Action) -> Outcome:
@@ -339,6 +363,16 @@ class AdbBackend:
         return False  # instruction-only: the device reports no milestones
 
     def check(self, answer: str | None, status: str | None) -> bool:
+        if self._scratch is not None:  # the device's settings, judged by the simulator's own check
+            from gui_gym.android.settings_keys import ANDROID_KEYS, from_android
+
+            for (namespace, key), name in ANDROID_KEYS.items():
+                text = self.shell(f"settings get {namespace} {key}")
+                try:
+                    self._scratch.state.settings[name] = from_android(name, text)
+                except ValueError:
+                    raise DeviceError(f"settings get {namespace} {key} answered {text[:40]!r}") from None
+            return bool(self._task.check(self._scratch, self._params, answer, status))
         # instruction-only: the agent's own verdict (a question needs an answer)
         if self._task is not None and getattr(self._task, "kind", "action") == "question":
             return status == "complete" and bool(answer)

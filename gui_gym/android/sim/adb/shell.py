@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gui_gym.android.actions import Action
+from gui_gym.android.settings_keys import ANDROID_KEYS, from_android, to_android
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, to_xml
 
 __all__ = ["KEYCODES", "PROPS", "Result", "Shell"]
@@ -65,18 +66,6 @@ PROPS = {
     "ro.kernel.qemu": "1",
     "sys.boot_completed": "1",
     "ro.sf.lcd_density": "420",
-}
-#: Android's ``settings`` keys of the simulator's settings (namespace, key) -> (setting, kind).
-SETTINGS = {
-    ("global", "wifi_on"): ("wifi", bool),
-    ("global", "bluetooth_on"): ("bluetooth", bool),
-    ("global", "airplane_mode_on"): ("airplane", bool),
-    ("system", "screen_brightness"): ("brightness", int),
-    ("secure", "ui_night_mode"): ("dark_theme", "night"),
-    ("system", "accelerometer_rotation"): ("auto_rotate", bool),
-    ("global", "low_power"): ("battery_saver", bool),
-    ("global", "zen_mode"): ("dnd", bool),
-    ("secure", "location_mode"): ("location", "location"),
 }
 MAX_FILE = 64 << 20  # a pushed file larger than this is refused (the sim holds files in memory)
 _DUMP = "/sdcard/window_dump.xml"
@@ -635,16 +624,6 @@ def _getprop(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.
     return 0
 
 
-def _setting_text(value: Any, kind: Any) -> str:
-    if kind is bool:
-        return "1" if value else "0"
-    if kind == "night":
-        return "2" if value else "1"
-    if kind == "location":
-        return "3" if value else "0"
-    return str(value)
-
-
 @command("settings")
 def _settings(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
     if len(args) < 2 or args[0] not in ("get", "put", "list"):
@@ -656,35 +635,26 @@ def _settings(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io
         return 1
     state = sh.device.state.settings
     if verb == "list":
-        for (ns, key), (name, kind) in sorted(SETTINGS.items()):
+        for (ns, key), name in sorted(ANDROID_KEYS.items()):
             if ns == namespace:
-                out.write(f"{key}={_setting_text(state.get(name), kind)}\n".encode())
+                out.write(f"{key}={to_android(name, state.get(name))}\n".encode())
         return 0
     if not rest:
         err.write(b"usage: settings get|put NAMESPACE KEY [VALUE]\n")
         return 1
-    known = SETTINGS.get((namespace, rest[0]))
+    name = ANDROID_KEYS.get((namespace, rest[0]))
     if verb == "get":
-        out.write(f"{_setting_text(state.get(known[0]), known[1]) if known else 'null'}\n".encode())
+        out.write(f"{to_android(name, state.get(name)) if name else 'null'}\n".encode())
         return 0
     if len(rest) < 2:
         err.write(b"usage: settings put NAMESPACE KEY VALUE\n")
         return 1
-    if known is None:
-        return 0  # Android stores any key; this phone models the keys of SETTINGS
-    name, kind = known
-    value = rest[1]
-    if kind is int:
-        try:
-            state[name] = int(value)
-        except ValueError:
-            err.write(f"bad value {value!r}\n".encode())
-            return 1
-    elif kind is bool:
-        state[name] = value not in ("0", "false")
-    elif kind == "night":
-        state[name] = value == "2"
-    elif kind == "location":
-        state[name] = value != "0"
+    if name is None:
+        return 0  # Android stores any key; this phone models the keys of ANDROID_KEYS
+    try:
+        state[name] = from_android(name, rest[1])
+    except ValueError:
+        err.write(f"bad value {rest[1]!r} for {rest[0]}\n".encode())
+        return 1
     sh.device.invalidate()
     return 0
