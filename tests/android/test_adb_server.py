@@ -194,3 +194,21 @@ def test_the_cli_serves_a_task() -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_contacts_are_read_from_the_provider_and_cleared(server: AdbServer) -> None:
+    """AndroidWorld's contact check (``content query`` on ``content://contacts/phones/``) and reset
+    (``pm clear com.android.providers.contacts``) on the served phone."""
+    import numpy as np
+
+    server.backend.start("ContactsDeleteContact", np.random.default_rng(0))
+    contacts = server.backend.device.data("contacts").contacts
+    assert contacts
+    out = adb(server.port, "shell", "content query --uri content://contacts/phones/ --projection display_name:number")
+    rows = out.stdout.decode().splitlines()
+    first = next(c for c in contacts if c.phone)
+    assert rows[0] == f"Row: 0 display_name={first.name}, number={first.phone}"
+    assert len(rows) == sum(1 for c in contacts if c.phone)
+    assert adb(server.port, "shell", "pm clear com.android.providers.contacts").stdout == b"Success\n"
+    assert adb(server.port, "shell", "content query --uri content://contacts/phones/").stdout == b"No result found.\n"
+    assert adb(server.port, "shell", "pm clear com.nowhere").returncode == 1

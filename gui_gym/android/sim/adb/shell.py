@@ -4,8 +4,9 @@ A small interpreter of the command lines that agents and controllers send (Andro
 AndroidLab's, adbutils', the ``adb`` client's): ``uiautomator dump [FILE]``, ``screencap [-p]
 [FILE]``, ``input tap|swipe|text|keyevent``, ``am start``, ``monkey -p``, ``pm list packages``,
 ``dumpsys window|activity|input|display``, ``wm size|density``, ``getprop``, ``settings
-get|put|list``, ``cat``, ``rm``, ``ls``, ``mkdir``, ``echo``, ``grep`` (in pipes), ``true``,
-``false``, ``exit``; joined by ``;``, ``&&``, ``||`` and ``|``, with sh's quoting.
+get|put|list``, ``content query`` (the contacts' phones), ``pm clear``, ``cat``, ``rm``, ``ls``,
+``mkdir``, ``echo``, ``grep`` (in pipes), ``true``, ``false``, ``exit``; joined by ``;``, ``&&``,
+``||`` and ``|``, with sh's quoting.
 
 It runs nothing: every command is read as data and mapped onto the simulator — an input event is
 an :class:`~gui_gym.android.actions.Action` given to :meth:`Device.act
@@ -552,12 +553,59 @@ def _monkey(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.B
 
 @command("pm")
 def _pm(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    if args[:1] == ["clear"] and len(args) >= 2:
+        return _pm_clear(sh, args[-1], out, err)
     if args[:2] != ["list", "packages"]:
-        err.write(b"usage: pm list packages\n")
+        err.write(b"usage: pm list packages | pm clear PACKAGE\n")
         return 1
     packages = sorted({app.package for app in sh.device.apps.values()} | {"android", "com.android.systemui"})
     needle = next((a for a in args[2:] if not a.startswith("-")), "")
     out.write("".join(f"package:{p}\n" for p in packages if needle in p).encode())
+    return 0
+
+
+#: Providers whose data lives in an app of the phone: package -> app.
+_PROVIDERS = {"com.android.providers.contacts": "contacts"}
+
+
+def _pm_clear(sh: Shell, package: str, out: io.BytesIO, err: io.BytesIO) -> int:
+    """``pm clear``: the app's data back to a fresh install's, the app closed."""
+    app = sh.app_of(package) or _PROVIDERS.get(package)
+    if app is None:
+        out.write(b"Failed\n")
+        return 1
+    state = sh.device.state
+    state.data[app] = sh.device.apps[app].initial_data()
+    state.stacks.pop(app, None)
+    if state.foreground == app:
+        state.foreground = None
+    sh.device.invalidate()
+    out.write(b"Success\n")
+    return 0
+
+
+@command("content")
+def _content(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    """``content query --uri content://contacts/phones/ [--projection a:b]``: the contacts' phones,
+    as AndroidWorld reads them (rows ``Row: N display_name=…, number=…``)."""
+    opts = {args[i]: args[i + 1] for i in range(len(args) - 1) if args[i].startswith("--")}
+    if not args or args[0] != "query" or "--uri" not in opts:
+        err.write(b"usage: content query --uri URI [--projection COLUMNS]\n")
+        return 1
+    uri = opts["--uri"].rstrip("/")
+    if uri not in ("content://contacts/phones", "content://com.android.contacts/data/phones"):
+        err.write(f"Error while accessing provider:{uri.split('/')[2] if '//' in uri else uri}\n".encode())
+        return 1
+    columns = opts.get("--projection", "display_name:number").split(":")
+    rows = []
+    for c in sh.device.data("contacts").contacts:
+        if not c.phone:
+            continue
+        values = {"display_name": c.name, "number": c.phone, "starred": "1" if c.starred else "0", "_id": str(c.uid)}
+        rows.append(", ".join(f"{col}={values.get(col, 'NULL')}" for col in columns))
+    if not rows:
+        out.write(b"No result found.\n")
+    out.write("".join(f"Row: {i} {r}\n" for i, r in enumerate(rows)).encode())
     return 0
 
 
