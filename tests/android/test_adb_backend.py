@@ -123,3 +123,29 @@ def test_settings_tasks_are_set_up_and_judged_on_the_device(server: AdbServer, t
         if term or trunc:
             break
     assert sinfo["success"] and dterm and info["success"]
+
+
+@pytest.mark.parametrize("task", ["ContactsAddContact", "ContactsDeleteContact", "ContactsPhoneNumberQuestion"])
+def test_contacts_tasks_are_set_up_and_judged_on_the_device(server: AdbServer, task: str) -> None:
+    """The contacts go to the device through pm clear, the INSERT intent and Save; content query
+    reads them back: doing nothing fails, the oracle's actions succeed."""
+    dev = GuiAndroidEnv(task=task, backend="adb", backend_options={"port": server.port, "settle_timeout": 0.1})
+    assert dev.backend.checked_on_device(task)
+    dev.reset(seed=2)
+    _, _, term, _, info = dev.step("finish()")
+    assert term and not info["success"]
+    sim = GuiAndroidEnv(task=task)
+    sim.reset(seed=2)
+
+    def book(device) -> list[tuple[str, str]]:
+        return sorted((c.name, c.phone) for c in device.data("contacts").contacts)
+
+    assert book(server.backend.device) == book(sim.unwrapped.device)  # the same contacts to start with
+    dev.reset(seed=2)
+    while True:
+        action = sim.unwrapped.oracle_action()
+        _, _, term, trunc, sinfo = sim.step(action)
+        _, _, dterm, _, info = dev.step(action)
+        if term or trunc:
+            break
+    assert sinfo["success"] and dterm and info["success"]

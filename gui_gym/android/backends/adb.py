@@ -28,18 +28,22 @@ After an action the backend waits for the screen to settle (two equal dumps in a
 
 Tasks: the simulator's task templates give the instruction, sampled as the simulator samples
 them. A task whose state lives in the system settings (the Settings tasks: Wi-Fi, Bluetooth,
-airplane mode, brightness, dark theme...) is set up and checked on the device: the start state is
-built on a scratch simulator and written with ``settings put``; at the end ``settings get`` reads
-the device's settings back into that scratch state and the simulator's own success check judges
-it, as AndroidWorld judges an emulator. The other tasks run *instruction-only* for now (the
-device's state as it is, success the agent's own ``status`` / answer). There are no milestones on
-a device (progress 0); ``info["backend"]`` says ``adb``.
+airplane mode, brightness, dark theme...) or in the contacts' names and numbers (most Contacts
+tasks, :data:`CHECKED_TASKS`) is set up and checked on the device: the start state is built on a
+scratch simulator and written with ``settings put`` and, for contacts, ``pm clear`` of the
+contacts provider and the app's INSERT intent and Save button; at the end ``settings get`` and
+``content query --uri content://contacts/phones/`` read the device's state back into that scratch
+state and the simulator's own success check judges it, as AndroidWorld judges an emulator. The
+other tasks run *instruction-only* for now (the device's state as it is, success the agent's own
+``status`` / answer). There are no milestones on a device (progress 0); ``info["backend"]`` says
+``adb``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import io
+import re
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
@@ -56,6 +60,17 @@ __all__ = ["AdbBackend", "DeviceError", "parse_dump", "shell_quote", "text_comma
 DUMP_PATH = "/sdcard/window_dump.xml"
 #: The apps whose state this backend sets up and reads on a device.
 CHECKED_APPS = ("settings",)
+#: Tasks of other apps set up and judged on a device: the Contacts tasks whose state is the
+#: contacts' names and numbers (what AndroidWorld reads with ``content query``).
+CHECKED_TASKS = (
+    "ContactsAddContact",
+    "ContactsAddMultiple",
+    "ContactsDeleteContact",
+    "ContactsEditPhone",
+    "ContactsPhoneNumberQuestion",
+    "ContactsDeleteNonexistent",
+)
+_ROW = re.compile(r"^Row: \d+ display_name=(.*), number=(.*)$")
 _SWIPE_FRACTION = {"short": 0.2, "medium": 0.4, "long": 0.6}
 _FINGER_OF_SCROLL = {"up": "down", "down": "up", "left": "right", "right": "left"}
 _KEYS = {"back": "KEYCODE_BACK", "home": "KEYCODE_HOME", "enter": "KEYCODE_ENTER"}
@@ -240,7 +255,37 @@ class AdbBackend:
     def checked_on_device(self, task_id: str) -> bool:
         """Whether *task_id* is set up and judged on the device (else instruction-only)."""
         task = self._tasks[task_id]
+        if task_id in CHECKED_TASKS:
+            return True
         return all(app in CHECKED_APPS for app in (getattr(task, "apps", None) or (task.app,)))
+
+    # -- contacts, as AndroidWorld sets them up and reads them ---------------------------------------
+    def _put_contacts(self, contacts: list[Any]) -> None:
+        """Clear the contacts provider, then add each contact through the app's INSERT intent and
+        its Save button (AndroidWorld's ``contacts_utils.add_contact``)."""
+        self.shell("pm clear com.android.providers.contacts")
+        for c in contacts:
+            self.shell(
+                "am start -a android.intent.action.INSERT -t vnd.android.cursor.dir/contact "
+                f"-e name {shell_quote(c.name)} -e phone {shell_quote(c.phone)}"
+            )
+            save = next((n for n in self._dump().walk() if (n.text or n.desc).strip().lower() == "save"), None)
+            if save is None:
+                raise DeviceError("the contact editor shows no Save button")
+            x, y = save.center()
+            self.shell(f"input tap {x} {y}")
+            self.shell("input keyevent KEYCODE_BACK")
+
+    def _read_contacts(self) -> list[tuple[str, str]]:
+        out = self.shell("content query --uri content://contacts/phones/ --projection display_name:number")
+        rows = []
+        for line in out.splitlines():
+            m = _ROW.match(line.strip())
+            if m:
+                rows.append((m.group(1), m.group(2)))
+            elif line.strip() and not line.startswith("No result"):
+                raise DeviceError(f"content query answered {line[:60]!r}, not rows of display_name and number")
+        return rows
 
     def start(self, task_id: str, rng: np.random.Generator, params: Mapping[str, Any] | None = None) -> Episode:
         from gui_gym.android.settings_keys import ANDROID_KEYS, to_android
@@ -259,6 +304,8 @@ class AdbBackend:
             for (namespace, key), name in ANDROID_KEYS.items():
                 value = to_android(name, scratch.state.settings[name])
                 self.shell(f"settings put {namespace} {key} {shell_quote(value)}")
+            if task_id in CHECKED_TASKS:
+                self._put_contacts(scratch.data("contacts").contacts)
             self._scratch = scratch
         self.shell("input keyevent KEYCODE_HOME")
         self._tree = self._settle()
@@ -372,6 +419,14 @@ class AdbBackend:
                     self._scratch.state.settings[name] = from_android(name, text)
                 except ValueError:
                     raise DeviceError(f"settings get {namespace} {key} answered {text[:40]!r}") from None
+            if self._task.id in CHECKED_TASKS:
+                from gui_gym.android.sim.apps.contacts import Contact, ContactsData
+
+                book = ContactsData()
+                for name, number in self._read_contacts():
+                    first, _, last = name.partition(" ")
+                    book.add(Contact(first, last.strip(), number))
+                self._scratch.state.data["contacts"] = book
             return bool(self._task.check(self._scratch, self._params, answer, status))
         # instruction-only: the agent's own verdict (a question needs an answer)
         if self._task is not None and getattr(self._task, "kind", "action") == "question":

@@ -513,6 +513,19 @@ def _delete(sh: Shell, n: int, err: io.BytesIO) -> None:
         err.write(f"{outcome.reason}\n".encode())
 
 
+def _insert_contact(sh: Shell, extras: dict[str, str], out: io.BytesIO, err: io.BytesIO) -> int:
+    """The contacts app's INSERT intent: its editor, filled from the ``name`` and ``phone`` extras
+    (nothing is saved until Save is tapped, as on a phone)."""
+    from gui_gym.android.sim.apps.contacts import Contact, ContactEditor
+
+    first, _, last = extras.get("name", "").strip().partition(" ")
+    out.write(b"Starting: Intent { act=android.intent.action.INSERT typ=vnd.android.cursor.dir/contact }\n")
+    status = sh.act(Action("launch", app=sh.device.apps["contacts"].label), err)
+    sh.device.push(ContactEditor(None, Contact(first, last.strip(), extras.get("phone", ""))))
+    sh.device.invalidate()
+    return status
+
+
 def _launch(sh: Shell, package: str, err: io.BytesIO) -> int:
     app = sh.app_of(package)
     if app is None:
@@ -531,10 +544,22 @@ def _am(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.Bytes
         if app is not None and sh.device.state.foreground == app:
             sh.act(Action("home"), err)
         return 0
-    component = None
-    for i, a in enumerate(args):
-        if a == "-n" and i + 1 < len(args):
-            component = args[i + 1]
+    component, action, mime, extras = None, None, "", {}
+    i = 1
+    while i < len(args):
+        a = args[i]
+        if a in ("-n", "-a", "-t", "-d") and i + 1 < len(args):
+            component = args[i + 1] if a == "-n" else component
+            action = args[i + 1] if a == "-a" else action
+            mime = args[i + 1] if a == "-t" else mime
+            i += 2
+        elif a in ("-e", "--es") and i + 2 < len(args):
+            extras[args[i + 1]] = args[i + 2]
+            i += 3
+        else:
+            i += 1
+    if action == "android.intent.action.INSERT" and "contact" in mime:
+        return _insert_contact(sh, extras, out, err)
     package = component.split("/", 1)[0] if component else next((a for a in args[1:] if not a.startswith("-")), "")
     out.write(f"Starting: Intent {{ cmp={component or package} }}\n".encode())
     return _launch(sh, package, err)
