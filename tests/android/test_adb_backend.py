@@ -108,7 +108,7 @@ def test_settings_tasks_are_set_up_and_judged_on_the_device(server: AdbServer, t
     """The start state goes to the device with settings put; settings get reads it back for the
     simulator's own check: doing nothing fails, the oracle's actions (sent over adb) succeed."""
     dev = GuiAndroidEnv(task=task, backend="adb", backend_options={"port": server.port, "settle_timeout": 0.1})
-    assert dev.backend.checked_on_device(task) and not dev.backend.checked_on_device("ContactsAddContact")
+    assert dev.backend.checked_on_device(task) and not dev.backend.checked_on_device("ContactsFavorite")
     dev.reset(seed=1)
     _, _, term, _, info = dev.step("finish()")
     assert term and not info["success"]
