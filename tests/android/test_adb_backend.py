@@ -103,6 +103,17 @@ def test_a_server_killed_mid_episode_is_a_clear_error_not_a_hang(server: AdbServ
         backend.act(Action("home"))
 
 
+def _oracle_succeeds_on_both(sim: GuiAndroidEnv, dev: GuiAndroidEnv) -> None:
+    """Play the simulator's oracle on *sim* and send each of its actions to *dev* too: both succeed."""
+    while True:
+        action = sim.unwrapped.oracle_action()
+        _, _, term, trunc, sinfo = sim.step(action)
+        _, _, dterm, _, info = dev.step(action)
+        if term or trunc:
+            break
+    assert sinfo["success"] and dterm and info["success"]
+
+
 @pytest.mark.parametrize("task", ["SystemWifiTurnOff", "SystemBrightnessMax", "TurnOffWifiAndTurnOnBluetooth"])
 def test_settings_tasks_are_set_up_and_judged_on_the_device(server: AdbServer, task: str) -> None:
     """The start state goes to the device with settings put; settings get reads it back for the
@@ -116,13 +127,7 @@ def test_settings_tasks_are_set_up_and_judged_on_the_device(server: AdbServer, t
     sim.reset(seed=1)
     assert server.backend.device.state.settings == sim.unwrapped.device.state.settings  # the same start
     dev.reset(seed=1)
-    while True:
-        action = sim.unwrapped.oracle_action()
-        _, _, term, trunc, sinfo = sim.step(action)
-        _, _, dterm, _, info = dev.step(action)
-        if term or trunc:
-            break
-    assert sinfo["success"] and dterm and info["success"]
+    _oracle_succeeds_on_both(sim, dev)
 
 
 @pytest.mark.parametrize("task", ["ContactsAddContact", "ContactsDeleteContact", "ContactsPhoneNumberQuestion"])
@@ -142,10 +147,4 @@ def test_contacts_tasks_are_set_up_and_judged_on_the_device(server: AdbServer, t
 
     assert book(server.backend.device) == book(sim.unwrapped.device)  # the same contacts to start with
     dev.reset(seed=2)
-    while True:
-        action = sim.unwrapped.oracle_action()
-        _, _, term, trunc, sinfo = sim.step(action)
-        _, _, dterm, _, info = dev.step(action)
-        if term or trunc:
-            break
-    assert sinfo["success"] and dterm and info["success"]
+    _oracle_succeeds_on_both(sim, dev)
