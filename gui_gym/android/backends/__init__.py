@@ -11,7 +11,7 @@ Example:
     >>> make_backend("nokia")
     Traceback (most recent call last):
     ...
-    ValueError: unknown backend 'nokia'; known backends: sim, adb (or pass an AndroidBackend instance)
+    ValueError: unknown backend 'nokia'; known backends: sim, adb, android_env (or pass an AndroidBackend instance)
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from gui_gym.android.backends.base import (
 BACKENDS: dict[str, str] = {
     "sim": "gui_gym.android.backends.sim:SimBackend",
     "adb": "gui_gym.android.backends.adb:AdbBackend",
+    "android_env": "gui_gym.android.backends.android_env:AndroidEnvBackend",  # backend_options={"env": ...}
 }
 
 
