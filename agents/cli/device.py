@@ -2,12 +2,14 @@
 
 ::
 
-    gui-gym serve-adb [--port 5037] [--task ContactsAddContact --seed 0]
+    gui-gym serve-adb [--port 5037] [--task ContactsAddContact --seed 0] [--device-port 5555]
 
 Then any adb client drives it: ``adb -P 5037 devices``, ``adb -P 5037 shell uiautomator dump``,
 adbutils' ``AdbClient(port=5037)``, a controller written for an emulator. With ``--task`` the
 phone starts in that task's initial state (the instruction is printed). Port 5037 is the adb
 server's own: stop a running ``adb server`` first (``adb kill-server``), or pick another port.
+With ``--device-port`` the phone also listens as a network device (adbd's transport protocol), so
+a real adb server reaches it with ``adb connect 127.0.0.1:PORT``.
 """
 
 from __future__ import annotations
@@ -38,6 +40,17 @@ def cmd_serve_adb(args: argparse.Namespace) -> int:
             print(f"error: unknown task {args.task!r}; `gui-gym tasks` lists them", file=sys.stderr)
             return 2
         print(f"task {args.task} (seed {args.seed}): {episode.instruction}")
+    device = None
+    if args.device_port is not None:
+        from gui_gym.android.sim.adb.transport import DeviceTransport
+
+        try:
+            device = DeviceTransport(server, host=args.host, port=args.device_port).start()
+        except OSError as err:
+            server.close()
+            print(f"error: cannot listen on {args.host}:{args.device_port}: {err}", file=sys.stderr)
+            return 2
+        print(f"network device at {device.address}; try: adb connect {device.address}")
     print(f"adb server (version 41) with {server.serial} at {server.address}; try: adb -P {server.port} devices -l")
     print("Ctrl-C stops it.", flush=True)
     try:
@@ -46,6 +59,8 @@ def cmd_serve_adb(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        if device is not None:
+            device.close()
         server.close()
     return 0
 
@@ -58,4 +73,5 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--serial", default="emulator-5554")
     p.add_argument("--task", help="set this task up on the phone first")
     p.add_argument("--seed", type=int, default=0, help="the task instance's seed")
+    p.add_argument("--device-port", type=int, help="also listen here as a network device (adb connect)")
     p.set_defaults(func=cmd_serve_adb)

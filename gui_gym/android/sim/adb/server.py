@@ -219,34 +219,37 @@ class AdbServer:
         return f"{self.serial:<22} device product:{product} model:{model} device:{device} transport_id:{TRANSPORT_ID}\n"
 
     # -- device services --------------------------------------------------------------------------
-    def _service(self, conn: socket.socket, request: str) -> None:
+    def _service(self, conn: Any, request: str, smart: bool = True) -> None:
+        """Run one device service on *conn*: a host connection (``smart``: the request is answered
+        ``OKAY`` or ``FAIL`` first) or a stream of the device transport (already accepted)."""
         name, _, command = request.partition(":")
         options = name.split(",")
-        if options[0] == "shell":
+        if options[0] not in ("shell", "exec", "sync"):
+            reason = (
+                f"{name} is not supported by the simulated phone"
+                if name in ("reboot", "root", "unroot", "remount", "tcpip", "usb", "jdwp", "track-jdwp")
+                else f"unknown service '{request[:100]}'"
+            )
+            if smart:
+                _fail(conn, reason)
+            return
+        if smart:
             conn.sendall(b"OKAY")
-            with self.lock:
-                result = self.shell.run(command)
-            if "v2" in options:
-                for stream, data in ((1, result.stdout), (2, result.stderr)):
-                    for i in range(0, len(data), SYNC_CHUNK):
-                        conn.sendall(_packet(stream, data[i : i + SYNC_CHUNK]))
-                conn.sendall(_packet(3, bytes([result.status & 0xFF])))
-            else:
-                conn.sendall(result.stdout + result.stderr)
-            _half_close(conn)
-        elif name == "exec":
-            conn.sendall(b"OKAY")
-            with self.lock:
-                result = self.shell.run(command)
-            conn.sendall(result.stdout)
-            _half_close(conn)
-        elif request == "sync:":
-            conn.sendall(b"OKAY")
+        if options[0] == "sync":
             self._sync(conn)
-        elif name in ("reboot", "root", "unroot", "remount", "tcpip", "usb", "jdwp", "track-jdwp"):
-            _fail(conn, f"{name} is not supported by the simulated phone")
+            return
+        with self.lock:
+            result = self.shell.run(command.rstrip("\0"))
+        if options[0] == "shell" and "v2" in options:
+            for stream, data in ((1, result.stdout), (2, result.stderr)):
+                for i in range(0, len(data), SYNC_CHUNK):
+                    conn.sendall(_packet(stream, data[i : i + SYNC_CHUNK]))
+            conn.sendall(_packet(3, bytes([result.status & 0xFF])))
+        elif options[0] == "shell":
+            conn.sendall(result.stdout + result.stderr)
         else:
-            _fail(conn, f"unknown service '{request[:100]}'")
+            conn.sendall(result.stdout)
+        _half_close(conn)
 
     def _sync(self, conn: socket.socket) -> None:
         while True:
@@ -376,8 +379,11 @@ def _packet(stream: int, data: bytes) -> bytes:
     return bytes([stream]) + struct.pack("<I", len(data)) + data
 
 
-def _half_close(conn: socket.socket) -> None:
+def _half_close(conn: Any) -> None:
     """End the output; then wait for the client to close its side (bounded by the socket's timeout)."""
+    if not isinstance(conn, socket.socket):  # a device-transport stream ends with its CLSE
+        conn.close()
+        return
     with contextlib.suppress(OSError):
         conn.shutdown(socket.SHUT_WR)
         while conn.recv(4096):
