@@ -44,6 +44,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import re
+import socket
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
@@ -191,10 +192,12 @@ class AdbBackend:
         except ImportError as err:
             raise ImportError("backend='adb' needs adbutils: pip install 'gui-gym[adb]'") from err
         self._adbutils = adbutils
+        self.host, self.port = host, int(port)
         self.client = adbutils.AdbClient(host=host, port=port, socket_timeout=command_timeout)
         try:
+            self._probe()
             devices = self.client.device_list()
-        except (adbutils.AdbError, OSError) as err:
+        except (adbutils.AdbError, OSError, DeviceError) as err:
             raise DeviceError(
                 f"no adb server answers at {host}:{port} ({err}); start one (adb start-server, or "
                 "gui-gym serve-adb for the simulated phone)"
@@ -222,8 +225,17 @@ class AdbBackend:
         self._packages: dict[str, str] = {}
 
     # -- adb ------------------------------------------------------------------------------------
+    def _probe(self) -> None:
+        """Whether the adb server still listens; adbutils would start a default server of its own
+        on port 5037 when it does not (a stray daemon), so the backend asks first."""
+        try:
+            socket.create_connection((self.host, self.port), timeout=2).close()
+        except OSError as err:
+            raise DeviceError(f"no adb server answers at {self.host}:{self.port} ({err})") from None
+
     def shell(self, command: str) -> str:
         """Run one command line on the device; its output (DeviceError when the device fails)."""
+        self._probe()
         try:
             out = self.device.shell(command, timeout=self.command_timeout)
         except (self._adbutils.AdbError, self._adbutils.AdbTimeout, OSError) as err:
@@ -396,6 +408,7 @@ class AdbBackend:
     def screenshot(self, size: tuple[int, int]) -> np.ndarray:
         from PIL import Image
 
+        self._probe()
         try:
             png = self.device.shell("screencap -p", encoding=None, timeout=self.command_timeout)
         except (self._adbutils.AdbError, self._adbutils.AdbTimeout, OSError) as err:

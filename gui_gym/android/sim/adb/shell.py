@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import io
 import re
-import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -67,10 +66,10 @@ PROPS = {
     "ro.kernel.qemu": "1",
     "sys.boot_completed": "1",
     "ro.sf.lcd_density": "420",
+    "persist.sys.timezone": "UTC",
 }
 MAX_FILE = 64 << 20  # a pushed file larger than this is refused (the sim holds files in memory)
 _DUMP = "/sdcard/window_dump.xml"
-_UNSAFE = re.compile(r"\$\(|`|\$\{|\$[A-Za-z_]")
 
 
 @dataclass
@@ -99,6 +98,7 @@ class Shell:
         self.files: dict[str, bytes] = {}
         self.dirs: set[str] = {"/", "/sdcard", "/sdcard/Download", "/data", "/data/local", "/data/local/tmp"}
         self._screenshot = screenshot
+        self.select_all = False  # Ctrl+A was pressed: the next Delete clears the whole field
 
     # -- the command line -----------------------------------------------------------------
     def run(self, line: str | bytes, stdin: bytes = b"") -> Result:
@@ -125,16 +125,16 @@ class Shell:
         pipeline: list[list[str]] = [[]]
         sequence: list[tuple[list[list[str]], str]] = []
         for tok in tokens:
-            if tok in (";", "&&", "||", "&"):
-                sequence.append((pipeline, tok))
+            if not isinstance(tok, _Op):
+                pipeline[-1].append(tok)
+            elif tok in (";", "&&", "||", "&"):
+                sequence.append((pipeline, str(tok)))
                 pipeline = [[]]
             elif tok == "|":
                 pipeline.append([])
-            elif tok in ("<", ">", ">>", "<<", "2>", "&>", ">&", "<&", "(", ")", "|&", ";;"):
+            else:
                 err.write(f"{SH}: {tok}: redirections and subshells are not supported here\n".encode())
                 return 2
-            else:
-                pipeline[-1].append(tok)
         sequence.append((pipeline, ";"))
         for pipe, next_op in sequence:
             if (op == "&&" and status != 0) or (op == "||" and status == 0):
@@ -239,39 +239,90 @@ class Shell:
         return [(n, d, s) for n, (d, s) in sorted(names.items())]
 
 
+class _Op(str):
+    """An operator token (``;``, ``&&``, ``|``…), as opposed to a word that holds the same text."""
+
+
+_OPERATORS = ("&&", "||", ";;", ">>", "<<", "&>", ">&", "<&", "|&", ";", "&", "|", "<", ">", "(", ")")
+
+
+def _expands(line: str, i: int) -> bool:
+    """Whether sh would substitute or expand at ``line[i]`` (a backquote, ``$(``, ``${``, ``$NAME``)."""
+    if line[i] == "`":
+        return True
+    nxt = line[i + 1] if i + 1 < len(line) else ""
+    return line[i] == "$" and (nxt in ("(", "{") or nxt.isalpha() or nxt == "_")
+
+
 def _tokens(line: str) -> list[str]:
-    """sh's words and operators; what sh would expand or substitute is refused, not run."""
-    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>()")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
+    """sh's words and operators (:class:`_Op`), with its quoting: ``'…'`` literal, ``"…"`` with
+    ``\\`` escapes, a backslash escaping the next character. What sh would expand or run
+    (``$(…)``, backquotes, ``${…}``, ``$NAME``, unquoted globs) is refused, not run."""
     tokens: list[str] = []
-    # a quoted word loses its quotes in shlex: check the raw text for what double quotes or no
-    # quotes would expand (single-quoted text is literal in sh, and allowed)
-    if _UNSAFE.search(_outside_single_quotes(line)):
-        raise ValueError("command substitution and parameter expansion are not supported here")
-    for tok in lexer:
-        tokens.append(tok)
-    for tok in tokens:
-        if (tok and tok[0] in "<>") or tok in ("2>", "&>"):
-            continue
-        if any(c in tok for c in "*?[") and tok not in ("[",) and not _quoted_in(line, tok):
-            raise ValueError(f"{tok}: glob patterns are not supported here")
+    word: list[str] = []
+    in_word = False
+    i, n = 0, len(line)
+
+    def end_word() -> None:
+        nonlocal in_word
+        if in_word:
+            tokens.append("".join(word))
+            word.clear()
+            in_word = False
+
+    while i < n:
+        c = line[i]
+        if c in " \t\n":
+            end_word()
+            i += 1
+        elif c == "\\":
+            if i + 1 < n and line[i + 1] != "\n":
+                word.append(line[i + 1])
+            in_word = True
+            i += 2
+        elif c == "'":
+            j = line.find("'", i + 1)
+            if j < 0:
+                raise ValueError("unterminated quoted string")
+            word.append(line[i + 1 : j])
+            in_word = True
+            i = j + 1
+        elif c == '"':
+            i += 1
+            while i < n and line[i] != '"':
+                if line[i] == "\\" and i + 1 < n and line[i + 1] in '"\\$`\n':
+                    word.append(line[i + 1])
+                    i += 2
+                    continue
+                if line[i] == "`" or (
+                    line[i] == "$"
+                    and i + 1 < n
+                    and (line[i + 1] in "({" or line[i + 1].isalpha() or line[i + 1] == "_")
+                ):
+                    raise ValueError("command substitution and parameter expansion are not supported here")
+                word.append(line[i])
+                i += 1
+            if i >= n:
+                raise ValueError("unterminated quoted string")
+            in_word = True
+            i += 1
+        elif c == "`" or (
+            c == "$" and i + 1 < n and (line[i + 1] in "({" or line[i + 1].isalpha() or line[i + 1] == "_")
+        ):
+            raise ValueError("command substitution and parameter expansion are not supported here")
+        elif c in ";&|<>()":
+            end_word()
+            op = next(o for o in _OPERATORS if line.startswith(o, i))
+            tokens.append(_Op(op))
+            i += len(op)
+        else:
+            if c in "*?[" and not (c == "[" and not in_word and (i + 1 >= n or line[i + 1] in " \t")):
+                raise ValueError(f"{line[max(0, i - 10) : i + 10].strip()}: glob patterns are not supported here")
+            word.append(c)
+            in_word = True
+            i += 1
+    end_word()
     return tokens
-
-
-def _outside_single_quotes(line: str) -> str:
-    out, quote = [], False
-    for c in line:
-        if c == "'":
-            quote = not quote
-            continue
-        if not quote:
-            out.append(c)
-    return "".join(out)
-
-
-def _quoted_in(line: str, tok: str) -> bool:
-    return f"'{tok}'" in line or f'"{tok}"' in line
 
 
 # ----------------------------------------------------------------------------- the commands
@@ -409,6 +460,44 @@ def _grep(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.Byt
     return 0 if found else 1
 
 
+@command("whoami")
+def _whoami(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    out.write(b"root\n")  # an emulator image run as AndroidWorld runs it (adb root)
+    return 0
+
+
+@command("date")
+def _date(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    """``date`` prints the phone's clock (``+FORMAT`` too); ``date MMDDhhmmYY.ss`` sets it, as
+    AndroidWorld sets an emulator's."""
+    import datetime as dt
+
+    now = sh.device.state.now
+    if not args:
+        out.write(now.strftime("%a %b %d %H:%M:%S UTC %Y\n").encode())
+        return 0
+    if args[0].startswith("+"):
+        out.write((now.strftime(args[0][1:]) + "\n").encode())
+        return 0
+    try:
+        sh.device.state.now = dt.datetime.strptime(args[0], "%m%d%H%M%y.%S")
+    except ValueError:
+        err.write(f"date: bad date {args[0][:40]!r}\n".encode())
+        return 1
+    sh.device.invalidate()
+    out.write(sh.device.state.now.strftime("%a %b %d %H:%M:%S UTC %Y\n").encode())
+    return 0
+
+
+@command("service")
+def _service(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    if args[:1] == ["check"] and len(args) > 1:
+        out.write(f"Service {args[1]}: found\n".encode())
+        return 0
+    out.write(b"Result: Parcel(00000000    '....')\n")  # the call is taken; the phone has no such service
+    return 0
+
+
 @command("uiautomator")
 def _uiautomator(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
     if not args or args[0] != "dump":
@@ -482,6 +571,11 @@ def _input(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.By
             return 1
         text = " ".join(rest).replace("%s", " ")
         return sh.act(Action("type", text=text, clear=False, enter=False), err)
+    if verb == "keycombination":
+        codes = {KEYCODES.get(a.upper(), a) for a in rest}
+        if {"113", "29"} <= {str(c) for c in codes} or {"114", "29"} <= {str(c) for c in codes}:
+            sh.select_all = True  # Ctrl+A selects the focused field's text
+        return 0
     if verb == "keyevent":
         status, deletes = 0, 0
         for key in (a for a in rest if not a.startswith("--")):
@@ -508,9 +602,41 @@ def _input(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.By
 
 
 def _delete(sh: Shell, n: int, err: io.BytesIO) -> None:
+    if sh.select_all:  # Delete on a selection clears the field
+        sh.select_all = False
+        fh = sh.device.focused_host()
+        n = len(fh[0].form.get(fh[1], "")) if fh is not None else n
     outcome = sh.device.delete_keys(n)
     if not outcome.valid and outcome.reason:
         err.write(f"{outcome.reason}\n".encode())
+
+
+#: What ``am start -a android.intent.action.VIEW -d URI`` opens (AndroidWorld's default URIs).
+_VIEW_URIS = {"content://contacts/people": "contacts", "content://com.android.calendar": "calendar"}
+
+
+def _broadcast(sh: Shell, args: list[str], out: io.BytesIO, err: io.BytesIO) -> int:
+    """``am broadcast``; ``ADB_INPUT_TEXT`` / ``ADB_INPUT_B64`` reach the ADB Keyboard IME, which
+    types the message into the focused field (AndroidLab's images have it as their keyboard)."""
+    import base64
+    import binascii
+
+    action = next((args[j + 1] for j in range(len(args) - 1) if args[j] == "-a"), "")
+    extras = {args[j + 1]: args[j + 2] for j in range(len(args) - 2) if args[j] in ("--es", "-e")}
+    out.write(f"Broadcasting: Intent {{ act={action} flg=0x400000 (has extras) }}\n".encode())
+    if action in ("ADB_INPUT_TEXT", "ADB_INPUT_B64") and "msg" in extras:
+        text = extras["msg"]
+        if action == "ADB_INPUT_B64":
+            try:
+                text = base64.b64decode(text, validate=True).decode("utf-8")
+            except (binascii.Error, UnicodeDecodeError):
+                out.write(b"Broadcast completed: result=0\n")
+                return 0
+        sh.act(Action("type", text=text, clear=False, enter=False), err)
+        out.write(b"Broadcast completed: result=-1\n")
+        return 0
+    out.write(b"Broadcast completed: result=0\n")
+    return 0
 
 
 def _insert_contact(sh: Shell, extras: dict[str, str], out: io.BytesIO, err: io.BytesIO) -> int:
@@ -536,13 +662,26 @@ def _launch(sh: Shell, package: str, err: io.BytesIO) -> int:
 
 @command("am")
 def _am(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+    if args[:2] == ["stack", "list"]:  # the visible task (android_env's current-activity check)
+        focus = _focus(sh)
+        out.write(
+            f"RootTask id=12 bounds=[0,0][{SCREEN_W},{SCREEN_H}] displayId=0 userId=0\n"
+            f"  taskId=12: {focus} bounds=[0,0][{SCREEN_W},{SCREEN_H}] userId=0 visible=true "
+            f"topActivity=ComponentInfo{{{focus}}}\n".encode()
+        )
+        return 0
+    if args[:1] == ["broadcast"]:
+        return _broadcast(sh, args[1:], out, err)
     if not args or args[0] not in ("start", "start-activity", "force-stop"):
-        err.write(b"usage: am start [-n PACKAGE/ACTIVITY] ... | am force-stop PACKAGE\n")
+        err.write(b"usage: am start [-n PACKAGE/ACTIVITY] ... | am force-stop PACKAGE | am broadcast ...\n")
         return 1
     if args[0] == "force-stop":
         app = sh.app_of(args[1]) if len(args) > 1 else None
-        if app is not None and sh.device.state.foreground == app:
-            sh.act(Action("home"), err)
+        if app is not None:
+            if sh.device.state.foreground == app:
+                sh.act(Action("home"), err)
+            sh.device.state.stacks.pop(app, None)  # the process is gone: it starts afresh
+            sh.device.invalidate()
         return 0
     component, action, mime, extras = None, None, "", {}
     i = 1
@@ -560,6 +699,14 @@ def _am(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.Bytes
             i += 1
     if action == "android.intent.action.INSERT" and "contact" in mime:
         return _insert_contact(sh, extras, out, err)
+    data = next((args[j + 1] for j in range(len(args) - 1) if args[j] == "-d"), None)
+    if action == "android.intent.action.VIEW" and data is not None and component is None:
+        app = next((a for prefix, a in _VIEW_URIS.items() if data.startswith(prefix)), None)
+        if app is None:
+            err.write(f"Error: Activity not started, unable to resolve Intent {{ act={action} dat={data} }}\n".encode())
+            return 1
+        out.write(f"Starting: Intent {{ act={action} dat={data} }}\n".encode())
+        return sh.act(Action("launch", app=sh.device.apps[app].label), err)
     package = component.split("/", 1)[0] if component else next((a for a in args[1:] if not a.startswith("-")), "")
     out.write(f"Starting: Intent {{ cmp={component or package} }}\n".encode())
     return _launch(sh, package, err)
@@ -649,6 +796,7 @@ def _dumpsys(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.
         out.write(
             (
                 "WINDOW MANAGER WINDOWS (dumpsys window windows)\n"
+                f"  mCurrentRotation=ROTATION_0\n"
                 f"  mCurrentFocus=Window{{5c1e0d0 u0 {focus}}}\n"
                 f"  mFocusedApp=ActivityRecord{{8a1f3e2 u0 {focus} t12}}\n"
                 f"  mDisplayInfo: app {SCREEN_W} x {SCREEN_H}\n"
@@ -670,7 +818,11 @@ def _dumpsys(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.
         return 0
     if what == "input":
         keyboard = "true" if sh.device.state.keyboard else "false"
-        out.write(f"INPUT MANAGER (dumpsys input)\n  mInputShown={keyboard}\n".encode())
+        out.write(
+            f"INPUT MANAGER (dumpsys input)\n  mInputShown={keyboard}\n"
+            f"  Viewport INTERNAL: displayId=0, orientation=0, logicalFrame=[0, 0, {SCREEN_W}, {SCREEN_H}]\n"
+            "    SurfaceOrientation: 0\n".encode()
+        )
         return 0
     err.write(f"Can't find service: {what}\n".encode())
     return 1
