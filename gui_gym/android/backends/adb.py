@@ -41,7 +41,6 @@ other tasks run *instruction-only* for now (the device's state as it is, success
 
 from __future__ import annotations
 
-import datetime as dt
 import io
 import re
 import socket
@@ -53,7 +52,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from gui_gym.android.actions import TYPE_CLEAR_CHARS, Action
-from gui_gym.android.backends.base import Episode, Outcome
+from gui_gym.android.backends.base import Episode, InstructionOnly, Outcome
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node
 
 __all__ = ["AdbBackend", "DeviceError", "parse_dump", "shell_quote", "text_commands"]
@@ -162,7 +161,7 @@ def parse_dump(xml: str) -> Node:
     return Node("android.widget.FrameLayout", (0, 0, SCREEN_W, SCREEN_H), children=tops)
 
 
-class AdbBackend:
+class AdbBackend(InstructionOnly):
     """A device an adb server can see (see the module docstring).
 
     Args:
@@ -419,9 +418,6 @@ class AdbBackend:
         except OSError as err:
             raise DeviceError(f"screencap on {self.serial} gave no PNG ({err})") from None
 
-    def milestone_reached(self, index: int) -> bool:
-        return False  # instruction-only: the device reports no milestones
-
     def check(self, answer: str | None, status: str | None) -> bool:
         if self._scratch is not None:  # the device's settings, judged by the simulator's own check
             from gui_gym.android.settings_keys import ANDROID_KEYS, from_android
@@ -441,17 +437,7 @@ class AdbBackend:
                     book.add(Contact(first, last.strip(), number))
                 self._scratch.state.data["contacts"] = book
             return bool(self._task.check(self._scratch, self._params, answer, status))
-        # instruction-only: the agent's own verdict (a question needs an answer)
-        if self._task is not None and getattr(self._task, "kind", "action") == "question":
-            return status == "complete" and bool(answer)
-        return status == "complete"
-
-    def app_opened(self, app: str) -> bool:
-        return app in self._opened
-
-    @property
-    def clock(self) -> dt.datetime:
-        return dt.datetime.now()
+        return InstructionOnly.check(self, answer, status)
 
     def close(self) -> None:
         self._tree = None

@@ -18,7 +18,6 @@ the agent's own ``status`` / answer).
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -26,7 +25,7 @@ import numpy as np
 
 from gui_gym.android.actions import Action
 from gui_gym.android.backends.adb import DeviceError, parse_dump, shell_quote, text_commands
-from gui_gym.android.backends.base import Episode, Outcome
+from gui_gym.android.backends.base import Episode, InstructionOnly, Outcome
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node
 
 __all__ = ["AndroidEnvBackend"]
@@ -37,7 +36,7 @@ _FINGER_OF_SCROLL = {"up": "down", "down": "up", "left": "right", "right": "left
 _PATH_POINTS = 6  # TOUCH steps along a swipe
 
 
-class AndroidEnvBackend:
+class AndroidEnvBackend(InstructionOnly):
     """android_env's ``AndroidEnv`` as a backend (see the module docstring).
 
     Args:
@@ -223,21 +222,6 @@ class AndroidEnvBackend:
             return np.zeros((size[1], size[0], 3), np.uint8)
         rgb = self._pixels[..., :3].astype(np.uint8)
         return np.asarray(Image.fromarray(rgb).resize(size), dtype=np.uint8)
-
-    def milestone_reached(self, index: int) -> bool:
-        return False
-
-    def check(self, answer: str | None, status: str | None) -> bool:
-        if self._task is not None and getattr(self._task, "kind", "action") == "question":
-            return status == "complete" and bool(answer)
-        return status == "complete"
-
-    def app_opened(self, app: str) -> bool:
-        return app in self._opened
-
-    @property
-    def clock(self) -> dt.datetime:
-        return dt.datetime.now()
 
     def close(self) -> None:
         self._tree = None

@@ -207,3 +207,27 @@ def require(backend: object, capability: str, what: str) -> None:
             f"{what} needs a backend with {capability} support; the {name!r} backend "
             f"({type(backend).__name__}) does not declare supports_{capability}"
         )
+
+
+class InstructionOnly:
+    """What a device backend that cannot read a task's state answers (a mixin): no milestones,
+    success on the agent's own verdict (a question also needs an answer), the apps it launched,
+    the host's clock. Needs ``_task`` (the task template or ``None``) and ``_opened`` (a set)."""
+
+    _task: Any = None
+    _opened: set[str]
+
+    def milestone_reached(self, index: int) -> bool:
+        return False
+
+    def check(self, answer: str | None, status: str | None) -> bool:
+        if self._task is not None and getattr(self._task, "kind", "action") == "question":
+            return status == "complete" and bool(answer)
+        return status == "complete"
+
+    def app_opened(self, app: str) -> bool:
+        return app in self._opened
+
+    @property
+    def clock(self) -> dt.datetime:
+        return dt.datetime.now()

@@ -41,6 +41,7 @@ import struct
 import threading
 from typing import Any
 
+from gui_gym.android.sim.adb.listener import Listener
 from gui_gym.android.sim.adb.shell import PROPS, Shell
 
 __all__ = ["ADB_VERSION", "FEATURES", "SERIAL", "AdbServer", "serve_adb"]
@@ -62,7 +63,7 @@ class _Closed(Exception):
     """The client went away (or sent something no adb client sends)."""
 
 
-class AdbServer:
+class AdbServer(Listener):
     """A loopback adb server with one simulated device (see the module docstring).
 
     Args:
@@ -85,58 +86,15 @@ class AdbServer:
             from gui_gym.android.backends.sim import SimBackend
 
             backend = SimBackend()
-        self.backend, self.serial, self.timeout = backend, serial, float(timeout)
+        super().__init__(host, port, timeout)
+        self.backend, self.serial = backend, serial
         self.shell = Shell(backend.device)
         self.lock = threading.Lock()  # one command at a time on the phone
-        self._sock = socket.create_server((host, port))
-        self._sock.settimeout(0.5)
-        self.host, self.port = self._sock.getsockname()[:2]
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._clients: set[socket.socket] = set()
 
-    # -- lifecycle --------------------------------------------------------------------------
-    def start(self) -> AdbServer:
-        self._thread = threading.Thread(target=self.serve_forever, name="adb-server", daemon=True)
-        self._thread.start()
-        return self
-
-    def serve_forever(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self._sock.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                break
-            conn.settimeout(self.timeout)
-            self._clients.add(conn)
-            threading.Thread(target=self._serve, args=(conn,), name="adb-client", daemon=True).start()
-
-    def close(self) -> None:
-        """Stop listening and drop every client (a killed server, as clients see it)."""
-        self._stop.set()
-        with contextlib.suppress(OSError):
-            self._sock.close()
-        for c in list(self._clients):
-            with contextlib.suppress(OSError):
-                c.shutdown(socket.SHUT_RDWR)
-                c.close()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> AdbServer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    @property
-    def address(self) -> str:
-        return f"{self.host}:{self.port}"
+    name = "adb-server"
 
     # -- one connection ------------------------------------------------------------------------
-    def _serve(self, conn: socket.socket) -> None:
+    def handle(self, conn: socket.socket) -> None:
         try:
             with conn:
                 self._session(conn)
@@ -144,8 +102,6 @@ class AdbServer:
             pass
         except Exception:  # a bug must not take the server down; the client sees its connection close
             log.exception("adb server: a request failed")
-        finally:
-            self._clients.discard(conn)
 
     def _session(self, conn: socket.socket) -> None:
         bound = False

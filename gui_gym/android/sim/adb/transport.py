@@ -32,6 +32,8 @@ import struct
 import threading
 from typing import Any
 
+from gui_gym.android.sim.adb.listener import Listener
+
 __all__ = ["DeviceTransport", "message"]
 
 A_SYNC, A_CNXN, A_AUTH, A_OPEN = 0x434E5953, 0x4E584E43, 0x48545541, 0x4E45504F
@@ -154,18 +156,15 @@ class _Link:
             self.streams.pop(stream.local, None)
 
 
-class DeviceTransport:
+class DeviceTransport(Listener):
     """The phone of *server* (an :class:`~gui_gym.android.sim.adb.server.AdbServer`) listening as a
     network device on *host*:*port* (``adb connect host:port``)."""
 
+    name = "adb-device"
+
     def __init__(self, server: Any, host: str = "127.0.0.1", port: int = 5555, timeout: float = 30.0) -> None:
-        self.server, self.timeout = server, float(timeout)
-        self._sock = socket.create_server((host, port))
-        self._sock.settimeout(0.5)
-        self.host, self.port = self._sock.getsockname()[:2]
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._conns: set[socket.socket] = set()
+        super().__init__(host, port, timeout)
+        self.server = server
 
     def banner(self) -> bytes:
         from gui_gym.android.sim.adb.server import FEATURES
@@ -174,42 +173,10 @@ class DeviceTransport:
         props = ";".join(f"{k}={PROPS[k]}" for k in ("ro.product.name", "ro.product.model", "ro.product.device"))
         return f"device::{props};features={','.join(FEATURES)}".encode()
 
-    def start(self) -> DeviceTransport:
-        self._thread = threading.Thread(target=self._accept, name="adb-device", daemon=True)
-        self._thread.start()
-        return self
-
-    def _accept(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self._sock.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                break
-            self._conns.add(conn)
-            threading.Thread(target=self._run, args=(conn,), daemon=True).start()
-
-    def _run(self, conn: socket.socket) -> None:
+    def handle(self, conn: socket.socket) -> None:
+        conn.settimeout(None)  # a link idles between commands; its streams keep their own time limits
         try:
             with conn:
                 _Link(self, conn).run()
         except (OSError, ConnectionError, struct.error):
             pass
-        finally:
-            self._conns.discard(conn)
-
-    def close(self) -> None:
-        self._stop.set()
-        with contextlib.suppress(OSError):
-            self._sock.close()
-        for c in list(self._conns):
-            with contextlib.suppress(OSError):
-                c.shutdown(socket.SHUT_RDWR)
-                c.close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    @property
-    def address(self) -> str:
-        return f"{self.host}:{self.port}"
