@@ -151,6 +151,8 @@ def start_driver(chromium: str, chromedriver: str) -> WebDriver:
 def browser() -> Iterator[Browser]:
     """One headless Chromium per test session (per xdist worker), quit at the end."""
     if os.environ.get("GUI_GYM_NO_BROWSER") == "1":
+        # an explicit opt-out for machines that cannot install Chromium; CI never sets it, and
+        # without it a missing browser fails the run (below) instead of skipping
         pytest.skip("GUI_GYM_NO_BROWSER=1: the headless-Chromium tests are skipped")
     paths = find_chromium()
     if paths is None:

@@ -12,7 +12,7 @@ import pytest
 
 
 def adb_binary() -> str:
-    """The path of a runnable ``adb`` client (skips the test where there is none)."""
+    """The path of a runnable ``adb`` client (the test fails, saying what to install, where there is none)."""
     try:
         import adbutils.binaries
 
@@ -24,8 +24,8 @@ def adb_binary() -> str:
     except ImportError:
         pass
     found = shutil.which("adb")
-    if found is None:
-        pytest.skip("no adb client: pip install adbutils (its wheel carries adb) or apt-get install adb")
+    if found is None:  # the dev extra installs adbutils, whose wheel carries adb: a missing one is an error
+        pytest.fail("no adb client: pip install -e '.[dev]' (adbutils' wheel carries adb) or apt-get install adb")
     return found
 
 

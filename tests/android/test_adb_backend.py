@@ -15,7 +15,6 @@ from gui_gym.android.env import GuiAndroidEnv
 from gui_gym.android.sim.adb.server import AdbServer, serve_adb
 from gui_gym.android.ui import to_xml
 
-pytest.importorskip("adbutils")
 TASK = "ContactsAddContact"
 
 

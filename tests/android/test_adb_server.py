@@ -155,7 +155,8 @@ def test_malformed_requests_fail_with_a_reason(server: AdbServer) -> None:
 
 
 def test_adbutils_drives_it_and_a_killed_server_is_a_clear_error() -> None:
-    adbutils = pytest.importorskip("adbutils")
+    import adbutils  # a dev dependency: its absence is an error, not a skip
+
     srv = serve_adb(port=0, timeout=5)
     try:
         client = adbutils.AdbClient(host="127.0.0.1", port=srv.port, socket_timeout=5)

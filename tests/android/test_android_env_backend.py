@@ -14,9 +14,6 @@ from typing import Any
 import numpy as np
 import pytest
 from _adb import adb_binary
-
-pytest.importorskip("android_env")
-
 from absl import logging as absl_logging
 from android_env import loader
 from android_env.components import adb_call_parser, adb_controller, config_classes

@@ -11,11 +11,9 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 from _adb import adb, adb_binary
+from android_env.components import adb_controller, config_classes
 
 from gui_gym.android.sim.adb.server import AdbServer, serve_adb
-
-pytest.importorskip("android_env")
-from android_env.components import adb_controller, config_classes
 
 
 @pytest.fixture
