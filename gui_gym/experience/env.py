@@ -264,7 +264,8 @@ class GuiExperienceEnv(gym.Env):
             self.patch_threshold is None or self._patches < self.patch_threshold
         )
         reached: list[str] = []
-        obs_before = self._obs()
+        if patched:  # written before the episode moves on: an on-policy patch reads this step's screen
+            label = self._patch_label(t, self._obs())
         if scored.matched:
             reached = [self._expert_label(t)]
         if scored.matched or patched:
@@ -280,7 +281,7 @@ class GuiExperienceEnv(gym.Env):
         info[C.EXPERT_ACTION] = ui_s1_json(exp.steps[t].action, exp.screen)
         info["step_score"] = {"format": scored.format, "type": scored.type, "accuracy": scored.accuracy}
         if patched:
-            info[C.PATCH_LABEL] = self._patch_label(t, obs_before)
+            info[C.PATCH_LABEL] = label
         if terminated or truncated:
             self._done = True
             info[C.SUCCESS] = bool(terminated and self._t >= len(exp) and self._patches == 0)

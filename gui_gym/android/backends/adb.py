@@ -55,7 +55,7 @@ from gui_gym.android.actions import TYPE_CLEAR_CHARS, Action
 from gui_gym.android.backends.base import Episode, InstructionOnly, Outcome
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node
 
-__all__ = ["AdbBackend", "DeviceError", "parse_dump", "shell_quote", "text_commands"]
+__all__ = ["AdbBackend", "DeviceError", "package_of", "parse_dump", "shell_quote", "text_commands"]
 
 DUMP_PATH = "/sdcard/window_dump.xml"
 #: The apps whose state this backend sets up and reads on a device.
@@ -161,6 +161,20 @@ def parse_dump(xml: str) -> Node:
     return Node("android.widget.FrameLayout", (0, 0, SCREEN_W, SCREEN_H), children=tops)
 
 
+def package_of(app: str) -> str:
+    """The package of an app named as a Launch names it (the simulator's app table), or a package
+    name given as it is; ValueError otherwise."""
+    from gui_gym.android.sim.apps import APPS
+
+    key = app.strip().lower()
+    for a in APPS.values():
+        if key in (a.label.lower(), a.package):
+            return a.package
+    if "." in app and " " not in app:
+        return app
+    raise ValueError(f"no package known for the app {app!r}; name it by its package (com.example.app)")
+
+
 class AdbBackend(InstructionOnly):
     """A device an adb server can see (see the module docstring).
 
@@ -221,7 +235,6 @@ class AdbBackend(InstructionOnly):
         self._params: dict[str, Any] = {}
         self._scratch: Any = None  # the simulator state a checked task's device state is read into
         self._opened: set[str] = set()
-        self._packages: dict[str, str] = {}
 
     # -- adb ------------------------------------------------------------------------------------
     def _probe(self) -> None:
@@ -241,22 +254,23 @@ class AdbBackend(InstructionOnly):
             raise DeviceError(f"adb shell {command[:60]!r} on {self.serial} failed: {err}") from err
         return out if isinstance(out, str) else str(out)
 
-    def _dump(self) -> Node:
+    def _dump_text(self) -> str:
         self.shell(f"uiautomator dump {DUMP_PATH}")
-        return parse_dump(self.shell(f"cat {DUMP_PATH}"))
+        return self.shell(f"cat {DUMP_PATH}")
+
+    def _dump(self) -> Node:
+        return parse_dump(self._dump_text())
 
     def _settle(self) -> Node:
         """The screen once two dumps in a row agree (or the last one at the time limit)."""
-        from gui_gym.android.ui import to_xml
-
         deadline = time.monotonic() + self.settle_timeout
-        tree = self._dump()
+        text = self._dump_text()
         while time.monotonic() < deadline:
-            again = self._dump()
-            if to_xml(again) == to_xml(tree):
-                return again
-            tree = again
-        return tree
+            again = self._dump_text()
+            if again == text:
+                break
+            text = again
+        return parse_dump(text)
 
     # -- the protocol ---------------------------------------------------------------------------
     @property
@@ -371,7 +385,7 @@ class AdbBackend(InstructionOnly):
                 out.append("input keyevent KEYCODE_ENTER")
             return out, f'Type "{a.text}"'
         if k == "launch":
-            package = self._package(a.app or "")
+            package = package_of(a.app or "")
             return [f"monkey -p {shell_quote(package)} -c android.intent.category.LAUNCHER 1"], f"Launch {a.app}"
         if k in _KEYS:
             return [f"input keyevent {_KEYS[k]}"], f"Press {k.capitalize()}"
@@ -380,21 +394,6 @@ class AdbBackend(InstructionOnly):
         if k in ("finish", "status", "answer"):
             return [], "Finish the task" if k == "finish" else f"Declare the task {a.goal_status or 'complete'}"
         raise ValueError(f"{k} has no adb form here (raw touch needs android_env)")
-
-    def _package(self, app: str) -> str:
-        """The package of an app named as Launch names it (the simulator's app table)."""
-        if app in self._packages:
-            return self._packages[app]
-        from gui_gym.android.sim.apps import APPS
-
-        key = app.strip().lower()
-        for a in APPS.values():
-            if key in (a.label.lower(), a.package):
-                self._packages[app] = a.package
-                return a.package
-        if "." in app and " " not in app:
-            return app  # a package name
-        raise ValueError(f"no package known for the app {app!r}; name it by its package (com.example.app)")
 
     def tree(self) -> Node:
         if self._tree is None:

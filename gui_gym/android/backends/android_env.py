@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from gui_gym.android.actions import Action
-from gui_gym.android.backends.adb import DeviceError, parse_dump, shell_quote, text_commands
+from gui_gym.android.backends.adb import DeviceError, package_of, parse_dump, shell_quote, text_commands
 from gui_gym.android.backends.base import Episode, InstructionOnly, Outcome
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node
 
@@ -194,12 +194,7 @@ class AndroidEnvBackend(InstructionOnly):
             self.adb(req(press_button=req.PressButton(button=button)))
             return f"Press {k.capitalize()}"
         if k == "launch":
-            from gui_gym.android.sim.apps import APPS
-
-            key = (a.app or "").strip().lower()
-            package = next((x.package for x in APPS.values() if key in (x.label.lower(), x.package)), None)
-            if package is None:
-                raise ValueError(f"no package known for the app {a.app!r}")
+            package = package_of(a.app or "")
             self._shell("monkey", "-p", shell_quote(package), "-c", "android.intent.category.LAUNCHER", "1")
             self._opened.add(a.app or "")
             return f"Launch {a.app}"
