@@ -54,7 +54,7 @@ def cmd_serve_adb(args: argparse.Namespace) -> int:
     print(f"adb server (version 41) with {server.serial} at {server.address}; try: adb -P {server.port} devices -l")
     print("Ctrl-C stops it.", flush=True)
     try:
-        while server._thread is not None and server._thread.is_alive():  # ends on host:kill too
+        while server.running:  # ends on host:kill too
             time.sleep(0.5)
     except KeyboardInterrupt:
         pass

@@ -70,5 +70,10 @@ class Listener:
         self.close()
 
     @property
+    def running(self) -> bool:
+        """Whether it still listens (a ``host:kill`` or :meth:`close` stops it)."""
+        return self._thread is not None and self._thread.is_alive()
+
+    @property
     def address(self) -> str:
         return f"{self.host}:{self.port}"
