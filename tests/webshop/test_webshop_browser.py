@@ -43,7 +43,7 @@ def test_a_person_shops_and_reads_the_score(browser, shop_server) -> None:
     server, (goal, *actions) = shop_server
     browser.open(server.url + "/")
     browser.fill("#task", goal)
-    browser.click("#start")
+    submit(browser, browser.driver.find_element("css selector", "#start"))  # wait for the shop page
     instruction = browser.text("#instruction-text")
     assert instruction.startswith("Instruction:")
     for action in actions:  # the careful shopper's actions, done with the mouse and keyboard
@@ -77,7 +77,7 @@ def test_a_recorded_episode_replays(browser, shop_server) -> None:
 def test_markup_in_a_query_stays_text(browser, shop_server) -> None:
     server, _ = shop_server
     browser.open(server.url + "/")
-    browser.click("#start")
+    submit(browser, browser.driver.find_element("css selector", "#start"))  # wait for the shop page
     browser.fill("#search_input", '<img src=x onerror="document.title=1">"><b>bold</b>')
     submit(browser, browser.driver.find_element("css selector", "form.search button"))
     assert "Total results" in browser.page_source()
