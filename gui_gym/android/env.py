@@ -109,6 +109,10 @@ class GuiAndroidEnv(gym.Env):
         backend_options: what a backend named by ``backend`` is made with (``adb``: ``serial``,
             ``host``, ``port``, ``settle_timeout``, ``command_timeout``).
 
+    ``info["backend"]`` names the backend; the reset's ``info["judged_by"]`` says how success is
+    judged: ``"state"`` (the phone's state, as on the simulator), ``"screen"`` (the final screen)
+    or ``"agent"`` (instruction-only: the agent's own ``status`` / answer).
+
     Actions are text in any syntax of :mod:`gui_gym.android.actions`, a JSON dict, or an
     :class:`~gui_gym.android.actions.Action`, each checked the same way (types, values, lengths,
     then against the screen: coordinates on it, an index below the number of elements). An
@@ -225,6 +229,10 @@ class GuiAndroidEnv(gym.Env):
         # instance, and the values behind their <Slot> placeholders (to abstract and refill them).
         info[C.TASK_MILESTONES] = list(self._milestones)
         info[C.PLACEHOLDERS] = dict(episode.placeholders)
+        # how success is judged: "state" (the phone's state), "screen" (the final screen) or
+        # "agent" (instruction-only: the agent's own verdict, on a device that cannot report it)
+        judged_by = getattr(self.backend, "judged_by", None)
+        info["judged_by"] = judged_by(task.id) if callable(judged_by) else "state"
         return self._obs(), info
 
     def step(self, action: str | dict | Action) -> tuple[dict, float, bool, bool, dict]:

@@ -7,6 +7,7 @@ checked without editing this file.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import gymnasium as gym
@@ -15,6 +16,7 @@ import pytest
 import textrooms
 
 import gui_gym
+from gui_gym.android.sim.adb.server import AdbServer, serve_adb
 from gui_gym.core import contract as C
 from gui_gym.core.contract import ContractError, check_contract
 from gui_gym.core.family import EnvFamily, family_of
@@ -29,26 +31,45 @@ def _ours(spec: gym.envs.registration.EnvSpec) -> bool:
 
 ENV_IDS = sorted(env_id for env_id, spec in gym.registry.items() if _ours(spec))
 #: Per id, what makes one episode short enough for the suite (a small task selection).
-KWARGS: dict[str, dict[str, Any]] = {"GuiAndroid-v0": {"task": "easy", "max_steps": 8}}
+KWARGS: dict[str, dict[str, Any]] = {
+    "GuiAndroid-v0": {"task": "easy", "max_steps": 8},
+    # the simulated phone served over the adb protocol (the ``served_phone`` fixture adds its port)
+    "GuiAndroidDevice-v0": {"max_steps": 8, "settle_timeout": 0.05},
+}
+
+
+@pytest.fixture(scope="module")
+def served_phone() -> Iterator[AdbServer]:
+    server = serve_adb(port=0, timeout=10)
+    yield server
+    server.close()
+
+
+def kwargs_for(env_id: str, request: pytest.FixtureRequest) -> dict[str, Any]:
+    """``KWARGS[env_id]``, with the served phone's port for the device env."""
+    kwargs = dict(KWARGS.get(env_id, {}))
+    if env_id == "GuiAndroidDevice-v0":
+        kwargs["port"] = request.getfixturevalue("served_phone").port
+    return kwargs
 
 
 def test_the_registry_holds_every_family() -> None:
-    assert "GuiAndroid-v0" in ENV_IDS and "TextRooms-v0" in ENV_IDS
+    assert {"GuiAndroid-v0", "GuiAndroidDevice-v0", "TextRooms-v0"} <= set(ENV_IDS)
     assert gui_gym.__version__
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
-def test_check_contract(env_id: str) -> None:
-    check_contract(env_id, env_kwargs=KWARGS.get(env_id), seed=3)
+def test_check_contract(env_id: str, request: pytest.FixtureRequest) -> None:
+    check_contract(env_id, env_kwargs=kwargs_for(env_id, request), seed=3)
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
-def test_family_answers_for_every_task(env_id: str) -> None:
+def test_family_answers_for_every_task(env_id: str, request: pytest.FixtureRequest) -> None:
     family = family_of(env_id)
     assert isinstance(family, EnvFamily) and family is family_of(env_id)
     specs = family.tasks(None)
     assert specs and len({t.id for t in specs}) == len(specs)
-    env = gym.make(env_id, **KWARGS.get(env_id, {}))
+    env = gym.make(env_id, **kwargs_for(env_id, request))
     for spec in specs[:: max(1, len(specs) // 6)]:
         obs, info = env.reset(seed=0, options={C.TASK: spec.id})
         assert info[C.TASK_ID] == spec.id and info[C.DIFFICULTY] == spec.difficulty
@@ -90,10 +111,12 @@ def test_specs_cover_the_registry() -> None:
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
 @pytest.mark.parametrize("term", SPECS)
-def test_every_reward_term_composes(env_id: str, term: str, progress_checkpoint: str) -> None:
+def test_every_reward_term_composes(
+    env_id: str, term: str, progress_checkpoint: str, request: pytest.FixtureRequest
+) -> None:
     spec = term.replace("CKPT", progress_checkpoint)
     state = RewardState()
-    kwargs = KWARGS.get(env_id, {})
+    kwargs = kwargs_for(env_id, request)
     env = make_env(env_id, tasks=kwargs.get("task"), reward=spec, state=state,
                    **{k: v for k, v in kwargs.items() if k != "task"})  # fmt: skip
     family = family_of(env)

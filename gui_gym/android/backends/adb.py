@@ -27,16 +27,21 @@ After an action the backend waits for the screen to settle (two equal dumps in a
 :class:`DeviceError` naming what failed; a command never blocks past ``command_timeout``.
 
 Tasks: the simulator's task templates give the instruction, sampled as the simulator samples
-them. A task whose state lives in the system settings (the Settings tasks: Wi-Fi, Bluetooth,
-airplane mode, brightness, dark theme...) or in the contacts' names and numbers (most Contacts
-tasks, :data:`CHECKED_TASKS`) is set up and checked on the device: the start state is built on a
-scratch simulator and written with ``settings put`` and, for contacts, ``pm clear`` of the
-contacts provider and the app's INSERT intent and Save button; at the end ``settings get`` and
-``content query --uri content://contacts/phones/`` read the device's state back into that scratch
-state and the simulator's own success check judges it, as AndroidWorld judges an emulator. The
-other tasks run *instruction-only* for now (the device's state as it is, success the agent's own
-``status`` / answer). There are no milestones on a device (progress 0); ``info["backend"]`` says
-``adb``.
+them, and :meth:`AdbBackend.judged_by` says how each is judged (``info["judged_by"]``):
+
+- ``"state"``: the Settings, Contacts, Messages and Markor tasks. The start state is built on a
+  scratch simulator and written to the device; at the end the device's state is read back into
+  it and the simulator's own success check judges it, as AndroidWorld judges an emulator
+  (:mod:`gui_gym.android.backends.device_state` lists the commands: ``settings``, ``content``
+  on the contacts and SMS providers, files under /sdcard/Documents/Markor).
+- ``"screen"``: AndroidWorld's Clock tasks (stopwatch running or paused, a timer entered), judged
+  from the final screen with AndroidWorld's predicates after ``pm clear`` of the Clock app.
+- ``"agent"``: the other tasks run *instruction-only* (the device's state as it is; success is
+  the agent's own ``status`` / answer).
+
+Every reset closes the simulator's apps (``am force-stop``), sets the task's date (``date
+MMDDhhmmYY.ss``, as AndroidWorld does) and goes Home, so the same seed starts the same episode.
+There are no milestones on a device (progress 0); ``info["backend"]`` says ``adb``.
 """
 
 from __future__ import annotations
@@ -53,40 +58,15 @@ import numpy as np
 
 from gui_gym.android.actions import TYPE_CLEAR_CHARS, Action
 from gui_gym.android.backends.base import Episode, InstructionOnly, Outcome
+from gui_gym.android.backends.device_state import APP_STATES, SCREEN_CHECKS, AppState, DeviceError, shell_quote
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node
 
 __all__ = ["AdbBackend", "DeviceError", "package_of", "parse_dump", "shell_quote", "text_commands"]
 
 DUMP_PATH = "/sdcard/window_dump.xml"
-#: The apps whose state this backend sets up and reads on a device.
-CHECKED_APPS = ("settings",)
-#: Tasks of other apps set up and judged on a device: the Contacts tasks whose state is the
-#: contacts' names and numbers (what AndroidWorld reads with ``content query``).
-CHECKED_TASKS = (
-    "ContactsAddContact",
-    "ContactsAddMultiple",
-    "ContactsDeleteContact",
-    "ContactsEditPhone",
-    "ContactsPhoneNumberQuestion",
-    "ContactsDeleteNonexistent",
-)
-_ROW = re.compile(r"^Row: \d+ display_name=(.*), number=(.*)$")
 _SWIPE_FRACTION = {"short": 0.2, "medium": 0.4, "long": 0.6}
 _FINGER_OF_SCROLL = {"up": "down", "down": "up", "left": "right", "right": "left"}
 _KEYS = {"back": "KEYCODE_BACK", "home": "KEYCODE_HOME", "enter": "KEYCODE_ENTER"}
-
-
-class DeviceError(RuntimeError):
-    """The device vanished, hung or answered something that is no answer."""
-
-
-def shell_quote(text: str) -> str:
-    """*text* as one single-quoted sh word: nothing in it is expanded or run.
-
-    >>> shell_quote("it's $(here)")
-    "'it'\\\\''s $(here)'"
-    """
-    return "'" + text.replace("'", "'\\''") + "'"
 
 
 def text_commands(text: str) -> list[str]:
@@ -162,13 +142,17 @@ def parse_dump(xml: str) -> Node:
 
 
 def package_of(app: str) -> str:
-    """The package of an app named as a Launch names it (the simulator's app table), or a package
-    name given as it is; ValueError otherwise."""
+    """The package of an app named as a Launch names it (the simulator's app table: its label, name
+    or package, else AndroidWorld's name patterns), or a package name given as it is; ValueError
+    otherwise."""
     from gui_gym.android.sim.apps import APPS
 
     key = app.strip().lower()
     for a in APPS.values():
-        if key in (a.label.lower(), a.package):
+        if key in (a.label.lower(), a.name, a.package):
+            return a.package
+    for a in APPS.values():
+        if any(re.match(pattern, key) for pattern in a.aliases):
             return a.package
     if "." in app and " " not in app:
         return app
@@ -234,7 +218,8 @@ class AdbBackend(InstructionOnly):
         self._task: Any = None
         self._params: dict[str, Any] = {}
         self._scratch: Any = None  # the simulator state a checked task's device state is read into
-        self._opened: set[str] = set()
+        self._states: list[AppState] = []  # the apps written to the device at the start
+        self._opened: set[str] = set()  # the packages brought to the front since the start
 
     # -- adb ------------------------------------------------------------------------------------
     def _probe(self) -> None:
@@ -245,11 +230,11 @@ class AdbBackend(InstructionOnly):
         except OSError as err:
             raise DeviceError(f"no adb server answers at {self.host}:{self.port} ({err})") from None
 
-    def shell(self, command: str) -> str:
+    def shell(self, command: str, rstrip: bool = True) -> str:
         """Run one command line on the device; its output (DeviceError when the device fails)."""
         self._probe()
         try:
-            out = self.device.shell(command, timeout=self.command_timeout)
+            out = self.device.shell(command, timeout=self.command_timeout, rstrip=rstrip)
         except (self._adbutils.AdbError, self._adbutils.AdbTimeout, OSError) as err:
             raise DeviceError(f"adb shell {command[:60]!r} on {self.serial} failed: {err}") from err
         return out if isinstance(out, str) else str(out)
@@ -272,68 +257,79 @@ class AdbBackend(InstructionOnly):
             text = again
         return parse_dump(text)
 
+    def tap_text(self, text: str) -> None:
+        """Tap the element whose text or description is *text* (case aside), as AndroidWorld taps
+        Save in the contact editor; DeviceError when the screen shows none."""
+        node = next((n for n in self._dump().walk() if (n.text or n.desc).strip().lower() == text.lower()), None)
+        if node is None:
+            raise DeviceError(f"the screen shows no {text!r} to tap")
+        x, y = node.center()
+        self.shell(f"input tap {x} {y}")
+
+    def current_activity(self) -> str:
+        """The focused ``package/activity`` (android_env's ``am stack list`` route)."""
+        out = self.shell("am stack list")
+        for line in out.splitlines():
+            if "visible=true" in line:
+                found = re.findall(r"\{([^{}]*)\}", line)
+                if found:
+                    return found[-1]
+        return ""
+
     # -- the protocol ---------------------------------------------------------------------------
     @property
     def tasks(self) -> Mapping[str, Any]:
         return self._tasks
 
+    def judged_by(self, task_id: str) -> str:
+        """How *task_id* is judged on the device: ``"state"`` (its apps' data read back),
+        ``"screen"`` (AndroidWorld's checks of the final screen) or ``"agent"`` (instruction-only)."""
+        task = self._tasks[task_id]
+        if task_id in SCREEN_CHECKS:
+            return "screen"
+        if all(app in APP_STATES for app in (getattr(task, "apps", None) or (task.app,))):
+            return "state"
+        return "agent"
+
     def checked_on_device(self, task_id: str) -> bool:
         """Whether *task_id* is set up and judged on the device (else instruction-only)."""
-        task = self._tasks[task_id]
-        if task_id in CHECKED_TASKS:
-            return True
-        return all(app in CHECKED_APPS for app in (getattr(task, "apps", None) or (task.app,)))
+        return self.judged_by(task_id) != "agent"
 
-    # -- contacts, as AndroidWorld sets them up and reads them ---------------------------------------
-    def _put_contacts(self, contacts: list[Any]) -> None:
-        """Clear the contacts provider, then add each contact through the app's INSERT intent and
-        its Save button (AndroidWorld's ``contacts_utils.add_contact``)."""
-        self.shell("pm clear com.android.providers.contacts")
-        for c in contacts:
-            self.shell(
-                "am start -a android.intent.action.INSERT -t vnd.android.cursor.dir/contact "
-                f"-e name {shell_quote(c.name)} -e phone {shell_quote(c.phone)}"
-            )
-            save = next((n for n in self._dump().walk() if (n.text or n.desc).strip().lower() == "save"), None)
-            if save is None:
-                raise DeviceError("the contact editor shows no Save button")
-            x, y = save.center()
-            self.shell(f"input tap {x} {y}")
-            self.shell("input keyevent KEYCODE_BACK")
+    def _reset_phone(self, now: Any) -> None:
+        """Close the simulator's apps, set the clock, go Home: the same start for the same seed."""
+        from gui_gym.android.sim.apps import APPS
 
-    def _read_contacts(self) -> list[tuple[str, str]]:
-        out = self.shell("content query --uri content://contacts/phones/ --projection display_name:number")
-        rows = []
-        for line in out.splitlines():
-            m = _ROW.match(line.strip())
-            if m:
-                rows.append((m.group(1), m.group(2)))
-            elif line.strip() and not line.startswith("No result"):
-                raise DeviceError(f"content query answered {line[:60]!r}, not rows of display_name and number")
-        return rows
+        self.shell("; ".join(f"am force-stop {a.package}" for a in APPS.values()))
+        self.shell(f"date {now.strftime('%m%d%H%M%y.%S')}")
 
     def start(self, task_id: str, rng: np.random.Generator, params: Mapping[str, Any] | None = None) -> Episode:
-        from gui_gym.android.settings_keys import ANDROID_KEYS, to_android
+        from gui_gym.android.sim.device import Device
 
         task = self._tasks[task_id]
         p = task.sample(rng)  # the simulator's order of draws: the same instance for the same seed
         if params:
             p = {**p, **params}
-        self._task, self._params, self._opened, self._scratch = task, p, set(), None
-        if self.checked_on_device(task_id):
-            from gui_gym.android.sim.device import Device
-
-            scratch = Device()
-            scratch.reset(now=task.clock(rng))
-            task.setup(scratch, p, rng)
-            for (namespace, key), name in ANDROID_KEYS.items():
-                value = to_android(name, scratch.state.settings[name])
-                self.shell(f"settings put {namespace} {key} {shell_quote(value)}")
-            if task_id in CHECKED_TASKS:
-                self._put_contacts(scratch.data("contacts").contacts)
+        self._task, self._params, self._scratch, self._states = task, p, None, []
+        scratch = Device()
+        scratch.reset(now=task.clock(rng))
+        task.setup(scratch, p, rng)
+        self._reset_phone(scratch.state.now)
+        judged = self.judged_by(task_id)
+        if judged == "state":
+            fresh = Device()
+            apps = set(getattr(task, "apps", None) or (task.app,)) | {"settings"}
+            # an app the set-up filled goes too (the contacts behind a Messages task's conversations)
+            apps |= {a for a in APP_STATES if scratch.state.data.get(a) != fresh.state.data.get(a)}
+            for app in sorted(apps, key=list(APP_STATES).index):
+                state: AppState = APP_STATES[app]()
+                state.put(self, scratch)
+                self._states.append(state)
             self._scratch = scratch
+        elif judged == "screen":
+            self.shell(f"pm clear {SCREEN_CHECKS[task_id][0]}")
         self.shell("input keyevent KEYCODE_HOME")
         self._tree = self._settle()
+        self._opened = set()
         return Episode(task_id=task.id, instruction=task.instruction(p), params=p, milestones=(), step_limit=30)
 
     def act(self, action: Action) -> Outcome:
@@ -346,10 +342,16 @@ class AdbBackend(InstructionOnly):
             return Outcome(True, described, done=True, answer=action.text, status=status)
         for c in commands:
             self.shell(c)
-        if action.kind == "launch" and action.app:
-            self._opened.add(action.app)
         self._tree = self._settle()
+        self._opened |= {n.package for n in self._tree.walk() if n.package}
         return Outcome(True, described)
+
+    def app_opened(self, app: str) -> bool:
+        """Whether *app* (a name, label or package) was on screen since the start."""
+        try:
+            return package_of(app) in self._opened
+        except ValueError:
+            return False
 
     def _commands(self, a: Action) -> tuple[list[str], str]:
         k = a.kind
@@ -418,24 +420,14 @@ class AdbBackend(InstructionOnly):
             raise DeviceError(f"screencap on {self.serial} gave no PNG ({err})") from None
 
     def check(self, answer: str | None, status: str | None) -> bool:
-        if self._scratch is not None:  # the device's settings, judged by the simulator's own check
-            from gui_gym.android.settings_keys import ANDROID_KEYS, from_android
-
-            for (namespace, key), name in ANDROID_KEYS.items():
-                text = self.shell(f"settings get {namespace} {key}")
-                try:
-                    self._scratch.state.settings[name] = from_android(name, text)
-                except ValueError:
-                    raise DeviceError(f"settings get {namespace} {key} answered {text[:40]!r}") from None
-            if self._task.id in CHECKED_TASKS:
-                from gui_gym.android.sim.apps.contacts import Contact, ContactsData
-
-                book = ContactsData()
-                for name, number in self._read_contacts():
-                    first, _, last = name.partition(" ")
-                    book.add(Contact(first, last.strip(), number))
-                self._scratch.state.data["contacts"] = book
+        judged = self.judged_by(self._task.id) if self._task is not None else "agent"
+        if judged == "state" and self._scratch is not None:  # the device's state, judged by the task's check
+            for state in self._states:
+                state.read(self, self._scratch)
             return bool(self._task.check(self._scratch, self._params, answer, status))
+        if judged == "screen":
+            _, judge = SCREEN_CHECKS[self._task.id]
+            return judge(self.elements(), self.current_activity(), self._params)
         return InstructionOnly.check(self, answer, status)
 
     def close(self) -> None:

@@ -20,6 +20,10 @@ Optional capabilities are declared by boolean class attributes, read with :func:
 A backend that does not declare one does not have it; the env then raises
 :class:`BackendCapabilityError` naming the backend and the capability.
 
+An optional ``judged_by(task_id)`` says how a task's success is judged (``"state"``: the
+phone's state, the default; ``"screen"``: the final screen; ``"agent"``: instruction-only, the
+agent's own verdict); the env reports it as the reset's ``info["judged_by"]``.
+
 Two optional methods enrich the observation: ``windows()`` (every window on screen as
 :class:`~gui_gym.android.ui.Window` records: the accessibility forest, AndroidWorld's element
 list, ``ui_windows="all"``) and ``screen()`` (all windows under one root, ``ui_windows="merged"``).
@@ -216,6 +220,9 @@ class InstructionOnly:
 
     _task: Any = None
     _opened: set[str]
+
+    def judged_by(self, task_id: str) -> str:
+        return "agent"
 
     def milestone_reached(self, index: int) -> bool:
         return False

@@ -2,19 +2,23 @@
 
 A small interpreter of the command lines that agents and controllers send (AndroidWorld's and
 AndroidLab's, adbutils', the ``adb`` client's): ``uiautomator dump [FILE]``, ``screencap [-p]
-[FILE]``, ``input tap|swipe|text|keyevent``, ``am start``, ``monkey -p``, ``pm list packages``,
-``dumpsys window|activity|input|display``, ``wm size|density``, ``getprop``, ``settings
-get|put|list``, ``content query`` (the contacts' phones), ``pm clear``, ``cat``, ``rm``, ``ls``,
-``mkdir``, ``echo``, ``grep`` (in pipes), ``true``, ``false``, ``exit``; joined by ``;``, ``&&``,
-``||`` and ``|``, with sh's quoting.
+[FILE]``, ``input tap|swipe|text|keyevent|keycombination``, ``am start|force-stop|broadcast|stack
+list``, ``monkey -p``, ``pm list packages|clear``, ``dumpsys window|activity|input|display``,
+``wm size|density``, ``getprop``, ``settings get|put|list``, ``date``, ``content
+query|insert|delete`` (contacts and SMS, :mod:`~gui_gym.android.sim.adb.providers`), the file
+commands of :mod:`~gui_gym.android.sim.adb.files` (``cat``, ``rm``, ``mkdir``, ``ls``, ``find``,
+``test`` / ``[``, ``printf``, ``touch``, ``stat``…), ``echo``, ``grep`` (in pipes), ``true``,
+``false``, ``exit``. sh's grammar as far as controllers use it: ``;``, ``&&``, ``||``, ``|``, line
+breaks, ``if … then … else … fi``, redirections (``>``, ``>>``, ``<``, ``2>``, ``2>&1``), globs
+over the phone's files, and sh's quoting.
 
 It runs nothing: every command is read as data and mapped onto the simulator — an input event is
 an :class:`~gui_gym.android.actions.Action` given to :meth:`Device.act
 <gui_gym.android.sim.device.Device.act>`, the env's own action path — and files live in an
-in-memory ``/sdcard``. What sh would expand or run (``$(...)``, backquotes, ``$VAR``, globs,
-redirections) is refused with sh's kind of error, so agent text that reaches this shell stays
-text, as it must on a device. An unknown command gets sh's ``inaccessible or not found`` and exit
-status 127, never an exception.
+in-memory ``/sdcard`` (Markor's notebook mounted in it). What sh would run or substitute
+(``$(...)``, backquotes, ``$VAR``, subshells) is refused with sh's kind of error, so agent text that
+reaches this shell stays text, as it must on a device. An unknown command gets sh's
+``inaccessible or not found`` and exit status 127, never an exception.
 
 Example:
     >>> from gui_gym.android.sim.device import Device
@@ -31,9 +35,12 @@ Example:
 
 from __future__ import annotations
 
+import datetime as dt
+import fnmatch
 import io
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,6 +75,8 @@ PROPS = {
     "ro.sf.lcd_density": "420",
     "persist.sys.timezone": "UTC",
 }
+#: Other names of ``/sdcard`` on a phone.
+_ALIASES = ("/storage/emulated/0", "/storage/self/primary", "/mnt/sdcard")
 MAX_FILE = 64 << 20  # a pushed file larger than this is refused (the sim holds files in memory)
 _DUMP = "/sdcard/window_dump.xml"
 
@@ -97,6 +106,7 @@ class Shell:
         self.device = device
         self.files: dict[str, bytes] = {}
         self.dirs: set[str] = {"/", "/sdcard", "/sdcard/Download", "/data", "/data/local", "/data/local/tmp"}
+        self.mtimes: dict[str, dt.datetime] = {}  # a file's or folder's last change (else the clock's now)
         self._screenshot = screenshot
         self.select_all = False  # Ctrl+A was pressed: the next Delete clears the whole field
 
@@ -117,41 +127,79 @@ class Shell:
 
     def _line(self, line: str, stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
         try:
-            tokens = _tokens(line)
+            tree = _Parser(_tokens(line)).script()
         except ValueError as e:
             err.write(f"{SH}: syntax error: {e}\n".encode())
             return 2
-        status, op = 0, ";"
-        pipeline: list[list[str]] = [[]]
-        sequence: list[tuple[list[list[str]], str]] = []
-        for tok in tokens:
-            if not isinstance(tok, _Op):
-                pipeline[-1].append(tok)
-            elif tok in (";", "&&", "||", "&"):
-                sequence.append((pipeline, str(tok)))
-                pipeline = [[]]
-            elif tok == "|":
-                pipeline.append([])
+        with self.mounted():
+            return self._run(tree, stdin, out, err)
+
+    def _run(self, node: Any, stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+        """Evaluate a parsed node: a list, an and-or chain, a pipeline, an ``if`` or a command."""
+        if isinstance(node, _If):
+            for cond, body in node.branches:
+                if self._run(cond, stdin, out, err) == 0:
+                    return self._run(body, stdin, out, err)
+            return self._run(node.otherwise, stdin, out, err) if node.otherwise is not None else 0
+        if isinstance(node, _Simple):
+            return self._simple(node, stdin, out, err)
+        kind, items = node
+        if kind == "list":
+            status = 0
+            for item in items:
+                status = self._run(item, stdin, out, err)
+            return status
+        if kind == "and_or":
+            status = self._run(items[0], stdin, out, err)
+            for op, item in items[1:]:
+                if (op == "&&") == (status == 0):
+                    status = self._run(item, stdin, out, err)
+            return status
+        status, data = 0, stdin  # a pipeline
+        for i, cmd in enumerate(items):
+            sink = out if i == len(items) - 1 else io.BytesIO()
+            status = self._run(cmd, data, sink, err)
+            data = sink.getvalue() if sink is not out else b""
+        return status
+
+    def _simple(self, cmd: _Simple, stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
+        """One command with its redirections (``>``, ``>>``, ``<``, ``2>``, ``2>&1``, ``>&2``)."""
+        sink_out, sink_err = out, err
+        files: list[tuple[str, io.BytesIO, bool]] = []
+        for op, target in cmd.redirects:
+            if op == "<":
+                p = self.path(target)
+                if p not in self.files:
+                    err.write(f"{SH}: can't open '{target}': No such file or directory\n".encode())
+                    return 1
+                stdin = self.files[p]
+            elif op in (">&", "1>&", "2>&"):
+                if target not in ("1", "2"):
+                    err.write(f"{SH}: {target}: bad file descriptor\n".encode())
+                    return 1
+                stream = sink_out if target == "1" else sink_err
+                if op == "2>&":
+                    sink_err = stream
+                else:
+                    sink_out = stream
             else:
-                err.write(f"{SH}: {tok}: redirections and subshells are not supported here\n".encode())
-                return 2
-        sequence.append((pipeline, ";"))
-        for pipe, next_op in sequence:
-            if (op == "&&" and status != 0) or (op == "||" and status == 0):
-                op = next_op
+                buf = io.BytesIO()
+                files.append((target, buf, op.endswith(">>")))
+                if op.startswith("2"):
+                    sink_err = buf
+                else:
+                    sink_out = buf
+        argv = [m for w in cmd.argv for m in self.expand(w)]
+        status = self._command(argv, stdin, sink_out, sink_err) if argv else 0
+        for target, buf, append in files:
+            p = self.path(target)
+            if p == "/dev/null":
                 continue
-            if any(not cmd for cmd in pipe):
-                if len(pipe) == 1 and not pipe[0]:
-                    op = next_op
-                    continue
-                err.write(f"{SH}: syntax error: unexpected '{next_op}'\n".encode())
-                return 2
-            data = stdin
-            for i, cmd in enumerate(pipe):
-                sink = out if i == len(pipe) - 1 else io.BytesIO()
-                status = self._command(cmd, data, sink, err)
-                data = sink.getvalue() if sink is not out else b""
-            op = next_op
+            data = (self.files.get(p, b"") if append else b"") + buf.getvalue()
+            problem = self.write(p, data)
+            if problem:
+                err.write(f"{SH}: can't create {target}: {problem.split(': ', 1)[-1]}\n".encode())
+                return 1
         return status
 
     def _command(self, argv: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
@@ -196,7 +244,50 @@ class Shell:
         return buf.getvalue()
 
     # -- files ------------------------------------------------------------------------------------
+    @contextmanager
+    def mounted(self) -> Iterator[None]:
+        """The apps' folders (Markor's notebook) as files for the length of a command; what the
+        command changed there goes back into the app's data."""
+        from gui_gym.android.sim.adb.files import sync_in, sync_out
+
+        sync_in(self)
+        try:
+            yield
+        finally:
+            sync_out(self)
+
+    def expand(self, word: str) -> list[str]:
+        """A word with an unquoted glob as the phone's matching paths, sorted (the word itself
+        when nothing matches, as sh leaves it); any other word as it is."""
+        pattern = getattr(word, "pattern", None)
+        if pattern is None:
+            return [str(word)]
+        absolute = pattern.startswith("/")
+        alias = next((a for a in _ALIASES if pattern.startswith(a + "/")), None)
+        if alias is not None:  # /storage/emulated/0/* lists /sdcard, and answers in the name given
+            pattern = "/sdcard" + pattern[len(alias) :]
+        parts = [q for q in pattern.split("/") if q]
+        found = ["/"]
+        for k, part in enumerate(parts):
+            last = k == len(parts) - 1
+            nxt = []
+            for base in found:
+                names = [name for name, is_dir, _ in self.listing(base) or [] if is_dir or last]
+                hidden = part.startswith(".")
+                nxt += [
+                    base.rstrip("/") + "/" + name
+                    for name in names
+                    if fnmatch.fnmatchcase(name, part) and (hidden or not name.startswith("."))
+                ]
+            found = nxt
+        if not found:
+            return [str(word)]
+        if alias is not None:
+            found = [alias + f[len("/sdcard") :] for f in found]
+        return sorted(f if absolute else f[1:] for f in found)
+
     def path(self, p: str) -> str:
+        """*p* made absolute and normal (``/storage/emulated/0`` is ``/sdcard``, as on a phone)."""
         if not p.startswith("/"):
             p = "/" + p  # adb shell's working directory is /
         parts: list[str] = []
@@ -208,7 +299,11 @@ class Shell:
                     parts.pop()
                 continue
             parts.append(part)
-        return "/" + "/".join(parts)
+        out = "/" + "/".join(parts)
+        for alias in _ALIASES:
+            if out == alias or out.startswith(alias + "/"):
+                out = "/sdcard" + out[len(alias) :]
+        return out
 
     def write(self, path: str, data: bytes) -> str | None:
         """Store *data* at *path*; the error text when it cannot be."""
@@ -221,6 +316,7 @@ class Shell:
         if len(data) > MAX_FILE:
             return f"{p}: No space left on device"
         self.files[p] = bytes(data)
+        self.mtimes[p] = self.device.state.now
         return None
 
     def listing(self, path: str) -> list[tuple[str, bool, int]] | None:
@@ -256,42 +352,56 @@ def _expands(line: str, i: int) -> bool:
 
 def _tokens(line: str) -> list[str]:
     """sh's words and operators (:class:`_Op`), with its quoting: ``'…'`` literal, ``"…"`` with
-    ``\\`` escapes, a backslash escaping the next character. What sh would expand or run
-    (``$(…)``, backquotes, ``${…}``, ``$NAME``, unquoted globs) is refused, not run."""
+    ``\\`` escapes, a backslash escaping the next character; an unquoted line break separates
+    commands. What sh would substitute or run (``$(…)``, backquotes, ``${…}``, ``$NAME``) is
+    refused, not run; a word with an unquoted glob carries its pattern (:meth:`Shell.expand`)."""
     tokens: list[str] = []
     word: list[str] = []
-    in_word = False
+    pattern: list[str] = []  # the word as an fnmatch pattern: quoted *?[ escaped
+    in_word = quoted = glob = False
     i, n = 0, len(line)
 
     def end_word() -> None:
-        nonlocal in_word
+        nonlocal in_word, quoted, glob
         if in_word:
-            tokens.append("".join(word))
+            tokens.append(_Word("".join(word), quoted, "".join(pattern) if glob else None))
             word.clear()
-            in_word = False
+            pattern.clear()
+            in_word = quoted = glob = False
+
+    def literal(text: str) -> None:
+        word.append(text)
+        pattern.append("".join(f"[{c}]" if c in "*?[" else c for c in text))
 
     while i < n:
         c = line[i]
-        if c in " \t\n":
+        if c in " \t":
             end_word()
             i += 1
+        elif c == "\n":
+            end_word()
+            tokens.append(_Op(";"))
+            i += 1
+        elif c == "#" and not in_word:
+            j = line.find("\n", i)
+            i = n if j < 0 else j  # a comment runs to the end of the line
         elif c == "\\":
             if i + 1 < n and line[i + 1] != "\n":
-                word.append(line[i + 1])
-            in_word = True
+                literal(line[i + 1])
+            in_word = quoted = True
             i += 2
         elif c == "'":
             j = line.find("'", i + 1)
             if j < 0:
                 raise ValueError("unterminated quoted string")
-            word.append(line[i + 1 : j])
-            in_word = True
+            literal(line[i + 1 : j])
+            in_word = quoted = True
             i = j + 1
         elif c == '"':
             i += 1
             while i < n and line[i] != '"':
                 if line[i] == "\\" and i + 1 < n and line[i + 1] in '"\\$`\n':
-                    word.append(line[i + 1])
+                    literal(line[i + 1])
                     i += 2
                     continue
                 if line[i] == "`" or (
@@ -300,29 +410,167 @@ def _tokens(line: str) -> list[str]:
                     and (line[i + 1] in "({" or line[i + 1].isalpha() or line[i + 1] == "_")
                 ):
                     raise ValueError("command substitution and parameter expansion are not supported here")
-                word.append(line[i])
+                literal(line[i])
                 i += 1
             if i >= n:
                 raise ValueError("unterminated quoted string")
-            in_word = True
+            in_word = quoted = True
             i += 1
         elif c == "`" or (
             c == "$" and i + 1 < n and (line[i + 1] in "({" or line[i + 1].isalpha() or line[i + 1] == "_")
         ):
             raise ValueError("command substitution and parameter expansion are not supported here")
         elif c in ";&|<>()":
+            fd = ""
+            if c in "<>" and in_word and not quoted and "".join(word) in ("1", "2"):
+                fd, in_word = "".join(word), False  # 2>file: the digit names the stream
+                word.clear()
             end_word()
             op = next(o for o in _OPERATORS if line.startswith(o, i))
-            tokens.append(_Op(op))
+            tokens.append(_Op(fd + op))
             i += len(op)
         else:
             if c in "*?[" and not (c == "[" and not in_word and (i + 1 >= n or line[i + 1] in " \t")):
-                raise ValueError(f"{line[max(0, i - 10) : i + 10].strip()}: glob patterns are not supported here")
+                glob = True  # expanded over the phone's files when the command runs
             word.append(c)
+            pattern.append(c)
             in_word = True
             i += 1
     end_word()
     return tokens
+
+
+class _Word(str):
+    """A word token; ``quoted`` when any of it was quoted (so ``'if'`` is no keyword); ``pattern``
+    when it holds an unquoted ``*``, ``?`` or ``[``: the fnmatch pattern it expands by."""
+
+    quoted: bool
+    pattern: str | None
+
+    def __new__(cls, text: str, quoted: bool = False, pattern: str | None = None) -> _Word:
+        w = super().__new__(cls, text)
+        w.quoted, w.pattern = quoted, pattern
+        return w
+
+
+@dataclass
+class _Simple:
+    argv: list[_Word]
+    redirects: list[tuple[str, str]]
+
+
+@dataclass
+class _If:
+    branches: list[tuple[Any, Any]]
+    otherwise: Any
+
+
+_KEYWORDS = ("if", "then", "elif", "else", "fi")
+_REDIRECTS = (">", ">>", "<", "1>", "1>>", "2>", "2>>", ">&", "1>&", "2>&")
+
+
+class _Parser:
+    """sh's grammar, the part agents and controllers use: lists (``;``, ``&``, line breaks),
+    ``&&`` / ``||``, pipelines, ``if … then … [elif …] [else …] fi`` and simple commands with
+    redirections. Subshells, functions and loops are refused."""
+
+    def __init__(self, tokens: list[str]) -> None:
+        self.toks, self.i = tokens, 0
+
+    def peek(self) -> str | None:
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def keyword(self) -> str | None:
+        t = self.peek()
+        return str(t) if isinstance(t, _Word) and not t.quoted and t in _KEYWORDS else None
+
+    def script(self) -> Any:
+        tree = self.list(stop=())
+        if self.peek() is not None:
+            raise ValueError(f"unexpected '{self.peek()}'")
+        return tree
+
+    def list(self, stop: tuple[str, ...]) -> Any:
+        items = []
+        while True:
+            while isinstance(self.peek(), _Op) and self.peek() in (";", "&"):
+                self.i += 1
+            t = self.peek()
+            if t is None or (self.keyword() in stop and stop):
+                break
+            items.append(self.and_or())
+            t = self.peek()
+            if t is None or self.keyword() in stop:
+                continue
+            if not (isinstance(t, _Op) and t in (";", "&")):
+                raise ValueError(f"unexpected '{t}'")
+        return ("list", items)
+
+    def and_or(self) -> Any:
+        items: list[Any] = [self.pipeline()]
+        while isinstance(self.peek(), _Op) and self.peek() in ("&&", "||"):
+            op = str(self.toks[self.i])
+            self.i += 1
+            items.append((op, self.pipeline()))
+        return ("and_or", items)
+
+    def pipeline(self) -> Any:
+        cmds = [self.command()]
+        while isinstance(self.peek(), _Op) and self.peek() == "|":
+            self.i += 1
+            cmds.append(self.command())
+        return ("pipeline", cmds)
+
+    def command(self) -> Any:
+        kw = self.keyword()
+        if kw == "if":
+            return self.if_clause()
+        if kw is not None:
+            raise ValueError(f"unexpected '{kw}'")
+        argv: list[str] = []
+        redirects: list[tuple[str, str]] = []
+        while (t := self.peek()) is not None:
+            if isinstance(t, _Op):
+                if t not in _REDIRECTS:
+                    break
+                self.i += 1
+                target = self.peek()
+                if target is None or isinstance(target, _Op):
+                    raise ValueError(f"'{t}' needs a file")
+                redirects.append((str(t), str(target)))
+                self.i += 1
+                continue
+            argv.append(t)
+            self.i += 1
+        if not argv and not redirects:
+            t = self.peek()
+            if t is not None and t in ("(", ")"):
+                raise ValueError(f"'{t}': subshells are not supported here")
+            raise ValueError(f"unexpected '{t if t is not None else 'end of line'}'")
+        return _Simple(argv, redirects)
+
+    def expect(self, kw: str) -> None:
+        if self.keyword() != kw:
+            raise ValueError(f"expected '{kw}', got '{self.peek() if self.peek() is not None else 'end of line'}'")
+        self.i += 1
+
+    def if_clause(self) -> _If:
+        self.expect("if")
+        branches = []
+        cond = self.list(stop=("then",))
+        self.expect("then")
+        branches.append((cond, self.list(stop=("elif", "else", "fi"))))
+        otherwise = None
+        while self.keyword() == "elif":
+            self.i += 1
+            cond = self.list(stop=("then",))
+            self.expect("then")
+            branches.append((cond, self.list(stop=("elif", "else", "fi"))))
+        if self.keyword() == "else":
+            self.i += 1
+            otherwise = self.list(stop=("fi",))
+        self.expect("fi")
+        return _If(branches, otherwise)
 
 
 # ----------------------------------------------------------------------------- the commands
@@ -371,74 +619,6 @@ def _exit(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.Byt
 @command("sleep")
 def _sleep(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
     return 0  # the simulator's clock moves with its actions, not with the host's
-
-
-@command("cat")
-def _cat(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
-    if not args:
-        out.write(stdin)
-        return 0
-    status = 0
-    for a in args:
-        p = sh.path(a)
-        if p in sh.files:
-            out.write(sh.files[p])
-        else:
-            err.write(f"cat: {a}: {'Is a directory' if p in sh.dirs else 'No such file or directory'}\n".encode())
-            status = 1
-    return status
-
-
-@command("rm")
-def _rm(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
-    flags = {c for a in args if a.startswith("-") for c in a[1:]}
-    status = 0
-    for a in (a for a in args if not a.startswith("-")):
-        p = sh.path(a)
-        if p in sh.files:
-            del sh.files[p]
-        elif p in sh.dirs and "r" in flags and p not in ("/", "/sdcard", "/data"):
-            prefix = p + "/"
-            sh.files = {k: v for k, v in sh.files.items() if not k.startswith(prefix)}
-            sh.dirs = {d for d in sh.dirs if d != p and not d.startswith(prefix)}
-        elif "f" not in flags:
-            reason = "Is a directory" if p in sh.dirs else "No such file or directory"
-            err.write(f"rm: {a}: {reason}\n".encode())
-            status = 1
-    return status
-
-
-@command("mkdir")
-def _mkdir(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
-    parents = "-p" in args
-    for a in (a for a in args if not a.startswith("-")):
-        p = sh.path(a)
-        parent = p.rsplit("/", 1)[0] or "/"
-        if parent not in sh.dirs and not parents:
-            err.write(f"mkdir: '{a}': No such file or directory\n".encode())
-            return 1
-        parts = p.strip("/").split("/")
-        for i in range(1, len(parts) + 1):
-            sh.dirs.add("/" + "/".join(parts[:i]))
-    return 0
-
-
-@command("ls")
-def _ls(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
-    targets = [a for a in args if not a.startswith("-")] or ["/"]
-    status = 0
-    for t in targets:
-        p = sh.path(t)
-        if p in sh.files:
-            out.write(f"{t}\n".encode())
-            continue
-        entries = sh.listing(p)
-        if entries is None:
-            err.write(f"ls: {t}: No such file or directory\n".encode())
-            status = 1
-            continue
-        out.write("".join(f"{n}\n" for n, _, _ in entries).encode())
-    return status
 
 
 @command("grep")
@@ -736,18 +916,21 @@ def _pm(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.Bytes
     return 0
 
 
-#: Providers whose data lives in an app of the phone: package -> app.
-_PROVIDERS = {"com.android.providers.contacts": "contacts"}
+#: Providers that hold an app's data (package -> app): ``pm clear`` of the provider empties it;
+#: ``pm clear`` of the app itself only closes the app, as on a phone.
+PROVIDERS = {"com.android.providers.contacts": "contacts", "com.android.providers.telephony": "messages"}
 
 
 def _pm_clear(sh: Shell, package: str, out: io.BytesIO, err: io.BytesIO) -> int:
     """``pm clear``: the app's data back to a fresh install's, the app closed."""
-    app = sh.app_of(package) or _PROVIDERS.get(package)
+    provided = PROVIDERS.get(package)
+    app = provided or sh.app_of(package)
     if app is None:
         out.write(b"Failed\n")
         return 1
     state = sh.device.state
-    state.data[app] = sh.device.apps[app].initial_data()
+    if provided or app not in PROVIDERS.values():
+        state.data[app] = sh.device.apps[app].initial_data()
     state.stacks.pop(app, None)
     if state.foreground == app:
         state.foreground = None
@@ -756,35 +939,13 @@ def _pm_clear(sh: Shell, package: str, out: io.BytesIO, err: io.BytesIO) -> int:
     return 0
 
 
-@command("content")
-def _content(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
-    """``content query --uri content://contacts/phones/ [--projection a:b]``: the contacts' phones,
-    as AndroidWorld reads them (rows ``Row: N display_name=…, number=…``)."""
-    opts = {args[i]: args[i + 1] for i in range(len(args) - 1) if args[i].startswith("--")}
-    if not args or args[0] != "query" or "--uri" not in opts:
-        err.write(b"usage: content query --uri URI [--projection COLUMNS]\n")
-        return 1
-    uri = opts["--uri"].rstrip("/")
-    if uri not in ("content://contacts/phones", "content://com.android.contacts/data/phones"):
-        err.write(f"Error while accessing provider:{uri.split('/')[2] if '//' in uri else uri}\n".encode())
-        return 1
-    columns = opts.get("--projection", "display_name:number").split(":")
-    rows = []
-    for c in sh.device.data("contacts").contacts:
-        if not c.phone:
-            continue
-        values = {"display_name": c.name, "number": c.phone, "starred": "1" if c.starred else "0", "_id": str(c.uid)}
-        rows.append(", ".join(f"{col}={values.get(col, 'NULL')}" for col in columns))
-    if not rows:
-        out.write(b"No result found.\n")
-    out.write("".join(f"Row: {i} {r}\n" for i, r in enumerate(rows)).encode())
-    return 0
-
-
 def _focus(sh: Shell) -> str:
     app = sh.device.state.foreground
     pkg = sh.package(app)
-    activity = "com.android.launcher3.uioverrides.QuickstepLauncher" if app is None else f"{pkg}.MainActivity"
+    if app is None:
+        activity = "com.android.launcher3.uioverrides.QuickstepLauncher"
+    else:
+        activity = sh.device.apps[app].activity or f"{pkg}.MainActivity"
     return f"{pkg}/{activity}"
 
 
@@ -883,3 +1044,7 @@ def _settings(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io
         return 1
     sh.device.invalidate()
     return 0
+
+
+# the file and provider commands register themselves with @command
+from gui_gym.android.sim.adb import files, providers  # noqa: E402, F401

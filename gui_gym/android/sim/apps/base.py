@@ -20,6 +20,9 @@ class App:
     label: str = ""  # the app's name, as AndroidWorld's tasks and Launch actions give it
     launcher_label: str = ""  # the text under its launcher icon, when not ``label``
     package: str = ""
+    #: the launch activity's class (what ``am stack list`` and ``dumpsys window`` report;
+    #: AndroidWorld's ``_PATTERN_TO_ACTIVITY`` names)
+    activity: str = ""
     #: what else Launch accepts: AndroidWorld's app-name patterns for the app (``adb_utils``'s
     #: ``_PATTERN_TO_ACTIVITY``), matched like it does: ``re.match`` on the lower-cased name, so a
     #: pattern matches the start of a name ("clock app" opens Clock)

@@ -401,6 +401,7 @@ class CalendarApp(App):
     name = "calendar"
     label = LABEL
     package = PKG
+    activity = "com.simplemobiletools.calendar.pro.activities.MainActivity"
     aliases = ("simple calendar pro", "simple calendar")
     launcher_label = "Calendar"
     color = (244, 81, 30)

@@ -552,6 +552,7 @@ class ClockMain(Screen):
                     "android.widget.Button",
                     (750, y, 990, y + 130),
                     "Lap",
+                    desc="Lap",  # the real app's button is described "Lap" (AndroidWorld checks it)
                     rid=f"{PKG}:id/right_button",
                     on_tap=lambda: self._lap(dev),
                     role="textbutton",
@@ -563,6 +564,7 @@ class ClockMain(Screen):
                     "android.widget.Button",
                     (90, y, 330, y + 130),
                     "Reset",
+                    desc="Reset",
                     rid=f"{PKG}:id/left_button",
                     on_tap=lambda: self._reset(dev),
                     role="textbutton",
@@ -605,6 +607,7 @@ class ClockApp(App):
     name = "clock"
     label = "Clock"
     package = PKG
+    activity = "com.android.deskclock.DeskClock"
     aliases = ("clock",)
     color = (66, 133, 244)
 

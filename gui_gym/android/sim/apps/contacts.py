@@ -268,6 +268,7 @@ class ContactsApp(App):
     name = "contacts"
     label = "Contacts"
     package = PKG
+    activity = "com.android.contacts.activities.PeopleActivity"
     aliases = ("contacts",)
     color = (26, 115, 232)
 

@@ -303,6 +303,7 @@ class ExpenseApp(App):
     name = "expense"
     label = "Pro Expense"
     package = PKG
+    activity = "com.arduia.expense.ui.MainActivity"
     aliases = ("pro expense", "pro expense app")
     color = (0, 150, 136)
 

@@ -372,6 +372,7 @@ class MarkorApp(App):
     name = "markor"
     label = "Markor"
     package = PKG
+    activity = "net.gsantner.markor.activity.MainActivity"
     aliases = ("markor",)
     color = (0, 150, 136)
 

@@ -409,6 +409,7 @@ class MessagesApp(App):
     label = "Simple SMS Messenger"
     launcher_label = "SMS Messenger"
     package = PKG
+    activity = "com.simplemobiletools.smsmessenger.activities.MainActivity"
     aliases = ("simple sms messenger", "simple sms")
     color = (30, 136, 229)
 

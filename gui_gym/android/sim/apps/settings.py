@@ -329,6 +329,7 @@ class SettingsApp(App):
     name = "settings"
     label = "Settings"
     package = PKG
+    activity = "com.android.settings.Settings"
     aliases = ("settings", "system settings")
     color = (95, 99, 104)
 

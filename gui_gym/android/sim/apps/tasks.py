@@ -360,6 +360,7 @@ class TasksApp(App):
     name = "tasks"
     label = "Tasks"
     package = PKG
+    activity = "com.todoroo.astrid.activity.MainActivity"
     aliases = ("tasks", "tasks app", "tasks.org:")
     color = (25, 118, 210)
 
