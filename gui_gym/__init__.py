@@ -15,7 +15,9 @@ if "GuiAndroid-v0" not in registry:
     register(id="GuiAndroid-v0", entry_point="gui_gym.android.env:GuiAndroidEnv", disable_env_checker=False)
 if "GuiAndroidDevice-v0" not in registry:
     register(
-        id="GuiAndroidDevice-v0", entry_point="gui_gym.android.device_env:GuiAndroidDeviceEnv", disable_env_checker=False
+        id="GuiAndroidDevice-v0",
+        entry_point="gui_gym.android.device_env:GuiAndroidDeviceEnv",
+        disable_env_checker=False,
     )
 if "ALFWorld-v0" not in registry:
     register(id="ALFWorld-v0", entry_point="gui_gym.alfworld.env:ALFWorldEnv", disable_env_checker=False)

@@ -11,8 +11,10 @@ import pytest
 
 from gui_gym.android.actions import Action
 from gui_gym.android.backends.adb import AdbBackend, DeviceError, parse_dump, shell_quote, text_commands
+from gui_gym.android.backends.device_state import judging
 from gui_gym.android.env import GuiAndroidEnv
 from gui_gym.android.sim.adb.server import AdbServer, serve_adb
+from gui_gym.android.sim.tasks import TASKS
 from gui_gym.android.ui import to_xml
 
 TASK = "ContactsAddContact"
@@ -102,48 +104,82 @@ def test_a_server_killed_mid_episode_is_a_clear_error_not_a_hang(server: AdbServ
         backend.act(Action("home"))
 
 
-def _oracle_succeeds_on_both(sim: GuiAndroidEnv, dev: GuiAndroidEnv) -> None:
-    """Play the simulator's oracle on *sim* and send each of its actions to *dev* too: both succeed."""
+#: Every task the adb backend sets up and judges from the device's state.
+STATE_TASKS = [t for t in TASKS if judging(TASKS[t]) == "state"]
+
+
+def _data(device) -> dict:
+    """What the device backend writes of a phone: settings, contacts, messages, notes."""
+    contacts = sorted((c.name, c.phone, c.starred) for c in device.data("contacts").contacts)
+    sms = sorted((c.key, m.text, m.incoming, m.time) for c in device.data("messages").conversations for m in c.messages)
+    notes = device.data("markor").signature()
+    return {"settings": device.state.settings, "contacts": contacts, "sms": sms, "notes": notes}
+
+
+@pytest.mark.parametrize("task", STATE_TASKS)
+def test_every_state_task_is_set_up_and_judged_on_the_device(server: AdbServer, task: str) -> None:
+    """The start state goes to the device (settings put; the contacts' INSERT intent and Save; SMS
+    rows; Markor's files) and comes back for the simulator's own check: doing nothing fails, the
+    oracle's actions sent over adb succeed, and the screens along the way equal the simulator's."""
+    dev = GuiAndroidEnv(task=task, backend="adb", backend_options={"port": server.port, "settle_timeout": 0.05})
+    _, info = dev.reset(seed=0)
+    assert info["judged_by"] == "state" and dev.backend.checked_on_device(task)
+    _, _, term, _, info = dev.step("finish()")
+    assert term and not info["success"]
+    sim = GuiAndroidEnv(task=task)
+    obs, sinfo = sim.reset(seed=0)
+    assert sinfo["judged_by"] == "state"
+    assert _data(server.backend.device) == _data(sim.unwrapped.device)  # the same start
+    dobs, _ = dev.reset(seed=0)
+    assert dobs["ui"] == obs["ui"]
     while True:
         action = sim.unwrapped.oracle_action()
-        _, _, term, trunc, sinfo = sim.step(action)
-        _, _, dterm, _, info = dev.step(action)
+        obs, _, term, trunc, sinfo = sim.step(action)
+        dobs, _, dterm, _, info = dev.step(action)
+        assert dobs["ui"] == obs["ui"], action
         if term or trunc:
             break
     assert sinfo["success"] and dterm and info["success"]
 
 
-@pytest.mark.parametrize("task", ["SystemWifiTurnOff", "SystemBrightnessMax", "TurnOffWifiAndTurnOnBluetooth"])
-def test_settings_tasks_are_set_up_and_judged_on_the_device(server: AdbServer, task: str) -> None:
-    """The start state goes to the device with settings put; settings get reads it back for the
-    simulator's own check: doing nothing fails, the oracle's actions (sent over adb) succeed."""
-    dev = GuiAndroidEnv(task=task, backend="adb", backend_options={"port": server.port, "settle_timeout": 0.1})
-    assert dev.backend.checked_on_device(task) and not dev.backend.checked_on_device("ContactsFavorite")
-    dev.reset(seed=1)
-    _, _, term, _, info = dev.step("finish()")
-    assert term and not info["success"]
-    sim = GuiAndroidEnv(task=task)
-    sim.reset(seed=1)
-    assert server.backend.device.state.settings == sim.unwrapped.device.state.settings  # the same start
-    dev.reset(seed=1)
-    _oracle_succeeds_on_both(sim, dev)
+def _tap(env: GuiAndroidEnv, **match: str) -> None:
+    node = next(n for n in env.backend.elements() if all(getattr(n, k) == v for k, v in match.items()))
+    env.step(f'do(action="Tap", element={list(node.bounds)})')
 
 
-@pytest.mark.parametrize("task", ["ContactsAddContact", "ContactsDeleteContact", "ContactsPhoneNumberQuestion"])
-def test_contacts_tasks_are_set_up_and_judged_on_the_device(server: AdbServer, task: str) -> None:
-    """The contacts go to the device through pm clear, the INSERT intent and Save; content query
-    reads them back: doing nothing fails, the oracle's actions succeed."""
-    dev = GuiAndroidEnv(task=task, backend="adb", backend_options={"port": server.port, "settle_timeout": 0.1})
-    assert dev.backend.checked_on_device(task)
-    dev.reset(seed=2)
-    _, _, term, _, info = dev.step("finish()")
-    assert term and not info["success"]
-    sim = GuiAndroidEnv(task=task)
-    sim.reset(seed=2)
+@pytest.mark.parametrize("task", ["ClockStopWatchRunning", "ClockStopWatchPausedVerify", "ClockTimerEntry"])
+def test_androidworlds_clock_tasks_are_judged_from_the_screen(server: AdbServer, task: str) -> None:
+    """The Clock app is cleared at the start (``pm clear``, AndroidWorld's precondition) and the final
+    screen is judged with AndroidWorld's predicates (the Clock activity focused, "Pause" and "Lap",
+    "Start" and the Stopwatch tab, the timer's "HHh MMm SSs")."""
+    dev = GuiAndroidEnv(task=task, backend="adb", backend_options={"port": server.port, "settle_timeout": 0.05})
+    server.backend.device.data("clock").sw_running = True  # left over: the reset clears it
+    _, info = dev.reset(seed=4)
+    assert info["judged_by"] == "screen" and not server.backend.device.data("clock").sw_running
+    dev.step('do(action="Launch", app="Clock")')
+    _tap(dev, desc="Timer" if task == "ClockTimerEntry" else "Stopwatch")
+    if task == "ClockTimerEntry":
+        p = dev.unwrapped._episode.params
+        for digit in f"{p['h']}{p['m']:02d}{p['s']:02d}":
+            _tap(dev, text=digit, cls="android.widget.Button")
+    elif task == "ClockStopWatchRunning":
+        _tap(dev, desc="Start")
+    won = dev.unwrapped.backend.check(None, "complete")
+    dev.step(Action("home"))
+    lost = dev.unwrapped.backend.check(None, "complete")  # off the Clock app the screen shows nothing
+    assert won and not lost
 
-    def book(device) -> list[tuple[str, str]]:
-        return sorted((c.name, c.phone) for c in device.data("contacts").contacts)
 
-    assert book(server.backend.device) == book(sim.unwrapped.device)  # the same contacts to start with
-    dev.reset(seed=2)
-    _oracle_succeeds_on_both(sim, dev)
+def test_the_registered_device_env_runs_the_tasks_a_device_judges(server: AdbServer) -> None:
+    import gymnasium as gym
+
+    env = gym.make("GuiAndroidDevice-v0", port=server.port, settle_timeout=0.05)
+    pool = {t.id for t in env.unwrapped.pool}
+    assert pool == {t for t in TASKS if judging(TASKS[t]) != "agent"}
+    assert "ClockTimerEntry" in pool and "SimpleCalendarAddOneEvent" not in pool
+    _, info = env.reset(seed=0, options={"task": "SimpleCalendarAddOneEvent"})
+    assert info["judged_by"] == "agent" and info["backend"] == "adb"  # instruction-only, and says so
+    _, _, _, _, info = env.step('do(action="Launch", app="calendar")')  # AndroidWorld's name for it
+    assert info["format_valid"] and env.unwrapped.backend.app_opened("calendar")
+    with pytest.raises(TypeError, match="serial/host/port"):
+        gym.make("GuiAndroidDevice-v0", port=server.port, backend="sim")

@@ -124,7 +124,7 @@ def test_what_sh_would_expand_or_run_is_refused_and_nothing_runs(server: AdbServ
     marker = tmp_path / "pwned"
     out = adb(server.port, "shell", line.format(marker=marker))
     assert out.returncode != 0 and out.stderr
-    assert not marker.exists()  # the host runs nothing; and the phone's shell has no touch either
+    assert not marker.exists()  # the host runs nothing: a path on the phone is in its own memory
 
 
 def test_agent_text_in_single_quotes_is_typed_as_it_is(server: AdbServer) -> None:

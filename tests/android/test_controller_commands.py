@@ -102,3 +102,47 @@ def test_androidlabs_steps(server: AdbServer) -> None:
     assert set(server.shell.files) >= {"/sdcard/3.xml", "/sdcard/screenshot-3-before.png"}
     assert adb(port, "shell", "getprop persist.sys.timezone").stdout == b"UTC\n"
     assert adb(port, "shell", "settings get global airplane_mode_on").stdout == b"0\n"
+
+
+def test_androidworlds_markor_sms_and_clock_commands(server: AdbServer) -> None:
+    """AndroidWorld's file, SMS and Clock commands (``file_utils``, ``sms_validators``,
+    ``clock.py``), argv for argv: they reach the Markor notebook, the SMS provider and the Clock."""
+    ctl = world(server)
+    device = server.backend.device
+    server.backend.start("MarkorCreateNote", np.random.default_rng(0))
+    base = "/storage/emulated/0/Documents/Markor"
+    probe = f'if [ -d {base} ]; then echo "Exists"; else echo "Does not exist"; fi'
+    assert ctl.execute_command(["shell", probe]).strip() == b"Exists"
+    ctl.execute_command(["shell", "rm", "-r", f"{base}/*"])  # the device's sh expands the glob
+    assert device.data("markor").entries == {}
+    assert ctl.execute_command(["shell", "ls", "-1", base]).strip() == b""
+    ctl.execute_command(["shell", "mkdir", "-p", f"{base}/Work"])
+    content = "it's done; $(not run)".replace("'", "'\"'\"'")
+    ctl.execute_command(["shell", "echo", f"'{content}'", ">", f"{base}/Work/todo.md"])
+    note = device.data("markor").get("Work/todo.md")
+    assert note is not None and note.content == "it's done; $(not run)\n"  # echo's newline, as on a phone
+    found = ctl.execute_command(["shell", "find", base, "-type", "f", "-o", "-type", "d"]).decode().split("\n")
+    assert {f"{base}", f"{base}/Work", f"{base}/Work/todo.md"} <= set(found)
+    assert ctl.execute_command(["shell", "cat", f"{base}/Work/todo.md"]) == b"it's done; $(not run)\n"
+    listing = ctl.execute_command(["shell", "ls", f"{base}/Work", "-ll", "-au"]).decode().splitlines()
+    fields = next(line for line in listing if line.startswith("-")).split(maxsplit=8)
+    assert fields[8] == "todo.md" and fields[4] == "22" and fields[7] == "+0000"  # name, size, zone
+
+    ctl.execute_command(
+        ["shell", "content", "insert", "--uri", "content://sms/inbox", "--bind", "address:s:+15550001111",
+         "--bind", "'body:s:Hi, see you=soon'", "--bind", "date:l:1697384040000"]
+    )  # fmt: skip
+    rows = ctl.execute_command(["shell", "content", "query", "--uri", "content://sms/inbox"]).decode()
+    assert rows.startswith("Row: 0 _id=") and "address=+15550001111" in rows and "date=1697384040000" in rows
+    assert "body=Hi, see you=soon, service_center=NULL" in rows and "type=1" in rows
+    assert ctl.execute_command(["shell", "content", "query", "--uri", "content://sms/sent"]).strip() == (
+        b"No result found."
+    )
+    assert device.data("messages").get("+15550001111").messages[0].text == "Hi, see you=soon"
+
+    ctl.execute_command(["shell", "pm", "clear", "com.google.android.deskclock"])
+    ctl.execute_command(
+        ["shell", "am", "start", "-W", "-n", "com.google.android.deskclock/com.android.deskclock.DeskClock"]
+    )
+    out = ctl.execute_command(["shell", "am stack list | grep -E visible=true"]).decode()
+    assert out.rstrip().endswith("{com.google.android.deskclock/com.android.deskclock.DeskClock}")

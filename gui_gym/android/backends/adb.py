@@ -58,7 +58,14 @@ import numpy as np
 
 from gui_gym.android.actions import TYPE_CLEAR_CHARS, Action
 from gui_gym.android.backends.base import Episode, InstructionOnly, Outcome
-from gui_gym.android.backends.device_state import APP_STATES, SCREEN_CHECKS, AppState, DeviceError, shell_quote
+from gui_gym.android.backends.device_state import (
+    APP_STATES,
+    SCREEN_CHECKS,
+    AppState,
+    DeviceError,
+    judging,
+    shell_quote,
+)
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node
 
 __all__ = ["AdbBackend", "DeviceError", "package_of", "parse_dump", "shell_quote", "text_commands"]
@@ -284,12 +291,7 @@ class AdbBackend(InstructionOnly):
     def judged_by(self, task_id: str) -> str:
         """How *task_id* is judged on the device: ``"state"`` (its apps' data read back),
         ``"screen"`` (AndroidWorld's checks of the final screen) or ``"agent"`` (instruction-only)."""
-        task = self._tasks[task_id]
-        if task_id in SCREEN_CHECKS:
-            return "screen"
-        if all(app in APP_STATES for app in (getattr(task, "apps", None) or (task.app,))):
-            return "state"
-        return "agent"
+        return judging(self._tasks[task_id])
 
     def checked_on_device(self, task_id: str) -> bool:
         """Whether *task_id* is set up and judged on the device (else instruction-only)."""

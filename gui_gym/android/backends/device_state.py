@@ -46,6 +46,7 @@ __all__ = [
     "SCREEN_CHECKS",
     "AppState",
     "DeviceError",
+    "judging",
     "parse_rows",
     "shell_quote",
 ]
@@ -92,7 +93,7 @@ def parse_rows(output: str) -> list[str]:
 
 
 def _ms(t: dt.datetime) -> int:
-    return int(t.replace(tzinfo=dt.timezone.utc).timestamp() * 1000)
+    return int(t.replace(tzinfo=dt.UTC).timestamp() * 1000)
 
 
 class AppState:
@@ -199,7 +200,7 @@ class SmsState(AppState):
         received = self._rows(phone, "inbox")
         for rows, incoming in ((received, True), (sent, False)):
             for address, ms, body in rows:
-                when = dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).replace(tzinfo=None)
+                when = dt.datetime.fromtimestamp(ms / 1000, dt.UTC).replace(tzinfo=None)
                 data.add(address, body, incoming, when)
         earlier = list(getattr(self, "before", []))
         for row in sorted(sent, key=lambda r: r[1]):  # sent in the episode: not there at the start
@@ -285,6 +286,16 @@ def timer_entered(elements: Sequence[Node], activity: str, p: Mapping[str, Any])
     h, m, s = p["h"], p["m"], p["s"]
     text, desc = f"{h:02d}h {m:02d}m {s:02d}s", f"{h} hours, {m} minutes, {s} seconds"
     return _in_clock(activity) and any(n.text == text or n.desc == desc for n in elements)
+
+
+def judging(task: Any) -> str:
+    """How a task is judged on a device: ``"state"`` (every app it uses is in :data:`APP_STATES`),
+    ``"screen"`` (in :data:`SCREEN_CHECKS`) or ``"agent"`` (instruction-only)."""
+    if task.id in SCREEN_CHECKS:
+        return "screen"
+    if all(app in APP_STATES for app in (getattr(task, "apps", None) or (task.app,))):
+        return "state"
+    return "agent"
 
 
 #: Tasks judged from the final screen as AndroidWorld judges them (the app is cleared at the start).

@@ -454,7 +454,7 @@ def _stat(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.Byt
             "s": str(len(sh.files.get(p, b"")) if p in sh.files else 3452),
             "F": "directory" if p in sh.dirs else "regular file",
             "y": t.strftime("%Y-%m-%d %H:%M:%S.000000000 +0000"),
-            "Y": str(int(t.replace(tzinfo=dt.timezone.utc).timestamp())),
+            "Y": str(int(t.replace(tzinfo=dt.UTC).timestamp())),
             "%": "%",
         }
         text, i = [], 0

@@ -37,7 +37,7 @@ _SMS_APP = "com.simplemobiletools.smsmessenger"
 
 
 def _ms(t: dt.datetime) -> int:
-    return int(t.replace(tzinfo=dt.timezone.utc).timestamp() * 1000)
+    return int(t.replace(tzinfo=dt.UTC).timestamp() * 1000)
 
 
 def sms_rows(sh: Shell, kind: int | None = None) -> list[dict[str, str]]:
@@ -119,7 +119,9 @@ def _bind(spec: str) -> tuple[str, Any] | None:
     return column, None if typ == "n" else value
 
 
-USAGE = b"usage: content query|insert|delete --uri URI [--projection COLUMNS] [--bind COLUMN:TYPE:VALUE] [--sort ORDER]\n"
+USAGE = (
+    b"usage: content query|insert|delete --uri URI [--projection COLUMNS] [--bind COLUMN:TYPE:VALUE] [--sort ORDER]\n"
+)
 
 
 @command("content")
@@ -174,7 +176,7 @@ def _content(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.
         err.write(b"Error: an sms row needs address, body and type 1 or 2\n")
         return 1
     ms = values.get("date")
-    time = sh.device.state.now if ms is None else dt.datetime.fromtimestamp(int(ms) / 1000, dt.timezone.utc)
+    time = sh.device.state.now if ms is None else dt.datetime.fromtimestamp(int(ms) / 1000, dt.UTC)
     data.add(str(address), str(body), typ == 1, time.replace(tzinfo=None))
     sh.device.invalidate()
     return 0

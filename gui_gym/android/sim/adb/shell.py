@@ -1047,4 +1047,5 @@ def _settings(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io
 
 
 # the file and provider commands register themselves with @command
-from gui_gym.android.sim.adb import files, providers  # noqa: E402, F401
+import gui_gym.android.sim.adb.files  # noqa: E402
+import gui_gym.android.sim.adb.providers  # noqa: E402, F401
