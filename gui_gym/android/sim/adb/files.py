@@ -16,12 +16,9 @@ from __future__ import annotations
 import datetime as dt
 import fnmatch
 import io
-from typing import TYPE_CHECKING
 
-from gui_gym.android.sim.adb.shell import command
-
-if TYPE_CHECKING:
-    from gui_gym.android.sim.adb.shell import Shell
+from gui_gym.android.sim.adb.commands import PhoneShell as Shell
+from gui_gym.android.sim.adb.commands import command
 
 __all__ = ["MARKOR_DIR", "sync_in", "sync_out"]
 

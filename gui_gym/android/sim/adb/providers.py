@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gui_gym.android.sim.adb.shell import command
-
-if TYPE_CHECKING:
-    from gui_gym.android.sim.adb.shell import Shell
+from gui_gym.android.sim.adb.commands import PhoneShell as Shell
+from gui_gym.android.sim.adb.commands import command
 
 __all__ = ["SMS_COLUMNS", "sms_rows"]
 

@@ -46,6 +46,9 @@ from typing import Any
 
 from gui_gym.android.actions import Action
 from gui_gym.android.settings_keys import ANDROID_KEYS, from_android, to_android
+from gui_gym.android.sim.adb import providers  # noqa: F401 (registers ``content``)
+from gui_gym.android.sim.adb.commands import COMMANDS, command
+from gui_gym.android.sim.adb.files import sync_in, sync_out
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, to_xml
 
 __all__ = ["KEYCODES", "PROPS", "Result", "Shell"]
@@ -204,7 +207,7 @@ class Shell:
 
     def _command(self, argv: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
         name, args = argv[0], argv[1:]
-        handler = _COMMANDS.get(name)
+        handler = COMMANDS.get(name)
         if handler is None:
             err.write(f"{SH}: {name}: inaccessible or not found\n".encode())
             return 127
@@ -248,8 +251,6 @@ class Shell:
     def mounted(self) -> Iterator[None]:
         """The apps' folders (Markor's notebook) as files for the length of a command; what the
         command changed there goes back into the app's data."""
-        from gui_gym.android.sim.adb.files import sync_in, sync_out
-
         sync_in(self)
         try:
             yield
@@ -574,18 +575,6 @@ class _Parser:
 
 
 # ----------------------------------------------------------------------------- the commands
-
-Handler = Callable[[Shell, list[str], bytes, io.BytesIO, io.BytesIO], int]
-_COMMANDS: dict[str, Handler] = {}
-
-
-def command(*names: str) -> Callable[[Handler], Handler]:
-    def register(fn: Handler) -> Handler:
-        for n in names:
-            _COMMANDS[n] = fn
-        return fn
-
-    return register
 
 
 @command("echo")
