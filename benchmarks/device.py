@@ -11,6 +11,8 @@ What is measured (wall clock: the adb path spends its time in sockets and a serv
 * steps/s of the same oracle episodes (the simulator's actions) on the in-process simulator and
   over adb, text mode and text + 540×1200 screenshots; the adb backend waits for the screen to
   settle (two equal dumps) after each action, so a step costs at least three round trips;
+* the time of a reset, apart: over adb it closes the apps, sets the date and writes the task's
+  start state (settings, contacts through the app's editor, SMS rows, notes);
 * one ``uiautomator dump`` + ``cat`` and one ``screencap -p`` (1080×2400 PNG) over adb.
 """
 
@@ -33,16 +35,20 @@ from gui_gym.android.sim.adb.server import serve_adb
 TASKS = ["ClockStopWatchRunning", "SystemWifiTurnOn", "ContactsAddContact", "TasksCompleteTask"]
 
 
-def episodes(env: GuiAndroidEnv, actions: dict[tuple[str, int], list[str]], server=None) -> tuple[int, float]:
-    steps, t0 = 0, time.perf_counter()
+def episodes(env: GuiAndroidEnv, actions: dict[tuple[str, int], list[str]], server=None) -> tuple[int, float, float]:
+    """Play the recorded episodes: (steps, seconds in steps, seconds in resets)."""
+    steps, t_steps, t_resets = 0, 0.0, 0.0
     for (task, seed), acts in actions.items():
-        if server is not None:
+        if server is not None:  # an instruction-only task's data, as the simulator sets it up
             server.backend.start(task, np.random.default_rng(seed))
+        t0 = time.perf_counter()
         env.reset(seed=seed, options={"task": task})
+        t1 = time.perf_counter()
         for a in acts:
             env.step(a)
             steps += 1
-    return steps, time.perf_counter() - t0
+        t_resets, t_steps = t_resets + t1 - t0, t_steps + time.perf_counter() - t1
+    return steps, t_steps, t_resets
 
 
 def main() -> None:
@@ -67,12 +73,14 @@ def main() -> None:
     with serve_adb(port=0) as server:
         for mode in ("text", "both"):
             local = GuiAndroidEnv(obs_mode=mode, max_steps=200)
-            n, t_local = episodes(local, actions)
+            n, t_local, r_local = episodes(local, actions)
             remote = GuiAndroidEnv(obs_mode=mode, max_steps=200, backend="adb",
                                    backend_options={"port": server.port, "settle_timeout": 0.5})  # fmt: skip
-            m, t_remote = episodes(remote, actions, server)
+            m, t_remote, r_remote = episodes(remote, actions, server)
+            k = len(actions)
             print(f"obs_mode={mode}: in-process {n / t_local:,.0f} steps/s, over adb {m / t_remote:,.1f} steps/s "
-                  f"({t_remote / m * 1000:.0f} ms a step; {(n / t_local) / (m / t_remote):.0f}x)")  # fmt: skip
+                  f"({t_remote / m * 1000:.0f} ms a step; {(n / t_local) / (m / t_remote):.0f}x); "
+                  f"reset {r_local / k * 1000:.1f} ms in-process, {r_remote / k * 1000:.0f} ms over adb")  # fmt: skip
         backend = AdbBackend(port=server.port)
         reps = 5 if args.quick else 20
         t0 = time.perf_counter()

@@ -42,6 +42,8 @@ class Listener:
             except OSError:
                 break
             conn.settimeout(self.timeout)
+            # replies are small writes (OKAY, then the output): send each at once
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             self._clients.add(conn)
             threading.Thread(target=self._serve, args=(conn,), name=f"{self.name}-client", daemon=True).start()
 
