@@ -27,24 +27,32 @@ def server() -> Iterator[AdbServer]:
     srv.close()
 
 
-def test_an_episode_over_adb_sees_what_the_simulator_shows(server: AdbServer) -> None:
-    sim = GuiAndroidEnv(task=TASK)
-    obs, info = sim.reset(seed=3)
-    # the served phone gets the same instance (the env's generator for seed 3 is default_rng(3))
-    server.backend.start(TASK, np.random.default_rng(3))
-    dev = GuiAndroidEnv(task=TASK, backend="adb", backend_options={"port": server.port, "settle_timeout": 0.5})
-    dobs, dinfo = dev.reset(seed=3)
-    assert dinfo["instruction"] == info["instruction"] and dinfo["backend"] == "adb" and info["backend"] == "sim"
-    assert dobs["ui"] == obs["ui"]
+def _lockstep(sim: GuiAndroidEnv, dev: GuiAndroidEnv) -> tuple[dict, dict]:
+    """Play the simulator's oracle on *sim* and each of its actions on *dev*: the screens and the
+    kinds of action are the same at every step. The last infos of both."""
     while True:
         action = sim.unwrapped.oracle_action()
         obs, _, term, trunc, info = sim.step(action)
-        dobs, _, dterm, _, dinfo = dev.step(action)
+        dobs, _, dterm, dtrunc, dinfo = dev.step(action)
         assert dobs["ui"] == obs["ui"], action
         assert dinfo["format_valid"] and dinfo["action_kind"] == info["action_kind"]
         if term or trunc:
-            break
-    assert info["success"] and dterm and dinfo["success"]  # instruction-only: the agent's own finish
+            assert dterm or dtrunc
+            return info, dinfo
+
+
+def test_an_instruction_only_episode_over_adb_sees_what_the_simulator_shows(server: AdbServer) -> None:
+    task = "TasksCompleteTask"  # judged by the agent on a device: the phone's data as it is
+    sim = GuiAndroidEnv(task=task)
+    obs, info = sim.reset(seed=3)
+    # the served phone gets the same instance (the env's generator for seed 3 is default_rng(3))
+    server.backend.start(task, np.random.default_rng(3))
+    dev = GuiAndroidEnv(task=task, backend="adb", backend_options={"port": server.port, "settle_timeout": 0.5})
+    dobs, dinfo = dev.reset(seed=3)
+    assert dinfo["instruction"] == info["instruction"] and dinfo["backend"] == "adb" and info["backend"] == "sim"
+    assert dinfo["judged_by"] == "agent" and dobs["ui"] == obs["ui"]
+    info, dinfo = _lockstep(sim, dev)
+    assert info["success"] and dinfo["success"]  # the agent's own finish
     assert server.backend.check(None, "complete")  # and on the served phone the task is really done
 
 
@@ -132,14 +140,8 @@ def test_every_state_task_is_set_up_and_judged_on_the_device(server: AdbServer, 
     assert _data(server.backend.device) == _data(sim.unwrapped.device)  # the same start
     dobs, _ = dev.reset(seed=0)
     assert dobs["ui"] == obs["ui"]
-    while True:
-        action = sim.unwrapped.oracle_action()
-        obs, _, term, trunc, sinfo = sim.step(action)
-        dobs, _, dterm, _, info = dev.step(action)
-        assert dobs["ui"] == obs["ui"], action
-        if term or trunc:
-            break
-    assert sinfo["success"] and dterm and info["success"]
+    sinfo, info = _lockstep(sim, dev)
+    assert sinfo["success"] and info["success"]
 
 
 def _tap(env: GuiAndroidEnv, **match: str) -> None:
