@@ -42,6 +42,7 @@ from gui_gym.core.io import atomic_write
 from gui_gym.core.trajectory import Step, Trajectory, read_jsonl, write_jsonl
 from wrappers import MilestoneBook, SharedState, ShortestLengths
 from wrappers.matching import SemanticMatcher
+from wrappers.memory import ExperienceMemory
 from wrappers.progress import attach_labels, env_labels
 from wrappers.progress.model import FORMAT, FORMAT_VERSION, atomic_save, read_checkpoint
 
@@ -139,6 +140,13 @@ def _book_entry(**change: Any) -> dict:
 def _write_spa(path: Path) -> None:
     lengths = ShortestLengths(path)
     lengths.observe("ClockStopWatchRunning|Run the stopwatch.", 4)
+
+
+def _write_memory(path: Path) -> None:
+    memory = ExperienceMemory(path)
+    memory.add_workflow("ContactsAddContact", ["Open Contacts", "Enter {{Name}}"], scene="contacts")
+    memory.add_skill("contacts", "Enter {{Name}}", "Tap 'First name' and type {{Name}}")
+    memory.add_failure("contacts", "Enter {{Name}}", "typed in the search bar", "Tap 'First name' first")
 
 
 def _write_checkpoint(path: Path) -> None:
@@ -259,6 +267,15 @@ def loaders(root: Path) -> list[Loader]:
                 _state_doc("milestone_book", _book_entry(history=[{"task_id": "A", "instruction": "x",
                                                                      "steps": [["a", "yes", None]]}])),
                 _state_doc("milestone_book", _book_entry(episodes="1"))], JSON_WRONG_TOP),
+        Loader("experience memory", "memory.json", _write_memory, lambda p: ExperienceMemory.load(p).to_dict(),
+               "json",
+               [_state_doc("uimem_memory", {"clock": "0", "tasks": {}, "scenes": {}}),
+                _state_doc("uimem_memory", {"clock": 0, "tasks": [], "scenes": {}}),
+                _state_doc("uimem_memory", {"clock": 0, "tasks": {"T": {"instruction": "", "scene": "",
+                                                                       "plans": [{"steps": "a"}]}}, "scenes": {}}),
+                _state_doc("uimem_memory", {"clock": 0, "tasks": {}, "scenes": {"s": {"t": {"skills": [{"text": 1}],
+                                                                                            "failures": []}}}})],
+               JSON_WRONG_TOP),
         Loader("spa lengths", "spa.json", _write_spa, lambda p: ShortestLengths.load(p).to_dict(), "json",
                [_state_doc("spa_shortest_lengths", {"shortest": {"k": "4"}}),
                 _state_doc("spa_shortest_lengths", {"shortest": {"k": True}}),
@@ -281,8 +298,8 @@ def loaders(root: Path) -> list[Loader]:
     ]  # fmt: skip
 
 
-NAMES = ["checkpoint", "shared state", "milestone book", "spa lengths", "trajectory JSONL", "progress data",
-         "embedding cache", "metrics", "plot command", "synth command"]  # fmt: skip
+NAMES = ["checkpoint", "shared state", "milestone book", "experience memory", "spa lengths", "trajectory JSONL",
+         "progress data", "embedding cache", "metrics", "plot command", "synth command"]  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- damages

@@ -52,13 +52,15 @@ class MilestoneGenerator(Protocol):
     def __call__(self, request: GenerationRequest) -> list[str]: ...
 
 
-def abstract(text: str, placeholders: Mapping[str, str]) -> str:
-    """Replace each placeholder value in ``text`` by ``<Slot>`` (longest values first, whole words)."""
+def abstract(text: str, placeholders: Mapping[str, str], slot_format: str = "<{}>") -> str:
+    """Replace each placeholder value in ``text`` by ``<Slot>`` (longest values first, whole words;
+    ``slot_format`` writes the slot another way, e.g. ``"{{{{{}}}}}"`` for UI-Mem's ``{{Slot}}``)."""
     for slot, value in sorted(placeholders.items(), key=lambda kv: -len(kv[1])):
         value = value.strip()
         if len(value) < 2:
             continue
-        text = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", f"<{slot}>", text)
+        slot_text = slot_format.format(slot)
+        text = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", lambda _m, r=slot_text: r, text)
     return text
 
 
