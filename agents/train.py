@@ -733,6 +733,8 @@ CHECKPOINT_CLASSES = (
     ("wrappers.spec", "RewardState"),
     ("wrappers.book", "MilestoneBook"),
     ("wrappers.spa", "ShortestLengths"),
+    ("wrappers.memory.store", "ExperienceMemory"),
+    ("wrappers.memory.store", "MemoryConfig"),
 )
 
 

@@ -64,6 +64,8 @@ import gymnasium as gym
 
 from wrappers.admire import AdmireConfig
 from wrappers.book import MilestoneBook
+from wrappers.memory.store import ExperienceMemory
+from wrappers.memory.wrapper import GuidanceReward, GuidanceWrapper
 from wrappers.milestone import MilestoneReward, settle_milestones
 from wrappers.progress.outcome import OutcomeModelReward
 from wrappers.progress.reward import ProgressReward
@@ -93,10 +95,20 @@ class RewardState:
     book: MilestoneBook | None = None
     lengths: ShortestLengths | None = None
     models: dict[str, Any] = field(default_factory=dict)  # progress models, loaded once
+    memory: ExperienceMemory | None = None  # UI-Mem's experience memory
 
     def __getstate__(self) -> dict[str, Any]:
-        # Checkpoints keep the book and T_min (with everything pending in them); models reload.
-        return {"book": self.book, "lengths": self.lengths, "models": {}}
+        # Checkpoints keep the book, T_min and the memory (with everything pending in them); models reload.
+        return {"book": self.book, "lengths": self.lengths, "models": {}, "memory": self.memory}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update({"memory": None, **state})  # checkpoints from before the memory have none
+
+    def experience_memory(self) -> ExperienceMemory:
+        """The run's UI-Mem experience memory (created on first use)."""
+        if self.memory is None:
+            self.memory = ExperienceMemory()
+        return self.memory
 
     def milestone_book(self) -> MilestoneBook:
         """The run's milestone book (created on first use)."""
@@ -434,3 +446,11 @@ def _settle_spa(episodes: Sequence[Any], arg: str | None, ctx: TermContext, epoc
 )
 def _spa(env: gym.Env, arg: str | None, ctx: TermContext) -> gym.Env:
     return ShortestPathReward(env, lengths=ctx.state.shortest_lengths(), alpha=ctx.spa_alpha)
+
+
+@register_term(
+    "uimem",
+    summary="UI-Mem's guidance-aware reward (Eq. 4-5) with guidance from the run's experience memory",
+)
+def _uimem(env: gym.Env, arg: str | None, ctx: TermContext) -> gym.Env:
+    return GuidanceReward(GuidanceWrapper(env, memory=ctx.state.experience_memory()))

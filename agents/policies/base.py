@@ -18,9 +18,15 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import torch
 
-from gui_gym.core.contract import EXPERT_ACTION, PATCH_LABEL, PATCHED
+from gui_gym.core.contract import EXPERT_ACTION, GUIDANCE, PATCH_LABEL, PATCHED
 
-__all__ = ["Decision", "TrainablePolicy", "TrainablePolicyMixin", "history_entry"]
+__all__ = ["Decision", "TrainablePolicy", "TrainablePolicyMixin", "guidance_of", "history_entry"]
+
+
+def guidance_of(obs: Any) -> str:
+    """The experience guidance an observation carries for the policy (UI-Mem; ``""`` for none)."""
+    text = obs.get(GUIDANCE, "") if isinstance(obs, dict) else ""
+    return text.strip() if isinstance(text, str) else ""
 
 
 @dataclass

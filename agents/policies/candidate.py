@@ -61,7 +61,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from agents.policies.base import Decision, TrainablePolicyMixin
+from agents.policies.base import Decision, TrainablePolicyMixin, guidance_of
 from gui_gym.core.contract import ANSWER
 from gui_gym.core.family import Candidate, EnvFamily, family_of, text_items
 from gui_gym.core.threads import one_thread
@@ -264,7 +264,7 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
             cands.append(cs)
             records.append(
                 CandidateRecord(
-                    instruction=self.family.instruction(obs),
+                    instruction=_with_guidance(self.family.instruction(obs), guidance_of(obs)),
                     labels=tuple(c.label for c in cs),
                     kinds=tuple(c.kind for c in cs),
                     items=tuple(text_items(self.family.observation_text(obs))),
@@ -492,3 +492,8 @@ def _mean_rows(table: torch.Tensor, rows: list[list[int]]) -> torch.Tensor:
     owner = torch.tensor([k for k, r in enumerate(rows) for _ in r], dtype=torch.long)
     out = out.index_add(0, owner, table[torch.tensor(flat, dtype=torch.long)])
     return out / torch.tensor([max(1, len(r)) for r in rows], dtype=table.dtype).unsqueeze(1)
+
+
+def _with_guidance(instruction: str, guidance: str) -> str:
+    """The text the instruction embedding reads: the instruction, then any guidance (UI-Mem)."""
+    return f"{instruction}\nGuidance:\n{guidance}" if guidance else instruction

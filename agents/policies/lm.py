@@ -41,7 +41,7 @@ import torch
 import torch.nn.functional as F
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel
 
-from agents.policies.base import Decision, TrainablePolicyMixin
+from agents.policies.base import Decision, TrainablePolicyMixin, guidance_of
 from gui_gym.core.family import EnvFamily, family_of
 
 __all__ = ["SCREENS", "LMPolicy"]
@@ -204,14 +204,17 @@ class LMPolicy(TrainablePolicyMixin):
             else []
         )
         first = len(history) - len(labels) + 1  # step number of the first action shown
-        for k in range(len(labels) + 1):  # drop the oldest actions only when no screen fits at all
-            prefix, suffix = self._frame(instruction, labels[k:], first + k)
-            room = self.max_prompt_tokens - len(prefix) - len(suffix)
-            if len(screen) <= room and not cut:
-                return prefix + screen + suffix
-            room -= len(self._cut_ids)
-            if room >= 0:
-                return prefix + screen[:room] + self._cut_ids + suffix
+        guidance = guidance_of(observation)
+        # drop the oldest actions only when no screen fits at all, and the guidance after them
+        for guide in (guidance, "") if guidance else ("",):
+            for k in range(len(labels) + 1):
+                prefix, suffix = self._frame(instruction, labels[k:], first + k, guide)
+                room = self.max_prompt_tokens - len(prefix) - len(suffix)
+                if len(screen) <= room and not cut:
+                    return prefix + screen + suffix
+                room -= len(self._cut_ids)
+                if room >= 0:
+                    return prefix + screen[:room] + self._cut_ids + suffix
         raise ValueError(
             f"the instruction alone ({len(self._ids(instruction))} tokens) does not fit max_prompt_tokens="
             f"{self.max_prompt_tokens} with the system text; raise max_prompt_tokens"
@@ -220,9 +223,13 @@ class LMPolicy(TrainablePolicyMixin):
     def _screen_of(self, obs: Any) -> str:
         return self.family.observation_text(obs, full=self.screen == "full")
 
-    def _frame(self, instruction: str, labels: Sequence[str], first: int) -> tuple[list[int], list[int]]:
+    def _frame(
+        self, instruction: str, labels: Sequence[str], first: int, guidance: str = ""
+    ) -> tuple[list[int], list[int]]:
         """Token ids before and after the screen."""
         lines = [f"Task: {instruction}"]
+        if guidance:  # UI-Mem's experience guidance, as its rollouts see it (Fig. 14)
+            lines += ["Guidance:", guidance]
         if self.history:
             lines.append("Previous actions:" + ("" if labels else " none"))
             lines += [f"{first + i}. {label}" for i, label in enumerate(labels)]

@@ -51,6 +51,8 @@ __all__ = [
     "FEEDBACK_KEYS",
     "FINISH",
     "FORMAT_VALID",
+    "GUIDANCE",
+    "GUIDANCE_LEVEL",
     "INPUT",
     "INSTRUCTION",
     "INTERACT",
@@ -115,6 +117,10 @@ PATCHED = "patched"
 EXPERT_ACTION = "expert_action"
 PATCH_LABEL = "patch_label"
 STEP_INDEX = "step_index"
+#: Experience guidance (UI-Mem): the observation's guidance text for the policy (empty without
+#: guidance), and in ``info`` the level the episode got ("strong", "weak" or "none").
+GUIDANCE = "guidance"
+GUIDANCE_LEVEL = "guidance_level"
 
 # -- env metadata --------------------------------------------------------------------------
 #: ``metadata[FEEDBACK_KEYS]``: observation keys that report the last action's outcome (a text
@@ -127,6 +133,8 @@ FEEDBACK_KEYS = "feedback_keys"
 TASK = "task"
 #: ``reset(options={PARAMS: {...}})``: override sampled task parameters, where the family has them.
 PARAMS = "params"
+#: ``reset(options={GUIDANCE: "strong"})``: the guidance level of this episode, where a
+#: guidance wrapper is on the env (``wrappers.memory.GuidanceWrapper``).
 
 # -- action kinds --------------------------------------------------------------------------
 #: Acts on an element or object of the world (tap, long press, take, open, heat …).
