@@ -11,6 +11,8 @@ e.g. to stratify guidance across a group. Its state is checkpointed with the run
 ``uniform``    tasks drawn uniformly (without replacement while there are enough of them)
 ``fcf``        MobileRL's failure curriculum (§2.2.3): tasks that keep failing are down-weighted,
                then removed (:class:`~agents.algos.adagrpo.FailureCurriculum`)
+``uimem``      UI-Mem's stratified groups (§3.3): strong, weak and unguided rollouts in the shares
+               of the dropout curriculum on each task's success (:mod:`agents.curriculum`)
 =============  ==============================================================================
 
 A new sampler is a class here (or in its own module) with one line in :data:`SAMPLERS`.
@@ -27,17 +29,28 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from agents.algos.adagrpo import FailureCurriculum
 from agents.collect import Instance
+from agents.curriculum import LEVELS, CurriculumConfig, mix, strata
+from gui_gym.core.contract import GUIDANCE
 
 if TYPE_CHECKING:
     from agents.collect import Episode
 
-__all__ = ["SAMPLERS", "TRAIN_SEED_BASE", "FCFSampler", "GroupSampler", "UniformSampler", "make_sampler"]
+__all__ = [
+    "SAMPLERS",
+    "TRAIN_SEED_BASE",
+    "FCFSampler",
+    "GroupSampler",
+    "GuidanceSampler",
+    "UniformSampler",
+    "make_sampler",
+]
 
 #: Training seeds start here; evaluation uses seeds below it, so evaluation instances are held out.
 TRAIN_SEED_BASE = 1_000_000
@@ -161,8 +174,71 @@ class FCFSampler(UniformSampler):
         self.epoch_outcomes = defaultdict(list, state.get("epoch_outcomes", {}))
 
 
+class GuidanceSampler(UniformSampler):
+    """Groups stratified by guidance level along the dropout curriculum (see the module docstring).
+
+    Each rollout's reset options carry its level (``{"guidance": "strong"}``), which a
+    :class:`~wrappers.memory.GuidanceWrapper` on the env (the reward term ``uimem``) turns into the
+    guidance it shows. The per-task success averages are the sampler's checkpointed state.
+    """
+
+    name = "uimem"
+
+    def __init__(self, config: CurriculumConfig | None = None) -> None:
+        self.config = config or CurriculumConfig()
+        self.success: dict[str, float] = {}
+
+    @classmethod
+    def from_config(cls, cfg: Any) -> GuidanceSampler:
+        return cls()
+
+    def levels(self, task: str, group_size: int) -> list[str]:
+        """The guidance level of each member of a group of ``task`` (strong first)."""
+        counts = strata(self.success.get(task, self.config.initial), group_size, self.config)
+        return [level for level, n in zip(LEVELS, counts, strict=True) for _ in range(n)]
+
+    def sample(
+        self, tasks: Sequence[str], n_groups: int, group_size: int, rng: np.random.Generator, first_group: int = 0
+    ) -> list[Instance]:
+        out = super().sample(tasks, n_groups, group_size, rng, first_group)
+        levels: dict[int, list[str]] = {}
+        for inst in out:
+            if inst.group not in levels:
+                levels[inst.group] = self.levels(inst.task, group_size)
+        return [
+            Instance(i.task, i.seed, i.group, i.member, {**(i.options or {}), GUIDANCE: levels[i.group][i.member]})
+            for i in out
+        ]
+
+    def observe(self, episodes: Sequence[Episode]) -> None:
+        """Move each task's success average by its episodes' outcomes (all levels, as Alg. 2)."""
+        g = self.config.ema
+        for ep in episodes:
+            s = self.success.get(ep.task_id, self.config.initial)
+            self.success[ep.task_id] = g * s + (1.0 - g) * (1.0 if ep.success else 0.0)
+
+    def end_epoch(self) -> dict[str, Any]:
+        if not self.success:
+            return {}
+        values = list(self.success.values())
+        shares = np.array([mix(s, self.config) for s in values])
+        return {
+            "uimem_success_ema": float(np.mean(values)),
+            "uimem_strong_share": float(shares[:, 0].mean()),
+            "uimem_none_share": float(shares[:, 2].mean()),
+        }
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"success": dict(self.success), "config": asdict(self.config)}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        self.success = {str(k): float(v) for k, v in dict(state.get("success", {})).items()}
+        if "config" in state:
+            self.config = CurriculumConfig(**dict(state["config"]))
+
+
 #: Sampler name → class (``TrainConfig.sampler``; each algorithm names its default).
-SAMPLERS: dict[str, type[UniformSampler]] = {"uniform": UniformSampler, "fcf": FCFSampler}
+SAMPLERS: dict[str, type[UniformSampler]] = {"uniform": UniformSampler, "fcf": FCFSampler, "uimem": GuidanceSampler}
 
 
 def make_sampler(name: str, cfg: Any = None) -> UniformSampler:

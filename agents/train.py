@@ -70,6 +70,7 @@ from gui_gym.core.contract import DIFFICULTIES
 from gui_gym.core.family import EnvFamily, family_of, family_tasks
 from gui_gym.core.io import atomic_write, load_plain
 from gui_gym.core.threads import pin_numeric_threads
+from wrappers.memory import ExperienceMemory
 from wrappers.spec import RewardState, make_env, parse_reward, settle_batch
 from wrappers.state import read_torch_checkpoint
 
@@ -333,6 +334,10 @@ class Trainer:
             for stale in ("metrics.jsonl", "metrics.csv"):
                 (self.out / stale).unlink(missing_ok=True)
         self.out.mkdir(parents=True, exist_ok=True)
+        if any(name == "uimem" for name, _ in parse_reward(cfg.reward)) and self.reward_state.memory is None:
+            # UI-Mem's memory is a file of the run: async workers and Ray actors read the guidance it
+            # holds now, not a copy from the start, and the memory can be read after the run
+            self.reward_state.memory = ExperienceMemory(self.out / MEMORY)
         self.rollouts = self._rollout_backend()
         self.eval_rollouts = self._rollout_backend(reward="outcome")
         self._tb = self._tensorboard() if cfg.tensorboard else None
@@ -728,6 +733,8 @@ class Trainer:
 #: Classes that moved since a checkpoint could have been written: (module, name) → new place.
 MOVED = {("agents.envs", "RewardState"): ("wrappers.spec", "RewardState")}
 #: The classes a checkpoint's objects hold beyond plain data: episodes and the shared reward state.
+#: UI-Mem's experience memory of a run (``--reward uimem``), in the run's directory
+MEMORY = "uimem_memory.json"
 CHECKPOINT_CLASSES = (
     *EPISODE_CLASSES,
     ("wrappers.spec", "RewardState"),

@@ -64,7 +64,9 @@ import gymnasium as gym
 
 from wrappers.admire import AdmireConfig
 from wrappers.book import MilestoneBook
+from wrappers.memory.evolve import EpisodeRecord, evolve
 from wrappers.memory.store import ExperienceMemory
+from wrappers.memory.wrapper import SETTLE_TERM as UIMEM
 from wrappers.memory.wrapper import GuidanceReward, GuidanceWrapper
 from wrappers.milestone import MilestoneReward, settle_milestones
 from wrappers.progress.outcome import OutcomeModelReward
@@ -448,9 +450,19 @@ def _spa(env: gym.Env, arg: str | None, ctx: TermContext) -> gym.Env:
     return ShortestPathReward(env, lengths=ctx.state.shortest_lengths(), alpha=ctx.spa_alpha)
 
 
+def _settle_uimem(episodes: Sequence[Any], arg: str | None, ctx: TermContext, epoch: int) -> None:
+    """UI-Mem's self-evolving update (Alg. 2) over the batch: its episodes' experience goes into the
+    run's memory, then the memory's clock ticks."""
+    memory = ctx.state.experience_memory()
+    records = [EpisodeRecord.from_dict(ep.settle[UIMEM]) for ep in episodes if isinstance(ep.settle.get(UIMEM), dict)]
+    if records:
+        evolve(memory, records, memory.extractor)
+
+
 @register_term(
     "uimem",
     summary="UI-Mem's guidance-aware reward (Eq. 4-5) with guidance from the run's experience memory",
+    settle=_settle_uimem,
 )
 def _uimem(env: gym.Env, arg: str | None, ctx: TermContext) -> gym.Env:
     return GuidanceReward(GuidanceWrapper(env, memory=ctx.state.experience_memory()))

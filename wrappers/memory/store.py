@@ -102,15 +102,23 @@ class ExperienceMemory(SharedState):
         matcher: what embeds texts for merging and for the fallback matches (a
             :class:`~wrappers.matching.SemanticMatcher`, anything with ``similarity(a, b)``
             returning a cosine matrix); without one, entries merge when their words are the same.
+        extractor: what the self-evolving update (:func:`wrappers.memory.evolve.evolve`) extracts
+            experience with: ``None`` for the built-in one, or an
+            :class:`~wrappers.memory.llm.LLMExtractor`.
     """
 
     kind = "uimem_memory"
 
     def __init__(
-        self, path: str | os.PathLike | None = None, config: MemoryConfig | None = None, matcher: Any = None
+        self,
+        path: str | os.PathLike | None = None,
+        config: MemoryConfig | None = None,
+        matcher: Any = None,
+        extractor: Any = None,
     ) -> None:
         self.config = config or MemoryConfig()
         self.matcher = matcher
+        self.extractor = extractor  # what the self-evolving update extracts with (None: the built-in one)
         self._pending: Counter[tuple[str, ...]] = Counter()  # uses not yet written
         super().__init__(path)
 
@@ -416,7 +424,9 @@ class ExperienceMemory(SharedState):
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
-        state["matcher"] = None  # a copy in a worker reads; merging (which embeds) runs where the memory was made
+        # a copy in a worker or a checkpoint reads and counts; merging and extracting (an embedding
+        # model, an LLM client) belong to the process that made the memory
+        state["matcher"] = state["extractor"] = None
         return state
 
     def __len__(self) -> int:

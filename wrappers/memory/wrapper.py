@@ -48,6 +48,7 @@ import gymnasium as gym
 from gui_gym.core import contract as C
 from gui_gym.core.spaces import AnyText
 from gui_gym.core.trajectory import Step, Trajectory
+from wrappers.memory.evolve import EpisodeRecord
 from wrappers.memory.guidance import check_level
 from wrappers.memory.store import ExperienceMemory
 from wrappers.memory.templates import abstract
@@ -57,6 +58,10 @@ __all__ = ["GuidanceReward", "GuidanceWrapper"]
 
 #: the longest guidance text an observation carries (characters)
 MAX_GUIDANCE_CHARS = 4000
+#: the reset info key of the task's scene (what the memory keys its subtasks by)
+SCENE = "guidance_scene"
+#: the name of the term's batch payload (``info["episode_settle"]``)
+SETTLE_TERM = "uimem"
 
 
 class GuidanceWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
@@ -119,6 +124,7 @@ class GuidanceWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._level = asked if self._text else "none"
         info[C.GUIDANCE_LEVEL] = self._level
         info[C.GUIDANCE] = self._text
+        info[SCENE] = self.scene_of(task_id)
         return self._observe(obs), info
 
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
@@ -147,7 +153,10 @@ class GuidanceReward(RewardShaping):
         self._final: dict[str, float] = {}
 
     def begin(self, info: dict[str, Any]) -> None:
-        self._guided = info.get(C.GUIDANCE_LEVEL, "none") != "none"
+        self._level = str(info.get(C.GUIDANCE_LEVEL, "none"))
+        self._guided = self._level != "none"
+        self._scene = str(info.get(SCENE, ""))
+        self._reasons: list[str] = []
         self._final = {}
 
     def terms(self, success: bool, progress: float, guided: bool) -> dict[str, float]:
@@ -161,6 +170,7 @@ class GuidanceReward(RewardShaping):
         return out
 
     def step_terms(self, step: Step, info: dict[str, Any]) -> dict[str, float]:
+        self._reasons.append("" if step.format_valid else str(info.get(C.REASON, "")))
         zero = {k: 0.0 for k in self.terms(False, 0.0, True)}
         if not self.last_step:
             return zero
@@ -171,3 +181,14 @@ class GuidanceReward(RewardShaping):
     def episode_terms(self, episode: Trajectory) -> dict[str, list[float]]:
         n = len(episode.steps)
         return {k: [v] * n for k, v in self._final.items()}
+
+    def settle_payload(self, episode: Trajectory) -> tuple[str, Any] | None:
+        """The episode as the self-evolving update reads it (:class:`~wrappers.memory.evolve.EpisodeRecord`)."""
+        record = EpisodeRecord(
+            task_id=episode.task_id, instruction=episode.instruction,
+            milestones=[str(m) for m in episode.meta.get(C.TASK_MILESTONES) or []], success=episode.success,
+            steps=[(s.action_description, list(s.milestones), s.format_valid, r)
+                   for s, r in zip(episode.steps, self._reasons, strict=False)],
+            placeholders=dict(episode.meta.get(C.PLACEHOLDERS) or {}), scene=self._scene, level=self._level,
+        )  # fmt: skip
+        return SETTLE_TERM, record.to_dict()
