@@ -142,6 +142,29 @@ def _loads(text: str | bytes) -> Any:
         raise ValueError("nested too deeply to parse") from None
 
 
+def parse_json_object(text: str, what: str = "a JSON object") -> dict[str, Any]:
+    """An LLM's reply that should be one JSON object: surrounding whitespace, a ``<think>`` block
+    and at most one markdown code fence allowed; anything else raises
+    :class:`~wrappers.generation.GenerationError` saying what was wrong (the output echoed,
+    truncated). Linear time.
+
+    >>> parse_json_object('```json\\n{"a": 1}\\n```')
+    {'a': 1}
+    """
+    if not isinstance(text, str):
+        raise GenerationError(f"expected the LLM's text output, got {type(text).__name__}")
+    body = _unfence(strip_think(text).strip())
+    if not body:
+        raise GenerationError(f"expected {what}, but the output is empty")
+    try:
+        value = _loads(body)
+    except ValueError as e:
+        raise GenerationError(f"expected {what}, but the output is not JSON ({e}); output: {_snippet(text)!r}") from None
+    if not isinstance(value, dict):
+        raise GenerationError(f"expected {what}, got a JSON {type(value).__name__}; output: {_snippet(text)!r}")
+    return value
+
+
 # -- strict milestone-list parsing --------------------------------------------------------------
 def parse_milestones(text: str) -> list[str]:
     """Parse an LLM's milestone list strictly (the "strict JSON array" of Fig. 14-15).
