@@ -159,7 +159,8 @@ def parse_json_object(text: str, what: str = "a JSON object") -> dict[str, Any]:
     try:
         value = _loads(body)
     except ValueError as e:
-        raise GenerationError(f"expected {what}, but the output is not JSON ({e}); output: {_snippet(text)!r}") from None
+        problem = f"expected {what}, but the output is not JSON ({e}); output: {_snippet(text)!r}"
+        raise GenerationError(problem) from None
     if not isinstance(value, dict):
         raise GenerationError(f"expected {what}, got a JSON {type(value).__name__}; output: {_snippet(text)!r}")
     return value
