@@ -182,6 +182,11 @@ class TrainConfig:
         parse_reward(self.reward)
         if self.sampler is not None and self.sampler not in SAMPLERS:
             raise ValueError(f"unknown sampler {self.sampler!r}; choose from {', '.join(SAMPLERS)}")
+        if self.sampler == "uimem" and not any(name == "uimem" for name, _ in parse_reward(self.reward)):
+            raise ValueError(
+                "--sampler uimem gives rollouts guidance levels that only the uimem reward term turns "
+                "into guidance: add uimem to --reward"
+            )
         if not isinstance(self.env_kwargs, dict):
             raise ValueError(f"env_kwargs must be a dict of gym.make arguments, got {self.env_kwargs!r}")
         for name in ("iterations", "tasks_per_iter", "group_size", "ppo_epochs", "minibatch", "num_envs"):

@@ -54,7 +54,8 @@ PRESETS: dict[str, dict[str, Any]] = {
 _HELP = {
     "tasks": "training tasks: a tier (easy/medium/hard), a task id, or comma-separated ids",
     "eval_tasks": "held-out evaluation tasks (default: the training tasks on held-out seeds)",
-    "reward": "reward spec: outcome, milestone, milestone-adaptive, progress[=CKPT], spa, joined with +",
+    "reward": "reward spec: outcome, milestone, milestone-adaptive, progress[=CKPT], orm=CKPT, spa, uimem; join with +",
+    "sampler": "group sampler: uniform, fcf (MobileRL), uimem (UI-Mem's guided groups; with --reward uimem)",
     "algo": "grpo, rloo, dapo, reinforce++, adagrpo (or ppo: Stable-Baselines3 MaskablePPO)",
     "level": "trajectory, or step (ADMIRE's step-level GRPO, Eq. 12-13)",
     "returns": "R(τ) a group compares: sum, spa or mean (default: the algorithm's; see agents.algos.returns)",

@@ -88,7 +88,8 @@ def read_status(path: Path) -> dict[str, Any] | None:
 
 
 def train_config(cfg: StudyConfig, s: Setting, seed: int, out: Path) -> Any:
-    """The :class:`~agents.train.TrainConfig` of one run: only the reward and the seed differ between runs."""
+    """The :class:`~agents.train.TrainConfig` of one run: only the reward and the seed differ between
+    runs (and a setting's own env, algorithm or group sampler)."""
     from agents.train import TrainConfig
 
     values = dict(
@@ -106,6 +107,8 @@ def train_config(cfg: StudyConfig, s: Setting, seed: int, out: Path) -> Any:
         out=str(run_dir(out, s.name, seed)),
         progress=False,
     )
+    if s.sampler is not None:
+        values["sampler"] = s.sampler
     values.update(cfg.extra)
     if s.env_id is not None:  # its own env: the expert trajectories of the same tasks
         values["env_id"] = s.env_id

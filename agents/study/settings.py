@@ -24,6 +24,10 @@ admire-no-decay          ADMIRE with λ fixed at λ0 (γ = 1)                ADM
 empo                     EMPO on the oracle trajectories of the training  EMPO Table 2 / App. F (offline
                          tasks (GuiExperience-v0, Eq. 4-6), evaluated     training, online evaluation)
                          live like the others
+uimem                    UI-Mem: guidance from the run's experience       UI-Mem Table 3 (the unguided policy
+                         memory in stratified groups along the dropout    against vanilla GRPO)
+                         curriculum, Eq. 4-5's reward (``--sampler
+                         uimem``); evaluated unguided like the others
 =======================  ===============================================  ====================================
 
 A setting with its own ``env_id`` trains there (``empo``: on the experience env, with its own
@@ -53,6 +57,7 @@ class Setting:
     needs: tuple[str, ...] = ()  # reward models it reads: "progress-env", "progress-lcs", "orm"
     env_id: str | None = None  # the env it trains on (None: the study's)
     algo: str | None = None  # its own algorithm (None: the study's)
+    sampler: str | None = None  # its own group sampler (None: the algorithm's)
 
     def __post_init__(self) -> None:
         parse_reward(self.spec("MODELS"))  # a setting is a valid spec of the registry, or an error now
@@ -74,6 +79,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("admire-no-base-failure", "milestone-adaptive=no-base-failure", "ablation", "w/o base reward on failure"),
     Setting("admire-no-decay", "milestone-adaptive=no-decay", "ablation", "w/o reward decay"),
     Setting("empo", "outcome", "main", "EMPO (offline experience)", env_id="GuiExperience-v0", algo="empo"),
+    Setting("uimem", "uimem", "main", "UI-Mem (memory-guided groups)", sampler="uimem"),
 )
 
 
