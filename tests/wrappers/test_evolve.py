@@ -85,3 +85,29 @@ def test_a_failing_extractor_falls_back_to_the_builtin_one(caplog: pytest.LogCap
 def test_a_record_that_is_not_one_is_a_clear_error(bad: dict) -> None:
     with pytest.raises(ValueError, match="not an episode record"):
         EpisodeRecord.from_dict(bad)
+
+
+@pytest.mark.parametrize("env_id", ["ALFWorld-v0", "WebShop-v0", "TextRooms-v0", "GuiExperience-v0"])
+def test_the_update_learns_on_every_family_with_milestones(env_id: str) -> None:
+    """The uimem term's payload and the built-in extractor on the other families: episodes of the
+    family's first admissible actions leave experience in the memory."""
+    import textrooms  # noqa: F401
+
+    from gui_gym.core.family import family_of
+    from wrappers.spec import RewardState, make_env
+
+    state = RewardState()
+    family = family_of(env_id)
+    task = family.tasks(None)[0].id
+    env = make_env(env_id, tasks=task, reward="uimem", state=state, max_steps=6)
+    records = []
+    for seed in range(2):
+        obs, info = env.reset(seed=seed)
+        while True:
+            obs, _, term, trunc, info = env.step(family.admissible_actions(obs, info)[seed % 2].action)
+            if term or trunc:
+                records.append(EpisodeRecord.from_dict(json.loads(info[C.EPISODE_SETTLE])["uimem"]))
+                break
+    assert all(r.milestones for r in records)  # the family reports its task's milestones
+    counts = evolve(state.experience_memory(), records)
+    assert counts["episodes"] == 2 and counts["skills"] + counts["failures"] + counts["workflows"] > 0
