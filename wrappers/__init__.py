@@ -12,6 +12,7 @@ from wrappers.book import MilestoneBook
 from wrappers.generation import GenerationError, GenerationRequest
 from wrappers.llm import LLMError, OpenAICompatibleLLM, TransformersLLM
 from wrappers.llm_generator import LLMMilestoneGenerator
+from wrappers.memory import ExperienceMemory, GuidanceReward, GuidanceWrapper
 from wrappers.milestone import MilestoneReward
 from wrappers.process import ProcessReward
 from wrappers.progress import OutcomeModelReward, ProgressLabeller, ProgressReward, ProgressRewardVector
@@ -23,8 +24,11 @@ __all__ = [
     "OUTCOME",
     "AdmireConfig",
     "EpisodeRecorder",
+    "ExperienceMemory",
     "GenerationError",
     "GenerationRequest",
+    "GuidanceReward",
+    "GuidanceWrapper",
     "LLMError",
     "LLMMilestoneGenerator",
     "MilestoneBook",
