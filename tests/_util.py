@@ -211,3 +211,15 @@ class ScriptedPolicy:
             action = 'do(action="Launch", app="Settings")' if not h else "finish()"
             out.append(Decision(action, action, np.array([float(r.random())], np.float32)))
         return out
+
+
+def run_in_processes(target: Any, args: list[tuple], timeout: float = 60) -> None:
+    """Run ``target(*a)`` for each ``a`` of ``args`` in forked processes at once; each must exit 0."""
+    import multiprocessing as mp
+
+    procs = [mp.get_context("fork").Process(target=target, args=a) for a in args]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(timeout)
+        assert proc.exitcode == 0, f"a worker exited with {proc.exitcode}"

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing as mp
 import pickle
 
 import numpy as np
 import pytest
+from _util import run_in_processes
 
 from wrappers.memory import (
     ExperienceMemory,
@@ -267,12 +267,7 @@ def _worker(path: str, worker: int, n: int) -> None:
 
 def test_several_processes_share_one_memory(tmp_path) -> None:
     path = str(tmp_path / "memory.json")
-    procs = [mp.get_context("fork").Process(target=_worker, args=(path, w, 6)) for w in range(3)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(60)
-        assert p.exitcode == 0
+    run_in_processes(_worker, [(path, w, 6) for w in range(3)])
     mem = ExperienceMemory.load(path)
     plan = mem.plans("shared")[0]
     assert (plan["n_succ"], plan["n_used"]) == (18, 18)  # no success and no use lost

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 import os
 
 import pytest
+from _util import run_in_processes
 
 from gui_gym.core import Step, Trajectory
 from wrappers import GenerationError, MilestoneBook, ShortestLengths, StateFileError
@@ -146,12 +146,7 @@ def _worker(path: str, worker: int, n: int) -> None:
 
 def test_several_processes_share_one_book(tmp_path):
     path = str(tmp_path / "book.json")
-    procs = [mp.get_context("fork").Process(target=_worker, args=(path, w, 12)) for w in range(3)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(60)
-        assert p.exitcode == 0
+    run_in_processes(_worker, [(path, w, 12) for w in range(3)])
     book = MilestoneBook.load(path)
     assert len(book.tasks()) == 3 * 3 + 1
     assert sum(book.to_dict()["tasks"][t]["successes"] for t in book.tasks()) == 36  # no update lost
