@@ -339,10 +339,15 @@ class Trainer:
             for stale in ("metrics.jsonl", "metrics.csv"):
                 (self.out / stale).unlink(missing_ok=True)
         self.out.mkdir(parents=True, exist_ok=True)
-        if any(name == "uimem" for name, _ in parse_reward(cfg.reward)) and self.reward_state.memory is None:
-            # UI-Mem's memory is a file of the run: async workers and Ray actors read the guidance it
-            # holds now, not a copy from the start, and the memory can be read after the run
-            self.reward_state.memory = ExperienceMemory(self.out / MEMORY)
+        if any(name == "uimem" for name, _ in parse_reward(cfg.reward)):
+            if self.reward_state.memory is None:
+                # UI-Mem's memory is a file of the run: async workers and Ray actors read the guidance
+                # it holds now, not a copy from the start, and the memory can be read after the run
+                self.reward_state.memory = ExperienceMemory(self.out / MEMORY)
+            if self.reward_state.memory.matcher is None:  # near-duplicates merge by embedding (Alg. 2)
+                from wrappers.matching import SemanticMatcher
+
+                self.reward_state.memory.matcher = SemanticMatcher(cfg.encoder, mode="cosine")
         self.rollouts = self._rollout_backend()
         self.eval_rollouts = self._rollout_backend(reward="outcome")
         self._tb = self._tensorboard() if cfg.tensorboard else None

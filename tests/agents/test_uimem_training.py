@@ -33,6 +33,7 @@ def test_a_uimem_run_evolves_its_memory_and_resumes(tmp_path, tiny_encoder: str)
         return batch
 
     trainer.sampler.sample = spy
+    assert trainer.reward_state.memory.matcher is not None  # merges near-duplicates by embedding
     trainer.run()
     assert sorted(o["guidance"] for o in seen[:4]) == ["none", "strong", "strong", "weak"]  # S_0 = 0
     memory = ExperienceMemory.load(tmp_path / "run" / MEMORY)
@@ -40,7 +41,8 @@ def test_a_uimem_run_evolves_its_memory_and_resumes(tmp_path, tiny_encoder: str)
     rows = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     assert "reward_uimem_progress" in rows[-1] and "reward_uimem_bonus" in rows[-1]
     resumed = Trainer(_cfg(tmp_path, tiny_encoder, iterations=2), resume=True)
-    assert resumed.reward_state.memory is not None and resumed.reward_state.memory.clock == 1
+    memory = resumed.reward_state.memory
+    assert memory is not None and memory.clock == 1 and memory.matcher is not None
     assert resumed.sampler.success == trainer.sampler.success
     resumed.run()
     assert ExperienceMemory.load(tmp_path / "run" / MEMORY).clock == 2
