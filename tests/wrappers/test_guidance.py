@@ -116,3 +116,16 @@ def test_the_uimem_term_runs_in_a_vector_env_on_every_family(env_id: str) -> Non
         done = [d or t or u for d, t, u in zip(done, term, trunc, strict=True)]
     assert all(done) and memory.plans(task)[0]["n_used"] == 2
     envs.close()
+
+
+def test_async_workers_read_the_memory_file_and_count_their_uses_in_it(tmp_path) -> None:
+    state = RewardState(memory=ExperienceMemory(tmp_path / "memory.json"))
+    make = lambda: make_env("GuiAndroid-v0", tasks="SystemWifiTurnOn", reward="uimem", state=state, max_steps=3)  # noqa: E731
+    envs = gym.vector.AsyncVectorEnv([make, make])
+    try:
+        state.memory.add_workflow("SystemWifiTurnOn", ["Open Settings", "Turn Wi-Fi on"])  # after the workers started
+        obs, _ = envs.reset(seed=0, options={C.GUIDANCE: "weak"})
+    finally:
+        envs.close()
+    assert list(obs[C.GUIDANCE]) == ["1.Open Settings\n2.Turn Wi-Fi on"] * 2
+    assert ExperienceMemory.load(tmp_path / "memory.json").plans("SystemWifiTurnOn")[0]["n_used"] == 2

@@ -120,6 +120,8 @@ class GuidanceWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
             task_id, asked, values=values, scene=self.scene_of(task_id),
             instruction=abstract(info.get(C.INSTRUCTION, ""), values),
         )  # fmt: skip
+        if self.memory.path is not None:  # count the use in the file: a worker's copy is not written back
+            self.memory.flush()
         self._text = guidance.render(asked)[:MAX_GUIDANCE_CHARS]
         self._level = asked if self._text else "none"
         info[C.GUIDANCE_LEVEL] = self._level
