@@ -156,6 +156,7 @@ class TrainConfig:
     policy: str = "candidate"  # "candidate" | "lm"
     lm_path: str | None = None
     encoder: str | None = None  # candidate policy: local sentence-transformers dir (default MiniLM)
+    init: str | None = None  # start from the policy of this run directory or checkpoint (gui-gym sft's)
     hidden: int = 128
     temperature: float = 1.0
     device: str | None = None
@@ -331,6 +332,8 @@ class Trainer:
             resume = False
         if resume:
             self._load(self.out / CHECKPOINT)
+        elif cfg.init:
+            self._warm_start(cfg.init)
         elif (self.out / CHECKPOINT).exists():
             raise FileExistsError(
                 f"{self.out} already holds a run; pass --resume to continue it or choose another --out"
@@ -604,6 +607,21 @@ class Trainer:
             "last_eval": evals[-1] if evals else None,
             "out": str(self.out),
         }
+
+    def _warm_start(self, run: str) -> None:
+        """Load the policy of another run (``gui-gym sft``'s, a trained one) before the first iteration."""
+        path = Path(run) / CHECKPOINT if Path(run).is_dir() else Path(run)
+        ckpt = load_checkpoint(path)
+        try:
+            self.policy.load_state_dict(ckpt["policy"])
+            if ckpt.get("embeddings") is not None and hasattr(self.policy, "load_embedding_state"):
+                self.policy.load_embedding_state(ckpt["embeddings"])
+        except (KeyError, RuntimeError, ValueError, TypeError) as e:
+            raise ValueError(
+                f"--init {run}: its policy does not fit this run's (same --policy, --hidden and --encoder "
+                f"needed): {type(e).__name__}: {str(e)[:200]}"
+            ) from None
+        log.info("warm start from %s", path)
 
     def close(self) -> None:
         for backend in (getattr(self, "rollouts", None), getattr(self, "eval_rollouts", None)):

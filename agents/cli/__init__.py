@@ -10,6 +10,7 @@
     gui-gym train [--env ID] [--env-kwargs K=V ...] [--preset quick] [--algo grpo|rloo|dapo|reinforce++|adagrpo|ppo]
                   [--reward milestone+spa] ...
     gui-gym plot RUN_DIR... [-o curves.png]       (see agents/cli/train.py)
+    gui-gym sft --tasks easy,medium --out runs/sft  (behaviour cloning; then gui-gym train --init runs/sft)
     gui-gym study [--env ID] [--mode quick|full] [--out DIR] [--settings a,b] [--seeds 0,1,2] [--report-only]
     gui-gym calibrate-matcher [--pairs FILE.jsonl] [--mode all|guarded|cosine] [--deltas 0.30:0.95:0.05]
                               [--split all|calib|heldout] [--plot FILE.png]
@@ -22,7 +23,7 @@
 ``module:EnvId`` form: the module is imported first, so an env your own module registers works.
 Every command takes ``--threads N`` (torch's CPU threads; see :mod:`gui_gym.core.threads`).
 One module per command group: :mod:`agents.cli.env` (tasks, rollout, play),
-:mod:`agents.cli.calibrate`, :mod:`agents.cli.train` (train, plot), :mod:`agents.cli.progrm`,
+:mod:`agents.cli.calibrate`, :mod:`agents.cli.train` (train, plot), :mod:`agents.cli.sft`, :mod:`agents.cli.progrm`,
 :mod:`agents.cli.study`, :mod:`agents.cli.webshop`, :mod:`agents.cli.experience`, :mod:`agents.cli.device`.
 """
 
@@ -34,7 +35,7 @@ import sys
 from collections.abc import Sequence
 
 import gui_gym  # noqa: F401  (registers the env ids)
-from agents.cli import calibrate, device, env, experience, progrm, study, train, webshop
+from agents.cli import calibrate, device, env, experience, progrm, sft, study, train, webshop
 from agents.cli.common import add_threads_argument
 from gui_gym.core.threads import configure_threads
 
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_parser(sub)
     progrm.add_parser(sub)
     train.add_parser(sub)
+    sft.add_parser(sub)
     study.add_parser(sub)
     webshop.add_parser(sub)
     experience.add_parser(sub)

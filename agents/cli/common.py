@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
-from collections.abc import Sequence
+import types
+import typing
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 #: The env id every command uses unless ``--env`` names another.
 DEFAULT_ENV = "GuiAndroid-v0"
 
-__all__ = ["DEFAULT_ENV", "add_env_arguments", "add_threads_argument", "env_kwargs", "parse_env_kwarg", "task_arg"]
+__all__ = [
+    "DEFAULT_ENV",
+    "add_config_flags",
+    "add_env_arguments",
+    "add_threads_argument",
+    "env_kwargs",
+    "parse_env_kwarg",
+    "task_arg",
+]
 
 
 def parse_env_kwarg(text: str) -> tuple[str, Any]:
@@ -62,3 +73,29 @@ THREADS_HELP = (
 def add_threads_argument(parser: argparse.ArgumentParser) -> None:
     """``--threads N`` on a command (absent unless given, so a parent command's value stands)."""
     parser.add_argument("--threads", type=int, default=argparse.SUPPRESS, metavar="N", help=THREADS_HELP)
+
+
+def _flag_type(tp: Any) -> Any:
+    if isinstance(tp, types.UnionType) or typing.get_origin(tp) is typing.Union:
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return args[0] if args else str
+    return tp
+
+
+def add_config_flags(
+    p: argparse.ArgumentParser, cls: type, helps: Mapping[str, str] | None = None, skip: Sequence[str] = ()
+) -> None:
+    """One flag per field of the dataclass ``cls`` (``--field-name``; booleans as ``--x/--no-x``),
+    defaulting to ``None`` so that only the flags given override (a preset, the class's defaults)."""
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        if f.name in skip:
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        tp = _flag_type(hints[f.name])
+        default_text = f"default: {f.default}" if f.default is not dataclasses.MISSING else ""
+        text = "; ".join(t for t in ((helps or {}).get(f.name, ""), default_text) if t)
+        if tp is bool:
+            p.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=text)
+        else:
+            p.add_argument(flag, type=tp, default=None, help=text)

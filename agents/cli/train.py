@@ -20,13 +20,18 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import types
-import typing
 from pathlib import Path
 from typing import Any
 
 from agents.algos.registry import ALGORITHMS
-from agents.cli.common import DEFAULT_ENV, ENV_HELP, ENV_KWARGS_HELP, env_kwargs, parse_env_kwarg
+from agents.cli.common import (
+    DEFAULT_ENV,
+    ENV_HELP,
+    ENV_KWARGS_HELP,
+    add_config_flags,
+    env_kwargs,
+    parse_env_kwarg,
+)
 from agents.train import TrainConfig, Trainer, task_ids
 from gui_gym.core import contract as C
 from gui_gym.core.contract import TASK
@@ -65,13 +70,6 @@ _HELP = {
 }
 
 
-def _flag_type(tp: Any) -> Any:
-    if isinstance(tp, types.UnionType) or typing.get_origin(tp) is typing.Union:
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        return args[0] if args else str
-    return tp
-
-
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "train",
@@ -83,18 +81,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
     p.add_argument("--env", "--env-id", dest="env_id", metavar="ID", help=ENV_HELP)
     p.add_argument("--env-kwargs", nargs="+", type=parse_env_kwarg, metavar="KEY=VALUE", help=ENV_KWARGS_HELP)
-    hints = typing.get_type_hints(TrainConfig)
-    for f in dataclasses.fields(TrainConfig):
-        if f.name in ("extra", "env_id", "env_kwargs"):
-            continue
-        flag = "--" + f.name.replace("_", "-")
-        tp = _flag_type(hints[f.name])
-        default_text = f"default: {f.default}" if f.default is not dataclasses.MISSING else ""
-        text = "; ".join(t for t in (_HELP.get(f.name, ""), default_text) if t)
-        if tp is bool:
-            p.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=text)
-        else:
-            p.add_argument(flag, type=tp, default=None, help=text)
+    add_config_flags(p, TrainConfig, _HELP, skip=("extra", "env_id", "env_kwargs"))
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("plot", help="draw learning curves of training runs")

@@ -239,6 +239,27 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
         """The admissible actions this policy chooses among on ``obs``."""
         return self.family.admissible_actions(obs, None, self.max_candidates)
 
+    def _record(self, obs: Any, cs: Sequence[Candidate], hist: Sequence[Decision], chosen: int = -1) -> CandidateRecord:
+        return CandidateRecord(
+            instruction=_with_guidance(self.family.instruction(obs), guidance_of(obs)),
+            labels=tuple(c.label for c in cs),
+            kinds=tuple(c.kind for c in cs),
+            items=tuple(text_items(self.family.observation_text(obs))),
+            history=_labels(hist, self.history),
+            step=len(hist),
+            chosen=chosen,
+            action_kinds=tuple(c.action_kind for c in cs),
+        )
+
+    def imitate(self, obs: Any, history: Sequence[Decision], action: str) -> Decision | None:
+        """The decision that takes ``action`` (an expert's) on ``obs`` after ``history``, for behaviour
+        cloning: :meth:`log_probs` scores it; ``None`` when no candidate is that action."""
+        cs = self.candidates(obs)
+        k = next((i for i, c in enumerate(cs) if c.action == action), None)
+        if k is None:
+            return None
+        return Decision(cs[k].action, cs[k].label, np.zeros(1, dtype=np.float32), self._record(obs, cs, history, k))
+
     def decide(
         self,
         observations: Sequence[dict[str, Any]],
@@ -262,18 +283,7 @@ class CandidatePolicy(TrainablePolicyMixin, nn.Module):
         for obs, hist in zip(observations, histories, strict=True):
             cs = self.candidates(obs)
             cands.append(cs)
-            records.append(
-                CandidateRecord(
-                    instruction=_with_guidance(self.family.instruction(obs), guidance_of(obs)),
-                    labels=tuple(c.label for c in cs),
-                    kinds=tuple(c.kind for c in cs),
-                    items=tuple(text_items(self.family.observation_text(obs))),
-                    history=_labels(hist, self.history),
-                    step=len(hist),
-                    chosen=-1,
-                    action_kinds=tuple(c.action_kind for c in cs),
-                )
-            )
+            records.append(self._record(obs, cs, hist))
         if not records:
             return []
         with torch.no_grad():

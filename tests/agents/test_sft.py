@@ -1,0 +1,77 @@
+"""Behaviour cloning (gui-gym sft): pass@k by hand, the oracle imitated on disjoint seeds with noisy
+recoveries, the kept epoch, and RL warm-started from the result (gui-gym train --init)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from agents.cli import main
+from agents.collect import Episode, Instance
+from agents.policies.candidate import CandidatePolicy
+from agents.sft import SFT_SEED_BASE, SFTConfig, clone, collect_demonstrations, pass_at_k
+from agents.train import TrainConfig, Trainer
+
+
+def _ep(task: str, tier: str, seed: int, member: int, success: bool) -> Episode:
+    return Episode(Instance(task, seed, 0, member), task, tier, [], [float(success)], {}, success, False, 0)
+
+
+def test_pass_at_k_by_hand() -> None:
+    eps = [_ep("A", "easy", 0, m, m == 1) for m in range(4)]  # seed 0 of A: one success in 4
+    eps += [_ep("A", "easy", 1, m, False) for m in range(4)]  # seed 1 of A: none
+    eps += [_ep("B", "hard", 0, m, True) for m in range(4)]  # B: all
+    stats = pass_at_k(eps, k=4)
+    assert stats["pass@1_easy"] == pytest.approx((0.25 + 0.0) / 2) and stats["pass@4_easy"] == 0.5
+    assert stats["pass@1_hard"] == 1.0 and stats["pass@4_hard"] == 1.0
+    assert stats["pass@1_all"] == pytest.approx((0.25 + 0 + 1) / 3) and stats["pass@4_all"] == pytest.approx(2 / 3)
+
+
+def test_demonstrations_label_noisy_states_with_the_oracle(tiny_encoder: str) -> None:
+    policy = CandidatePolicy("GuiAndroid-v0", tiny_encoder, hidden=8, seed=0)
+    rng = np.random.default_rng(0)
+    clean, counts = collect_demonstrations(policy, "GuiAndroid-v0", ["SystemWifiTurnOn"], 2, 0.0, rng)
+    assert counts["episodes"] == 2 and counts["successes"] == 2 and counts["covered"] == counts["steps"]
+    noisy, ncounts = collect_demonstrations(policy, "GuiAndroid-v0", ["SystemWifiTurnOn"], 2, 0.5, rng)
+    assert ncounts["episodes"] == 4 and len(noisy) > len(clean)  # detours add states to recover from
+    d = clean[0]
+    assert d.data.labels[d.data.chosen] == d.label and d.data.step == 0  # the oracle's candidate, first step
+    assert SFT_SEED_BASE > 1000  # demonstrations never use the evaluation seeds 0..n-1
+
+
+def test_clone_then_warm_start_rl(tmp_path, tiny_encoder: str) -> None:
+    torch.set_num_threads(1)
+    cfg = SFTConfig(tasks="SystemWifiTurnOn,SystemBluetoothTurnOff", epochs=3, demos_per_task=2, eval_seeds=1, k=2,
+                    max_steps=12, encoder=tiny_encoder, hidden=16, num_envs=2, out=str(tmp_path / "sft"),
+                    progress=False)  # fmt: skip
+    summary = clone(cfg)
+    assert summary["coverage"] > 0.9 and 0 <= summary["kept_epoch"] <= summary["epochs_run"] <= 3
+    rows = [json.loads(line) for line in (tmp_path / "sft" / "sft.jsonl").read_text().splitlines()]
+    assert rows[0]["epoch"] == 0 and rows[0]["loss"] is None and all(r["loss"] > 0 for r in rows[1:])
+    assert {"pass@1_easy", "pass@2_easy", "pass@1_all", "pass@2_all"} <= set(rows[0])
+    base = dict(tasks="SystemWifiTurnOn", iterations=1, group_size=2, tasks_per_iter=1, num_envs=2, max_steps=6,
+                eval_every=0, encoder=tiny_encoder, hidden=16, progress=False, seed=1)  # fmt: skip
+    warm = Trainer(TrainConfig(**base, init=str(tmp_path / "sft"), out=str(tmp_path / "rl")))
+    cold = Trainer(TrainConfig(**base, out=str(tmp_path / "cold")))
+    saved = torch.load(tmp_path / "sft" / "checkpoint.pt", weights_only=True)["policy"]
+    for name, tensor in warm.policy.state_dict().items():
+        assert torch.equal(tensor, saved[name]), name
+    # seed 1 initialises other weights: the warm start's are the cloned policy's, not its own
+    assert any(not torch.equal(a, b) for a, b in zip(warm.policy.state_dict().values(),
+                                                      cold.policy.state_dict().values(), strict=True))  # fmt: skip
+    warm.close()
+    cold.close()
+    with pytest.raises(ValueError, match="does not fit this run"):
+        Trainer(TrainConfig(**{**base, "hidden": 8}, init=str(tmp_path / "sft"), out=str(tmp_path / "bad")))
+
+
+def test_the_cli_reports_pass_at_k_per_tier(tmp_path, tiny_encoder: str, capsys: pytest.CaptureFixture) -> None:
+    code = main(["sft", "--tasks", "SystemWifiTurnOn", "--epochs", "1", "--demos-per-task", "1", "--eval-seeds", "1",
+                 "--k", "2", "--max-steps", "10", "--encoder", tiny_encoder, "--hidden", "8", "--num-envs", "2",
+                 "--out", str(tmp_path / "s"), "--no-progress"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0 and "pass@2 before" in out and "gui-gym train --init" in out
+    assert main(["sft", "--noise", "1.5", "--out", str(tmp_path / "x")]) == 2
