@@ -225,6 +225,7 @@ _CAPITALISED = re.compile(r"\b([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})")
 _FILENAME = re.compile(r"\b[\w-]+\.(?:md|txt|pdf|jpg|png|mp3|csv)\b")
 _NUMBER = re.compile(r"(?<![\w.])\d[\d:.,/-]*\d(?![\w])|(?<![\w.])\d(?![\w.])")
 _AFTER_COLON = re.compile(r":\s*(.+?)\s*$")
+_PHONE = re.compile(r"(?<![\w+])\+?\d{1,3}[ -]\d{3}[ -]\d{3}[ -]?\d{4}\b")
 # Sentence-initial verbs and question words are capitalised but are not names to type.
 _STOP = {
     *("Add", "Delete", "Turn", "Mark", "Open", "Send", "Create"),
@@ -232,14 +233,17 @@ _STOP = {
 }
 
 
-def instruction_strings(instruction: str, limit: int = 8) -> list[str]:
-    """Strings of the instruction an agent might type: quoted text, a text after a colon,
-    names (capitalised words), file names and numbers, longest first within each kind.
+def instruction_strings(instruction: str, limit: int = 12) -> list[str]:
+    """Strings of the instruction an agent might type: quoted text, a text after a colon (with and
+    without its full stop), names (capitalised words), phone numbers with their country code, the
+    words of a two- or three-word name, file names and numbers, longest first within each kind.
 
     >>> instruction_strings('Add a task "Buy groceries" to my to-do list in Tasks.')
     ['Buy groceries', 'Tasks']
     >>> instruction_strings("Send a text message to Ethan Moreau with message: See you at 5.")
-    ['See you at 5', 'Ethan Moreau']
+    ['See you at 5', 'See you at 5.', 'Ethan Moreau', 'Ethan', 'Moreau']
+    >>> instruction_strings("Create a new contact for Maya Garcia. Their number is +1 217-555-8097.")[2:5]
+    ['+1 217-555-8097', 'Maya', 'Garcia']
     """
     text = instruction or ""
     found: list[str] = []
@@ -247,6 +251,8 @@ def instruction_strings(instruction: str, limit: int = 8) -> list[str]:
     m = _AFTER_COLON.search(text)
     if m:
         found.append(m.group(1).rstrip("."))
+        if m.group(1).endswith("."):  # a sentence to type keeps its full stop
+            found.append(m.group(1))
     names = []
     for name in _CAPITALISED.findall(text):
         words = name.split()
@@ -255,6 +261,9 @@ def instruction_strings(instruction: str, limit: int = 8) -> list[str]:
         if words and not any(" ".join(words) in q for q in found):  # not a piece of a quoted text
             names.append(" ".join(words))
     found += sorted(set(names), key=lambda s: (-len(s), text.index(s)))
+    found += _PHONE.findall(text)  # a phone number with its country code, as a form takes it
+    # a person's first and last name, for forms with a field each
+    found += [w for n in names if 2 <= len(n.split()) <= 3 for w in n.split() if len(w) > 1]
     found += _FILENAME.findall(text)
     found += _NUMBER.findall(text)
     out: list[str] = []
