@@ -28,7 +28,9 @@ from agents.study.stats import (
     Stat,
     aggregate,
     milestone_hit_counts,
+    min_detectable_effect,
     minus,
+    paired,
     scipy_stats,
     significance,
     summary_table,
@@ -252,10 +254,12 @@ def _significance_section(agg: Aggregates, sig: list[dict[str, Any]]) -> list[st
     if "outcome" not in agg:
         return [*lines, "The study has no `outcome` setting to test against."]
     lines.append(
-        "Each setting against Outcome: Welch's t-test (unequal variances) on per-seed trained success, and a "
-        "two-sided Fisher exact test on the success counts pooled over every evaluation episode of the finished "
-        "seeds. Δ is the difference of the means in percentage points; n/a: fewer than two seeds in a group, "
-        "no variance in either, or no episodes."
+        "Each setting against Outcome: a paired t-test on the per-seed difference of trained success over the "
+        "training seeds both ran (the same tasks and evaluation seeds), Holm-corrected over the settings "
+        "compared, with a bootstrap 95 % interval of the mean paired difference; Welch's t-test (unequal "
+        "variances, unpaired) on per-seed trained success; and a two-sided Fisher exact test on the success "
+        "counts pooled over every evaluation episode of the finished seeds. Δ is the difference of the means "
+        "in percentage points; n/a: fewer than two seeds in a group, no variance in either, or no episodes."
     )
     lines.append("")
 
@@ -265,14 +269,20 @@ def _significance_section(agg: Aggregates, sig: list[dict[str, Any]]) -> list[st
     def pp(d: float | None) -> str:
         return _DASH if d is None else f"{100 * d:+.1f}"
 
+    def ci(c: tuple[float, float] | None) -> str:
+        return _DASH if c is None else f"[{100 * c[0]:+.1f}, {100 * c[1]:+.1f}]"
+
     rows = [
         [
             agg[r["setting"]].label,
             pp(r["diff_seen"]),
+            ci(r.get("ci_seen")),
+            _p(r.get("holm_seen")),
             _p(r["welch_seen"]),
             _p(r["fisher_seen"]),
             counts(r["counts_seen"]),
             pp(r["diff_unseen"]),
+            _p(r.get("holm_unseen")),
             _p(r["welch_unseen"]),
             _p(r["fisher_unseen"]),
             counts(r["counts_unseen"]),
@@ -282,10 +292,13 @@ def _significance_section(agg: Aggregates, sig: list[dict[str, Any]]) -> list[st
     header = (
         "Setting",
         "Δ seen (pp)",
+        "95% CI (seen)",
+        "paired p, Holm (seen)",
         "Welch p (seen)",
         "Fisher p (seen)",
         "successes (seen)",
         "Δ unseen (pp)",
+        "paired p, Holm (unseen)",
         "Welch p (unseen)",
         "Fisher p (unseen)",
         "successes (unseen)",
@@ -313,10 +326,21 @@ def _significance_section(agg: Aggregates, sig: list[dict[str, Any]]) -> list[st
         ". A large p is therefore not evidence of no effect. Fisher's test treats every evaluation episode as "
         "independent and ignores the variation between training seeds, so it asks whether a gap exceeds "
         "evaluation noise, not whether it would survive retraining, and with many episodes per seed it can "
-        "give small p-values where Welch's does not. Neither is corrected for the "
-        f"{len(sig)} comparisons made here: about {0.05 * len(sig):.1f} of them would fall below 0.05 by chance "
-        "if no setting differed."
+        "give small p-values where Welch's does not. Welch's and Fisher's p are not corrected for the "
+        f"{len(sig)} comparisons made here (about {0.05 * len(sig):.1f} of them would fall below 0.05 by chance "
+        "if no setting differed); the paired p-values are, by Holm's method."
     )
+    diffs = [paired(agg[r["setting"]].metrics["seen_all"], agg["outcome"].metrics["seen_all"]) for r in sig]
+    spreads = [statistics.stdev(d) for d in diffs if len(d) >= 2]
+    pairs = [len(d) for d in diffs if d]
+    if spreads and pairs:
+        mde = min_detectable_effect(statistics.median(spreads), int(statistics.median(pairs)))
+        if mde is not None:
+            note += (
+                f" Minimum detectable effect: with {int(statistics.median(pairs))} paired seeds and the median "
+                f"paired std seen here ({100 * statistics.median(spreads):.1f} pp), a paired test at α = 0.05 "
+                f"finds a difference of {100 * mde:.1f} pp with 80 % power."
+            )
     return [*lines, note]
 
 

@@ -25,7 +25,11 @@ __all__ = [
     "SettingAggregate",
     "Stat",
     "aggregate",
+    "bootstrap_ci",
+    "holm",
     "milestone_hit_counts",
+    "min_detectable_effect",
+    "paired",
     "significance",
     "summary_table",
 ]
@@ -258,13 +262,76 @@ def _fisher(a: tuple[int, int], b: tuple[int, int]) -> float | None:
     return float(stats.fisher_exact([[a[0], a[1] - a[0]], [b[0], b[1] - b[0]]], alternative="two-sided").pvalue)
 
 
+def holm(pvalues: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjustment of a family of p-values (None stays None and is not counted).
+
+    >>> holm([0.01, 0.04, 0.03, None])
+    [0.03, 0.06, 0.06, None]
+    """
+    tested = sorted((p, i) for i, p in enumerate(pvalues) if p is not None)
+    m, out, running = len(tested), list(pvalues), 0.0
+    for rank, (p, i) in enumerate(tested):
+        running = max(running, min(1.0, (m - rank) * p))  # monotone: never below an earlier one
+        out[i] = round(running, 12)
+    return out
+
+
+def paired(a: Stat, b: Stat) -> list[float]:
+    """``a − b`` on the training seeds both have (paired seeds: same tasks, same evaluation seeds)."""
+    other = dict(zip(b.seeds, b.values, strict=True))
+    return [v - other[s] for s, v in zip(a.seeds, a.values, strict=True) if s in other]
+
+
+def bootstrap_ci(
+    values: Sequence[float], level: float = 0.95, n: int = 10_000, seed: int = 0
+) -> tuple[float, float] | None:
+    """The percentile bootstrap interval of the mean of ``values`` (None for fewer than two).
+
+    >>> bootstrap_ci([0.1, 0.1, 0.1])
+    (0.1, 0.1)
+    """
+    if len(values) < 2:
+        return None
+    import numpy as np
+
+    x = np.asarray(values, dtype=float)
+    means = x[np.random.default_rng(seed).integers(0, len(x), size=(n, len(x)))].mean(axis=1)
+    lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
+    return round(float(lo), 12), round(float(hi), 12)
+
+
+def min_detectable_effect(std: float, n: int, alpha: float = 0.05, power: float = 0.8) -> float | None:
+    """The smallest mean paired difference a two-sided paired t-test at ``alpha`` detects with
+    ``power``, for ``n`` seeds whose differences have standard deviation ``std``:
+    (t_{1−α/2, n−1} + t_{power, n−1}) · std / √n (None without scipy or with fewer than two seeds).
+    """
+    stats = scipy_stats()
+    if stats is None or n < 2:
+        return None
+    return float((stats.t.ppf(1 - alpha / 2, n - 1) + stats.t.ppf(power, n - 1)) * std / math.sqrt(n))
+
+
+def _paired_t(diffs: Sequence[float]) -> float | None:
+    stats = scipy_stats()
+    if len(diffs) < 2 or stats is None:
+        return None
+    if statistics.pstdev(diffs) == 0:  # no spread: t is undefined, as for Welch's without variance
+        return None
+    return float(stats.ttest_1samp(diffs, 0.0).pvalue)
+
+
 def significance(agg: Aggregates, baseline: str = "outcome") -> list[dict[str, Any]]:
-    """Each setting vs ``baseline``: Welch's t-test on per-seed trained success, Fisher's exact on pooled episodes.
+    """Each setting vs ``baseline``: Welch's t-test on per-seed trained success, Fisher's exact on
+    pooled episodes, and on the seeds both ran (paired seeds) a paired t-test, Holm-adjusted over
+    the settings, with a bootstrap 95 % interval of the paired difference.
 
     Keys: ``setting``, ``diff_seen``/``diff_unseen`` (difference of means, fraction),
     ``welch_seen``/``welch_unseen``, ``fisher_seen``/``fisher_unseen`` (p-values, None = n/a),
-    ``counts_seen``/``counts_unseen`` ((successes, episodes) of the setting and the baseline).
-    Empty when the study has no ``baseline`` setting.
+    ``counts_seen``/``counts_unseen`` ((successes, episodes) of the setting and the baseline),
+    ``paired_seen``/``paired_unseen`` (paired t-test p), ``holm_seen``/``holm_unseen`` (Holm-adjusted),
+    ``ci_seen``/``ci_unseen`` (bootstrap interval of the mean paired difference) and
+    ``pairs_seen``/``pairs_unseen`` (how many seeds were paired). Empty when the study has no
+    ``baseline`` setting.
     """
     if baseline not in agg:
         return []
@@ -280,7 +347,14 @@ def significance(agg: Aggregates, baseline: str = "outcome") -> list[dict[str, A
             row[f"welch_{split}"] = _welch(sa.values, sb.values)
             row[f"fisher_{split}"] = _fisher(a.counts[split], ref.counts[split])
             row[f"counts_{split}"] = (a.counts[split], ref.counts[split])
+            diffs = paired(sa, sb)
+            row[f"pairs_{split}"] = len(diffs)
+            row[f"paired_{split}"] = _paired_t(diffs)
+            row[f"ci_{split}"] = bootstrap_ci(diffs)
         out.append(row)
+    for split in ("seen", "unseen"):
+        for row, adjusted in zip(out, holm([r[f"paired_{split}"] for r in out]), strict=True):
+            row[f"holm_{split}"] = adjusted
     return out
 
 

@@ -225,9 +225,12 @@ def test_report_sections_tables_and_plots(study: Path) -> None:
     welch = stats.ttest_ind([1, 5 / 6], [4 / 6, 3 / 6, 5 / 6], equal_var=False).pvalue
     fisher = stats.fisher_exact([[11, 1], [12, 6]]).pvalue
     assert sig[1] == f"{100 * (11 / 12 - 2 / 3):+.1f}"
-    assert float(sig[2]) == pytest.approx(welch, abs=5e-4)
-    assert float(sig[3]) == pytest.approx(fisher, abs=5e-4)
-    assert sig[4] == "11/12 vs 12/18"
+    # paired on the two seeds SPA finished: 6/6 − 4/6 and 5/6 − 3/6, both +1/3: an interval of one
+    # point and no spread for a t-test
+    assert sig[2] == "[+33.3, +33.3]" and sig[3] == "n/a"
+    assert float(sig[4]) == pytest.approx(welch, abs=5e-4)
+    assert float(sig[5]) == pytest.approx(fisher, abs=5e-4)
+    assert sig[6] == "11/12 vs 12/18"
     assert "only large effects reach p < 0.05" in md
 
     steps = _row(md, "## Steps to success", "Outcome + SPA")
@@ -309,7 +312,7 @@ def test_setting_without_finished_runs_keeps_its_row(study: Path) -> None:
     md = write_report(study).read_text(encoding="utf-8")
     spa = _row(md, "## Success by difficulty", "Outcome + SPA")
     assert spa[1] == "0/3 (1 crashed, 2 diverged)" and set(spa[2:]) == {"—"}
-    assert _row(md, "## Significance", "Outcome + SPA")[2] == "n/a"
+    assert _row(md, "## Significance", "Outcome + SPA")[2] == "—"  # no paired seeds
     agg = aggregate(load_study(study))
     assert all("Outcome + SPA reduced" not in s for s in auto_reading(load_study(study), agg))
 
