@@ -101,10 +101,35 @@ def _outside_quotes(text: str, pos: int) -> bool:
     return text.count('"', 0, pos) % 2 == 0
 
 
+#: An agent's own report of what it did ("I tapped …", "Clicked …"): the verb it used, as a command.
+_PAST = {
+    "tapped": "tap", "clicked": "click", "pressed": "press", "selected": "select", "chose": "choose",
+    "opened": "open", "launched": "launch", "started": "start", "typed": "type", "entered": "enter",
+    "wrote": "write", "saved": "save", "created": "create", "added": "add", "deleted": "delete",
+    "removed": "remove", "renamed": "rename", "switched": "switch", "turned": "turn", "enabled": "enable",
+    "disabled": "disable", "changed": "change", "marked": "mark", "moved": "move", "discarded": "discard",
+    "paused": "pause", "went": "go", "navigated": "navigate", "toggled": "toggle", "filled": "fill",
+    "inserted": "insert", "replaced": "replace", "confirmed": "confirm", "sent": "send", "starred": "star",
+    "completed": "complete", "checked": "check", "unchecked": "uncheck", "set": "set", "put": "put",
+}  # fmt: skip
+_FIRST_PERSON = re.compile(r"^(?:i|we)(?:'ve| have| then| just| now)?\s+", re.I)
+
+
+def _as_command(t: str) -> str:
+    """'I tapped the Save button' / 'Tapped the Save button' → 'tap the Save button'."""
+    t = _FIRST_PERSON.sub("", t)
+    first, _, rest = t.partition(" ")
+    verb = _PAST.get(first.lower())
+    if verb is None or verb == first.lower():  # a command already ("Set the priority …")
+        return t
+    return f"{verb.capitalize() if first[:1].isupper() else verb} {rest}".strip()
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def rephrase(text: str) -> str:
-    """Rule 1 without removing quotes: purpose clause, app launches, trailing app context."""
-    t = " ".join(str(text).split())
+    """Rule 1 without removing quotes: an agent's report as a command, purpose clause, app
+    launches, trailing app context."""
+    t = _as_command(" ".join(str(text).split()))
     if _GESTURE.match(t):
         for m in _PURPOSE.finditer(t):
             if _outside_quotes(t, m.start()) and m.group(1).lower() not in ("the", "a", "an"):
@@ -118,6 +143,33 @@ def rephrase(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=1 << 16)
+def fill_slots(milestone: str, action: str) -> str:
+    """The milestone with each ``<Slot>`` filled by the action's values in order (quoted texts, file
+    names, names, times, numbers), the slots left over removed: what the milestone would say of
+    this action (a slot matches any value, ADMIRE Fig. 13), so the sentence encoder compares the
+    rest of the two texts.
+
+    >>> fill_slots("Delete the note <Name>", "confirm delete recipe.md")
+    'Delete the note recipe.md'
+    >>> fill_slots("Turn on <Setting>", "turn off airplane mode")
+    'Turn on'
+    """
+    if not _SLOT.search(milestone):
+        return milestone
+    a = rephrase(action)
+    found = [q for q in _QUOTED.findall(a) if q.strip()]
+    found += [f for f in _FILE.findall(a) if f not in " ".join(found)]
+    rest = _FILE.sub(" ", _QUOTED.sub(" ", a))
+    first = re.match(r"\s*\S+", rest)
+    body = rest[first.end() :] if first else rest
+    found += [c for c in _CAPS.findall(body) if c not in _STOP_CAPS]
+    found += _TIME.findall(rest) and [f"{h}:{m}" for h, m in _TIME.findall(rest)]
+    values_left = iter(found)
+    out = _SLOT.sub(lambda _m: next(values_left, ""), milestone)
+    return " ".join(out.split())
+
+
+@functools.lru_cache(maxsize=1 << 16)
 def normalize(text: str) -> str:
     """The text the guarded mode encodes: :func:`rephrase`, then quotes removed."""
     return " ".join(rephrase(text).replace('"', " ").split())
@@ -125,9 +177,15 @@ def normalize(text: str) -> str:
 
 # -- polarity --------------------------------------------------------------------------------
 
-_ON = r"\b(?:turn|switch)(?:s|ed|ing)?\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?on\b|\benabl\w*|\bactivat\w*"
-_OFF = r"\b(?:turn|switch)(?:s|ed|ing)?\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?off\b|\bdisabl\w*|\bdeactivat\w*"
-_NOT_DONE = r"\bnot\s+(?:yet\s+)?complete\w*|\bun-?complet\w*|\bincomplete\b|\bun-?check\w*|\bunmark\w*"
+_ON = (
+    r"\b(?:turn|switch|toggle)(?:s|ed|ing)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?on\b|\benabl\w*|\bactivat\w*"
+    r"|^(?:[\w&-]+\s+){1,3}on$"  # "wifi on": a setting and its state, as people write it
+)
+_OFF = (
+    r"\b(?:turn|switch|toggle)(?:s|ed|ing)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?off\b|\bdisabl\w*|\bdeactivat\w*"
+    r"|^(?:[\w&-]+\s+){1,3}off$"
+)
+_NOT_DONE = r"\bnot\s+(?:yet\s+)?complete\w*|\bun-?complet\w*|\bincomplete\b|\bun-?check\w*|\bunmark\w*|\bun-?tick\w*"
 AXES: tuple[tuple[str, str, str, str, str], ...] = (
     # (axis, name of +, + pattern, name of -, - pattern)
     ("on/off", "on", _ON, "off", _OFF),
@@ -141,18 +199,32 @@ AXES: tuple[tuple[str, str, str, str, str], ...] = (
     (
         "save/delete",
         "save",
-        r"\b(?:save[sd]?|saving|create[sd]?|creating|add(?:s|ed|ing)?|new|write|writes|writing|insert\w*|keep"
+        r"\b(?:save[sd]?|saving|create[sd]?|creating|make|makes|made|making|add(?:s|ed|ing)?|new|write|writes"
+        r"|writing|insert\w*|keep"
         r"|send(?:s|ing)?|sent|repl(?:y|ies|ied|ying)|post(?:s|ed|ing)?|shar(?:e|es|ed|ing))\b",
         "delete",
         r"\b(?:delet\w*|remov\w*|discard\w*|clear(?:s|ed|ing)?|eras\w*|trash\w*)\b",
     ),
-    ("completed/not completed", "completed", r"\bcomplet\w*|\bdone\b|\bcheck(?:s|ed)?\b", "not completed", _NOT_DONE),
+    (
+        "completed/not completed",
+        "completed",
+        r"\bcomplet\w*|\bdone\b|\bcheck(?:s|ed)?\b|\btick(?:s|ed)?\b",
+        "not completed",
+        _NOT_DONE,
+    ),
     (
         "maximum/minimum",
         "maximum",
         r"\bmax\w*|\bhighest\b|\bincreas\w*|\bbrighter\b|\blouder\b",
         "minimum",
         r"\bmin\b|\bminim\w*|\blowest\b|\bdecreas\w*|\bdimmer\b|\bquieter\b",
+    ),
+    (
+        "favourite/unfavourite",
+        "favourite",
+        r"\bstar(?:s|red|ring)?\b|\bfavou?rit\w*",
+        "unfavourite",
+        r"\bun-?star\w*|\bun-?favou?rit\w*|\bremov\w*\s+(?:[\w'-]+\s+){0,3}?from\s+(?:the\s+|my\s+)?favou?rites",
     ),
     ("show/hide", "show", r"\bshow\w*|\bdisplay\w*|\bunhid\w*|\breveal\w*", "hide", r"\bhid(?:e|es|ing|den)\b"),
     (
@@ -165,6 +237,8 @@ AXES: tuple[tuple[str, str, str, str, str], ...] = (
     ("next/previous", "next", r"\bnext\b|\btomorrow\b|\bforward\b", "previous", r"\bprevious\b|\byesterday\b"),
 )
 _AXES = [(axis, pn, re.compile(p, re.I), nn, re.compile(n, re.I)) for axis, pn, p, nn, n in AXES]
+#: Axes whose negative side contains a positive word ("not completed", "remove from favourites").
+_NEGATIVE_WINS = ("completed/not completed", "favourite/unfavourite", "save/delete")
 _NOT = re.compile(r"\bnot\b|n't\b", re.I)
 #: Operations that exclude each other: naming one is not doing another.
 OPERATIONS: tuple[tuple[str, str], ...] = (
@@ -200,7 +274,10 @@ def _polarity_conflicts(action: str, milestone: str) -> list[str]:
         sides = []
         for t in (m, a):
             n = bool(neg.search(t))
-            p = bool(pos.search(neg.sub(" ", t) if axis == "completed/not completed" else t))
+            if axis in _NEGATIVE_WINS:  # "not completed", "discard … without saving": the negative side
+                sides.append(-1 if n else (1 if pos.search(t) else 0))
+                continue
+            p = bool(pos.search(t))
             sides.append(0 if p == n else (1 if p else -1))
         if sides[0] * sides[1] < 0:
             out.append(f"polarity {axis}: milestone {pn if sides[0] > 0 else nn}, action {pn if sides[1] > 0 else nn}")
@@ -208,12 +285,17 @@ def _polarity_conflicts(action: str, milestone: str) -> list[str]:
     oa = {name for name, rx in _OPERATIONS if rx.search(a)}
     if om and oa and not om & oa:
         out.append(f"operation: milestone {'/'.join(sorted(om))}, action {'/'.join(sorted(oa))}")
-    mw = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", m)}
-    aw = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", a)}
+    mw = {w.lower().replace("-", "") for w in re.findall(r"[A-Za-z][A-Za-z-]{2,}", m)}
+    aw = {w.lower().replace("-", "") for w in re.findall(r"[A-Za-z][A-Za-z-]{2,}", a)}
     for w in sorted(mw):
-        if "un" + w in aw or (w.startswith("un") and w[2:] in aw and len(w) > 5):
+        if "un" + w in aw or (w.startswith("un") and w[2:] in aw and len(w) > 4):
             out.append(f"polarity un-: milestone {w!r} vs action {'un' + w if 'un' + w in aw else w[2:]!r}")
-    if bool(_NOT.search(m)) != bool(_NOT.search(a)) and not any("completed" in c for c in out):
+    un_word = re.compile(r"\bun-?[a-z]{3,}", re.I)
+    if (
+        bool(_NOT.search(m)) != bool(_NOT.search(a))
+        and not any("completed" in c for c in out)
+        and not (un_word.search(m) or un_word.search(a))  # "un-tick" says what "not completed" says
+    ):
         out.append(f"negation: 'not' only in the {'milestone' if _NOT.search(m) else 'action'}")
     return out
 
@@ -258,7 +340,7 @@ _STOP_CAPS = {"I", "A", "An", "The"}
 
 
 def _words(s: str) -> frozenset[str]:
-    return frozenset(w for w in re.findall(r"[a-z0-9]+", s.lower()))
+    return frozenset(w for w in re.findall(r"[a-z0-9]+", re.sub(r"['’]s\b", "", s.lower())))
 
 
 def values(text: str) -> dict[str, set[Any]]:
@@ -293,6 +375,11 @@ def _values(text: str) -> dict[str, frozenset[Any]]:
     cut(_DM_DATE, "dates", lambda m: (_MONTHS[m.group(2).lower()], int(m.group(1))))
     cut(_MONTH_YEAR, "dates", lambda m: (_MONTHS[m.group(1).lower()], None))
     cut(_WEEKDAYS, "weekdays", lambda m: m.group(1).lower())
+    for word, days in (("weekdays?", ("mon", "tues", "wednes", "thurs", "fri")), ("weekends?", ("satur", "sun"))):
+        if re.search(rf"\b{word}\b", t, re.I):
+            if not out["weekdays"]:  # "every weekday" names the days only when the text lists none
+                out["weekdays"].update(days)
+            t = re.sub(rf"\b{word}\b", " ", t, flags=re.I)
     cut(_TIME, "times", lambda m: f"{int(m.group(1))}:{m.group(2)}")
     cut(_PHONE, "phones", lambda m: d if len(d := re.sub(r"\D", "", m.group(0))) >= 7 else None)
     for q in quoted:  # quoted text values: not the ones that were dates, times or numbers
@@ -310,10 +397,47 @@ def _values(text: str) -> dict[str, frozenset[Any]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
+#: Things with a name of their own, by kind (canonical name: the ways people write it): when both
+#: texts name one of a kind, they must name the same one ("wifi on" is not "Turn on Bluetooth").
+TARGETS: dict[str, dict[str, str]] = {
+    "setting": {
+        "wi-fi": r"wi-?fi|wlan", "bluetooth": r"bluetooth|bt", "airplane mode": r"airplane mode|flight mode",
+        "dark theme": r"dark (?:theme|mode)", "brightness": r"brightness", "screen timeout": r"screen timeout",
+        "font size": r"font size",
+    },
+    "app": {
+        "contacts": r"contacts app|open contacts|launch contacts", "clock": r"clock app|open clock|launch clock",
+        "calendar": r"calendar", "markor": r"markor", "messages": r"sms|messenger|messages app",
+        "expense": r"expense", "tasks": r"tasks app|open tasks|launch tasks", "settings": r"settings app|open settings",
+    },
+    "tab": {"alarm": r"alarms? tab", "timer": r"timer tab", "stopwatch": r"stopwatch(?: tab)?", "world": r"clock tab"},
+    "field": {
+        "first name": r"first name", "last name": r"last name|surname", "phone": r"phone(?: number)?|number",
+        "email": r"e-?mail", "hour": r"hours?", "minute": r"minutes?", "company": r"company|organi[sz]ation",
+        "title": r"title|task name", "location": r"location|place", "description": r"description",
+        "start time": r"start(?: time)?", "end time": r"end(?: time)?", "category": r"category",
+        "amount": r"amount|price|cost", "recipient": r"recipient|add contact or number|\bto field",
+    },
+    "object": {
+        "contact": r"contact", "conversation": r"conversation|thread|chat", "note": r"note", "folder": r"folder",
+        "event": r"event", "alarm": r"alarm", "expense": r"expense", "task": r"task",
+    },
+}  # fmt: skip
+_TARGETS = {k: {name: re.compile(rf"\b(?:{rx})\b", re.I) for name, rx in v.items()} for k, v in TARGETS.items()}
+
+
+def _targets(text: str, names: dict[str, str]) -> set[str]:
+    kind = next(k for k, v in TARGETS.items() if v is names)
+    t = _NEXT_FIELD.sub("", rephrase(text))  # the field the cursor moves to is not the one typed into
+    return {name for name, rx in _TARGETS[kind].items() if rx.search(t)}
+
+
 #: Closed sets of values: when both texts name members of one, they must agree.
 CLOSED_SETS: dict[str, tuple[str, ...]] = {
     "level": ("none", "low", "medium", "high", "urgent"),
     "repetition": ("daily", "weekly", "monthly", "yearly", "annually", "no repetition", "never", "once"),
+    "size": ("smallest", "small", "default", "large", "largest", "huge", "tiny"),
+    "mode": ("view mode", "edit mode", "reading mode", "editing mode"),
 }
 _CLOSED = {k: re.compile(r"\b(" + "|".join(v) + r")\b", re.I) for k, v in CLOSED_SETS.items()}
 
@@ -327,11 +451,32 @@ def _show(xs: Iterable[Any]) -> list[Any]:
     return sorted(xs, key=str)
 
 
+_FIELD_LABEL = re.compile(r"(?:into|in|of|field|to)\s*$", re.I)
+_NEXT_FIELD = re.compile(r";\s*press enter to move to the next field\b.*$", re.I)
+
+
+def _texts(text: str) -> list[str]:
+    """The quoted texts of two words or more that are not a field's label (``into "Last name"``)."""
+    t = _NEXT_FIELD.sub("", rephrase(text))
+    return [
+        m.group(1)
+        for m in _QUOTED.finditer(t)
+        if len(m.group(1).split()) >= 2 and not _FIELD_LABEL.search(t[: m.start()])
+    ]
+
+
 def _value_conflicts(action: str, milestone: str) -> list[str]:
-    if _SLOT.search(milestone):
-        return []
-    va, vm = _values(action), _values(milestone)
+    # a <Slot> stands for any value: what the milestone names besides its slots must still agree
+    va, vm = _values(action), _values(_SLOT.sub(" ", milestone))
     out = []
+    fa = {f.lower() for f in _FILE.findall(_QUOTED.sub(r" \1 ", rephrase(action)))}
+    fm = {f.lower() for f in _FILE.findall(_QUOTED.sub(r" \1 ", rephrase(_SLOT.sub(" ", milestone))))}
+    if fa and fm and not fm <= fa:  # file names are whole: "budget.md" is not "budget_notes.md"
+        out.append(f"files: milestone {_show(fm)} vs action {_show(fa)}")
+    for kind, names in TARGETS.items():  # a setting or an app the milestone names is the action's
+        ta, tm = _targets(action, names), _targets(_SLOT.sub(" ", milestone), names)
+        if ta and tm and not ta & tm:
+            out.append(f"{kind}: milestone {_show(tm)} vs action {_show(ta)}")
     for kind in ("dates", "times", "phones", "numbers"):
         if va[kind] and vm[kind] and not vm[kind] <= va[kind]:
             out.append(f"{kind}: milestone {_show(vm[kind])} vs action {_show(va[kind])}")
@@ -341,6 +486,9 @@ def _value_conflicts(action: str, milestone: str) -> list[str]:
         ma, mm = {x.lower() for x in rx.findall(action)}, {x.lower() for x in rx.findall(milestone)}
         if mm and not mm <= ma:
             out.append(f"{kind}: milestone {sorted(mm)} vs action {sorted(ma)}")
+    qa, qm = _texts(action), _texts(_SLOT.sub(" ", milestone))
+    if qa and qm and not any(_agree(x, y) for x in qm for y in qa):  # a message or title to type
+        out.append(f"texts: milestone {_show(qm)} vs action {_show(qa)}")
     if va["names"] and vm["names"] and not any(_agree(x, y) for x in vm["names"] for y in va["names"]):
         out.append(f"names: milestone {_show(vm['names'])} vs action {_show(va['names'])}")
     return out
@@ -352,9 +500,31 @@ _DESTRUCTIVE_GOAL = re.compile(r"^\s*(?:delete|remove|clear|erase|discard)\b", r
 _DESTRUCTIVE_TAP = re.compile(
     r'^(?:tap|click|select|press|long press)\b[^"]*"(?:delete|remove|clear|erase|discard)[^"]*"', re.I
 )
+_CANCEL = re.compile(r"\bcancel\w*", re.I)
+_ASKS_TO_CONFIRM = re.compile(r"\bconfirmation (?:dialog|prompt|popup)\b|\basking (?:me )?to confirm\b", re.I)
+#: Reaching a screen: what comes before the milestone's operation, not the operation itself.
+_OPENING = re.compile(r"^(?:open|launch|go to|navigate to|switch to|show)\b(?!.*\b(?:and|then)\b)", re.I)
+_ADVERB = re.compile(r"^\s*(?:successfully|finally|then|now|please)\s+", re.I)
+_DOING = {
+    "save", "create", "delete", "remove", "set", "start", "stop", "pause", "turn", "enable", "disable", "add",
+    "send", "reply", "rename", "label", "enter", "type", "write", "mark", "complete", "move", "copy", "share",
+    "change", "update", "confirm", "make", "schedule", "record", "star", "favourite", "favorite", "maximize",
+    "minimize", "increase", "decrease", "reset", "resume", "clear", "discard", "submit", "choose", "select",
+    "pick", "reschedule", "filter", "pin", "unpin", "archive", "block",
+}  # fmt: skip
 _TYPING = re.compile(r"^(?:type|input|paste)\b", re.I)
-_TYPING_GOALS = {"type", "enter", "write", "input", "fill", "put", "insert", "change", "search", "paste"}
-_FIELD_TAP = re.compile(r'^(?:tap|click)(?: on)? (?:the |a )?(?:"[^"]*"|[\w ]+?) (?:text )?(?:field|box|input)$', re.I)
+#: A typing report that goes on to commit it ("… and tapped the save icon").
+_THEN_COMMIT = re.compile(r"\band\s+(?:then\s+)?(?:tap|click|press|hit|sav|confirm|submit)\w*", re.I)
+#: What typing into a field does not do by itself (a milestone starting with one of these verbs).
+_NOT_TYPING = {
+    "save", "send", "choose", "select", "rename", "create", "delete", "remove", "open", "launch", "submit",
+    "confirm", "pick", "tap", "click", "press", "turn", "enable", "disable", "start", "pause", "star",
+    "favourite", "favorite", "mark", "complete", "move", "copy", "reply", "share", "add", "set", "go", "navigate",
+    "switch", "apply", "discard", "edit", "expand", "collapse", "check", "uncheck", "show", "hide", "sort",
+}  # fmt: skip
+_FIELD_TAP = re.compile(
+    r'^(?:tap|click)(?: on| into| in)? (?:the |a )?(?:"[^"]*"|[\w ]+?) (?:text )?(?:field|box|input)(?:$| in\b)', re.I
+)
 _FIELD_GOAL = re.compile(r"\b(?:field|box|input|focus\w*|keyboard|tap\w*|click\w*)\b", re.I)
 _LONG_PRESS = re.compile(r"^(?:long[- ]press|press and hold|touch and hold)\b", re.I)
 _OPEN_OPTIONS = re.compile(r"^open (?:the |a |its )?(?:options?|menu|context menu)\b", re.I)
@@ -364,11 +534,16 @@ _OPTIONS = re.compile(r"\b(?:options?|menu|select\w*|long[- ]press\w*|hold)\b", 
 def _gesture_conflicts(action: str, milestone: str) -> list[str]:
     a, m = rephrase(action), _QUOTED.sub(" value ", rephrase(milestone))
     out = []
-    if _DESTRUCTIVE_GOAL.search(m) and _DESTRUCTIVE_TAP.search(a):
+    if _DESTRUCTIVE_GOAL.search(m) and (_DESTRUCTIVE_TAP.search(a) or _ASKS_TO_CONFIRM.search(a)):
         out.append("confirmation: tapping the destructive command only asks for confirmation")
-    if _TYPING.search(a):
-        verbs = [c.split()[0].lower() for c in re.split(r"\band\b|,", m) if c.split()]
-        if any(v not in _TYPING_GOALS for v in verbs):
+    if _CANCEL.search(a) and not _CANCEL.search(m):
+        out.append("cancel: cancelling a dialog does not do what it asked")
+    goal = _ADVERB.sub("", m).split()
+    if _OPENING.search(a) and goal and goal[0].lower() in _DOING:
+        out.append(f"opening: opening a screen does not {goal[0].lower()}")
+    if _TYPING.search(a) and not _THEN_COMMIT.search(a):
+        verbs = [c.split()[0].lower() for c in re.split(r"\band\b|,", _ADVERB.sub("", m)) if c.split()]
+        if any(v in _NOT_TYPING for v in verbs):
             out.append(f"typing: text typed into a field does not {' and '.join(verbs)}")
     if _FIELD_TAP.search(a) and not _FIELD_GOAL.search(m):
         out.append("field: tapping a field only focuses it")
@@ -574,6 +749,12 @@ class SemanticMatcher:
         """Encode these texts now, in one batch (MilestoneReward passes an episode's milestones)."""
         self.encode(self.texts_to_encode(texts))
 
+    def _milestone_text(self, milestone: str, action: str) -> str:
+        """The milestone text encoded against ``action``: its slots filled from the action (guarded)."""
+        if self.mode == "guarded" and "phrasing" in self.rules and _SLOT.search(milestone):
+            return normalize(fill_slots(milestone, action))
+        return self.encoded_text(milestone)
+
     def _veto(self, action: str, milestone: str) -> bool:
         return self.mode == "guarded" and bool(_conflicts(action, milestone, self.rules))
 
@@ -591,6 +772,14 @@ class SemanticMatcher:
         self.encode([*ta, *tm], progress=progress)
         s = self.similarity(ta, tm)
         if self.mode == "guarded":
+            slotted = [j for j, m in enumerate(milestones) if _SLOT.search(m)]
+            if slotted and "phrasing" in self.rules:  # a slot takes each action's values
+                filled = {
+                    (i, j): self._milestone_text(milestones[j], a) for i, a in enumerate(actions) for j in slotted
+                }
+                self.encode(list(filled.values()))
+                for (i, j), text in filled.items():
+                    s[i, j] = _cosine(self.cache[ta[i]], self.cache[text])
             for i, a in enumerate(actions):
                 for j, m in enumerate(milestones):
                     if s[i, j] > 0 and self._veto(a, m):
@@ -602,7 +791,8 @@ class SemanticMatcher:
         if len(actions) != len(milestones):
             raise ValueError(f"{len(actions)} actions but {len(milestones)} milestones")
         actions, milestones = [str(a) for a in actions], [str(m) for m in milestones]
-        ta, tm = [self.encoded_text(a) for a in actions], [self.encoded_text(m) for m in milestones]
+        ta = [self.encoded_text(a) for a in actions]
+        tm = [self._milestone_text(m, a) for a, m in zip(actions, milestones, strict=True)]
         self.encode([*ta, *tm], progress=progress)
         if not actions:
             return np.zeros(0, dtype=np.float32)
@@ -615,7 +805,7 @@ class SemanticMatcher:
     def score(self, action: str, milestone: str) -> float:
         """s(a, m) as this mode feeds it to Eq. 9 (the raw cosine in ``"cosine"`` mode)."""
         action, milestone = str(action), str(milestone)
-        ta, tm = self.encoded_text(action), self.encoded_text(milestone)
+        ta, tm = self.encoded_text(action), self._milestone_text(milestone, action)
         if ta not in self.cache or tm not in self.cache:
             self.encode([ta, tm])
         s = _cosine(self.cache[ta], self.cache[tm])
@@ -632,7 +822,8 @@ class SemanticMatcher:
         out: dict[str, Any] = {"mode": self.mode, "delta": self.delta}
         out["cosine"] = float(self.similarity([action], [milestone])[0, 0])
         if self.mode == "guarded":
-            out["action_text"], out["milestone_text"] = self.encoded_text(action), self.encoded_text(milestone)
+            out["action_text"] = self.encoded_text(action)
+            out["milestone_text"] = self._milestone_text(milestone, action)
             out["text_cosine"] = float(self.similarity([out["action_text"]], [out["milestone_text"]])[0, 0])
             out["conflicts"] = conflicts(action, milestone, self.rules)
         out["score"] = self.score(action, milestone)
