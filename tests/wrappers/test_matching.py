@@ -500,3 +500,70 @@ def test_writing_and_the_generator_cli(tmp_path, capsys: pytest.CaptureFixture[s
     assert write_pairs(out, rows[:3]) == 3 and len(load_pairs(out)) == 3
     assert pairs_main(["--out", str(out), "--task", "Nope"]) == 2
     assert "unknown task id" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- beyond the simulator's phrasing
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I tapped the Markor icon on the home screen", "Open Markor"),
+        ("Clicked the blue floating plus button", "Click the blue floating plus button"),
+        ("I've opened Hana Silva's contact page", "open Hana Silva's contact page"),
+        ("I switched the Wi-Fi toggle off", "switch the Wi-Fi toggle off"),
+    ],
+)
+def test_an_agents_own_report_reads_as_a_command(text: str, expected: str) -> None:
+    assert normalize(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("action", "milestone", "why"),
+    [
+        ("I switched the Wi-Fi toggle off", "wifi on", "on/off"),
+        ("I disabled Airplane mode", "airplane mode on", "on/off"),
+        ('Remove "Tomas Novak" from favourites in Contacts', "star Tomas Novak", "favourite"),
+        ("I discarded my changes to budget.md without saving", "Save the edits to the note budget.md", "save/delete"),
+        ("Rename travel_notes.md to trip_note.md", "Rename the note travel_notes.md to trip_notes.md", "files"),
+        ('Turn on "Bluetooth" in Settings', "wifi on", "setting"),
+        ("Open the Timer tab", "stopwatch tab", "tab"),
+        ('Type "Costa" into "Last name"', 'Enter the first name "<First>"', "field"),
+        ("Create the note Drafts.md", "Create the folder <Folder>", "object"),
+        ('Send the message "No thanks" to Zara Costa', 'Send the message "Thanks, got it!" to Zara Costa', "texts"),
+        ("tap Cancel in the delete dialog so the event stays", 'Delete the event "<Title>"', "cancel"),
+        ("Open the Display page", "Maximize the screen brightness level", "opening"),
+        ("I tapped Delete and a confirmation dialog appeared", "Remove the contact Sofia Silva", "confirmation"),
+        ('Set "Screen timeout" to "5 minutes" in Settings', 'Set "<Setting>" to 15 minutes', "numbers"),
+        ("font size small", "Set the font size to Large", "size"),
+    ],
+)
+def test_vetoes_beyond_the_simulators_phrasing(action: str, milestone: str, why: str) -> None:
+    found = conflicts(action, milestone)
+    assert any(why in c for c in found), found
+
+
+@pytest.mark.parametrize(
+    ("action", "milestone"),
+    [
+        ('Type "Maya" into "First name"', 'Enter the first name "<First>"'),
+        ("type +1 603-555-2770 into the Phone field and tapped the save icon", "Save <Name>'s phone number"),
+        ("Mark the task Book flights as not completed", "un-tick Book flights"),
+        ('Type "Costa" into "Last name"; Press Enter to move to the next field "Phone"',
+         'Enter the name "Zara Costa" in a new contact'),
+        ("I saved a new contact named Zara Costa with the number +1 603-555-2770", "Add Zara's number"),
+    ],
+)  # fmt: skip
+def test_no_veto_where_the_action_does_it(action: str, milestone: str) -> None:
+    assert conflicts(action, milestone) == []
+
+
+def test_slots_take_the_actions_values() -> None:
+    from wrappers.matching import fill_slots
+
+    assert fill_slots("Delete the note <Name>", 'Confirm deleting the note "recipe.md"') == "Delete the note recipe.md"
+    assert fill_slots("Rename <Name> to <NewName>", "I renamed project.txt to final.txt") == (
+        "Rename project.txt to final.txt"
+    )
+    assert fill_slots("Turn on <Setting>", "turn on airplane mode") == "Turn on"  # nothing to take: dropped
+    assert fill_slots("Open the Clock app", "anything") == "Open the Clock app"
