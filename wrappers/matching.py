@@ -23,7 +23,7 @@ written) it holds 90.3%, the paper's cosine 56.2%.
 The guarded mode's rules (:data:`RULES`), all on the texts alone, each one a reason to veto:
 
 1. ``phrasing`` (what is encoded): an agent's report of what it did reads as a command ("I tapped
-   the Save button" → "tap the Save button"); a milestone's ``<Slot>``\ s take the action's values
+   the Save button" → "tap the Save button"); a milestone's ``<Slot>`` placeholders take the action's values
    (:func:`fill_slots`); a gesture with a stated purpose keeps only the purpose
    ('Tap the "Save" button to save the contact "Zara Costa"' → 'save the contact Zara Costa');
    launching an app or tapping its icon reads "Open <app>"; a trailing app context
