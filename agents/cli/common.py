@@ -18,6 +18,7 @@ __all__ = [
     "add_config_flags",
     "add_env_arguments",
     "add_threads_argument",
+    "config_values",
     "env_kwargs",
     "parse_env_kwarg",
     "task_arg",
@@ -99,3 +100,13 @@ def add_config_flags(
             p.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=text)
         else:
             p.add_argument(flag, type=tp, default=None, help=text)
+
+
+def config_values(args: argparse.Namespace, cls: type, skip: Sequence[str] = ()) -> dict[str, Any]:
+    """The fields of the dataclass ``cls`` that flags of :func:`add_config_flags` gave (not None)."""
+    out = {}
+    for f in dataclasses.fields(cls):
+        v = getattr(args, f.name, None)
+        if v is not None and f.name not in skip:
+            out[f.name] = v
+    return out

@@ -9,11 +9,17 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 from typing import Any
 
-from agents.cli.common import ENV_HELP, ENV_KWARGS_HELP, add_config_flags, env_kwargs, parse_env_kwarg
+from agents.cli.common import (
+    ENV_HELP,
+    ENV_KWARGS_HELP,
+    add_config_flags,
+    config_values,
+    env_kwargs,
+    parse_env_kwarg,
+)
 
 __all__ = ["add_parser", "cmd_sft"]
 
@@ -45,11 +51,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def cmd_sft(args: argparse.Namespace) -> int:
     from agents.sft import SFTConfig, clone
 
-    values: dict[str, Any] = {}
-    for f in dataclasses.fields(SFTConfig):
-        v = getattr(args, f.name, None)
-        if v is not None and f.name != "env_kwargs":
-            values[f.name] = v
+    values: dict[str, Any] = config_values(args, SFTConfig, skip=("env_kwargs",))
     values["env_kwargs"] = env_kwargs(getattr(args, "env_kwargs", None))
     cfg = SFTConfig(**values)
     try:

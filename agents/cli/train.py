@@ -18,7 +18,6 @@ bounds, as the env's taps take) unless ``ui_format`` is given.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from agents.cli.common import (
     ENV_HELP,
     ENV_KWARGS_HELP,
     add_config_flags,
+    config_values,
     env_kwargs,
     parse_env_kwarg,
 )
@@ -93,10 +93,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
     values: dict[str, Any] = dict(PRESETS[args.preset]) if args.preset else {}
-    for f in dataclasses.fields(TrainConfig):
-        v = getattr(args, f.name, None)
-        if v is not None and f.name != "env_kwargs":
-            values[f.name] = v
+    values.update(config_values(args, TrainConfig, skip=("env_kwargs",)))
     # a preset's step level goes with its algorithm; another --algo without one brings its own level
     explicit_algo = getattr(args, "algo", None) and getattr(args, "level", None) is None
     own = ALGORITHMS.get(str(values.get("algo", "grpo")).lower(), ALGORITHMS["grpo"])
