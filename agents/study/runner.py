@@ -46,7 +46,7 @@ import traceback
 from collections import Counter, defaultdict
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict
+from dataclasses import MISSING, asdict, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -109,6 +109,8 @@ def train_config(cfg: StudyConfig, s: Setting, seed: int, out: Path) -> Any:
     )
     if s.sampler is not None:
         values["sampler"] = s.sampler
+    if cfg.warm_start:  # every setting's RL starts from the study's behaviour-cloned policy
+        values["init"] = str(out / SFT_DIR)
     values.update(cfg.extra)
     if s.env_id is not None:  # its own env: the expert trajectories of the same tasks
         values["env_id"] = s.env_id
@@ -335,7 +337,9 @@ def _check_resumable(out: Path, cfg: StudyConfig) -> dict[str, Any]:
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ValueError(f"{path} is unreadable ({e}); move it away or choose another --out") from e
     now = json.loads(json.dumps(asdict(cfg)))
-    changed = [k for k in now if k not in _RESUMABLE and saved.get(k) != now[k]]
+    defaults = {f.name: f.default for f in fields(StudyConfig) if f.default is not MISSING}
+    # a setting the study was run before had: its default then
+    changed = [k for k in now if k not in _RESUMABLE and saved.get(k, defaults.get(k)) != now[k]]
     if changed:
         raise ValueError(
             f"{out} holds a study with other settings ({', '.join(f'{k}={saved.get(k)!r}' for k in changed)}); "
@@ -366,6 +370,31 @@ def _crashed(out: Path, name: str, seed: int, error: str) -> dict[str, Any]:
     path.mkdir(parents=True, exist_ok=True)
     atomic_write_json(path / "status.json", status)
     return status
+
+
+#: The study's behaviour-cloned starting policy (``gui-gym sft``'s run directory), under ``OUT``.
+SFT_DIR = "sft"
+
+
+def prepare_warm_start(cfg: StudyConfig, out: Path, progress: bool = True) -> dict[str, Any]:
+    """Behaviour-clone the study's starting policy once (``OUT/sft``), on the training tasks'
+    demonstration seeds, evaluated on their held-out seeds; a finished one is reused."""
+    from agents.sft import SFTConfig, clone
+
+    where = out / SFT_DIR
+    summary = where / "sft_summary.json"
+    if summary.exists():
+        return json.loads(summary.read_text(encoding="utf-8"))
+    if where.exists():  # a clone cut short: start it over
+        shutil.rmtree(where)
+    extra = cfg.extra
+    sft = SFTConfig(
+        env_id=extra.get("env_id", DEFAULT_ENV), env_kwargs=dict(extra.get("env_kwargs", {})),
+        tasks=cfg.train_tasks, demos_per_task=cfg.sft_demos, epochs=cfg.sft_epochs, k=cfg.sft_k,
+        eval_seeds=cfg.curve_episodes, max_steps=cfg.max_steps, encoder=extra.get("encoder"),
+        hidden=int(extra.get("hidden", 128)), num_envs=cfg.num_envs, out=str(where), progress=progress,
+    )  # fmt: skip
+    return clone(sft)
 
 
 def run_study(
@@ -413,6 +442,9 @@ def run_study(
             raise
         except Exception as e:  # the settings that read a model report it; the others run
             log.warning("reward models could not be built: %s: %s", type(e).__name__, e)
+
+    if cfg.warm_start and jobs:
+        prepare_warm_start(cfg, out, progress)
 
     bar = tqdm(total=len(jobs), desc="study", unit="run", disable=not progress)
 

@@ -120,6 +120,11 @@ class StudyConfig:
     rm_episodes: int = 600  # rollouts of the training tasks to label and train on
     rm_epochs: int = 8
     rm_patience: int = 2
+    # warm start: behaviour cloning once per study (gui-gym sft), every setting's RL starts from it
+    warm_start: bool = False
+    sft_demos: int = 4  # oracle episodes per training task (as many noisy ones again)
+    sft_epochs: int = 30
+    sft_k: int = 8  # pass@k of the stopping rule and the report
     extra: dict[str, Any] = field(default_factory=dict)  # TrainConfig overrides for every run
 
     def with_overrides(self, **changes: Any) -> StudyConfig:
@@ -146,9 +151,10 @@ _FULL_HELDOUT = (
 
 #: ``quick``: about 15 minutes on 2 CPU cores. ``full``: hours on a CPU; sized for a long run.
 MODES: dict[str, StudyConfig] = {
-    "quick": StudyConfig(mode="quick", train_tasks=_QUICK_TRAIN, heldout_tasks=_QUICK_HELDOUT),
+    "quick": StudyConfig(mode="quick", train_tasks=_QUICK_TRAIN, heldout_tasks=_QUICK_HELDOUT, warm_start=True),
     "full": StudyConfig(
         mode="full",
+        warm_start=True,
         train_tasks=_FULL_TRAIN,
         heldout_tasks=_FULL_HELDOUT,
         seeds=(0, 1, 2, 3, 4),

@@ -22,7 +22,7 @@ import pytest
 
 import gui_gym  # noqa: F401
 from agents.cli import main
-from agents.study.runner import read_status, run_dir, run_study
+from agents.study.runner import read_status, run_dir, run_study, train_config
 from agents.study.settings import MODES, SETTINGS, StudyConfig, setting
 from wrappers import MilestoneReward
 from wrappers.spec import admire_config, make_env, parse_reward, wrapper_chain
@@ -43,6 +43,7 @@ def tiny(tmp_encoder: str, **changes) -> StudyConfig:
         eval_episodes=2,
         num_envs=4,
         workers=1,
+        warm_start=False,
         extra={"encoder": tmp_encoder},
     )
     return base.with_overrides(**changes)
@@ -353,3 +354,20 @@ def test_the_empo_setting_trains_offline_and_is_judged_live(tmp_path, tiny_encod
         return sorted((r["phase"], r["split"], r["task"], r["seed"]) for r in map(json.loads, rows))
 
     assert keys("empo") == keys("outcome")  # judged live: the phone's tasks, not experiences
+
+
+def test_a_warm_started_study_clones_once_and_every_run_starts_from_it(tmp_path, tiny_encoder):
+    """warm_start: the study behaviour-clones one policy (OUT/sft) before its runs, every run's RL
+    starts from it (--init), the report shows pass@1 / pass@k per tier before RL, and a resumed
+    study reuses the clone."""
+    cfg = tiny(tiny_encoder, warm_start=True, sft_epochs=1, sft_demos=1, sft_k=2, settings=("outcome",))
+    out = tmp_path / "study"
+    run_study(cfg, out, progress=False)
+    summary = json.loads((out / "sft" / "sft_summary.json").read_text())
+    assert summary["config"]["tasks"] == cfg.train_tasks and summary["config"]["k"] == 2
+    assert train_config(cfg, setting("outcome"), 0, out).init == str(out / "sft")
+    md = (out / "reward_study.md").read_text()
+    assert "## Warm start" in md and "pass@2 at RL start" in md
+    stamp = (out / "sft" / "sft_summary.json").stat().st_mtime_ns
+    run_study(cfg.with_overrides(seeds=(0, 1)), out, progress=False)  # resumed with one more seed
+    assert (out / "sft" / "sft_summary.json").stat().st_mtime_ns == stamp
