@@ -175,9 +175,9 @@ def _header(data: StudyData) -> list[str]:
         f"tasks × {g('group_size', '?')} trajectories per iteration, at most {g('max_steps', '?')} steps per episode"
     )
     lines.append(
-        f"- **Evaluation:** {g('eval_episodes', '?')} episodes (held-out seeds) per task per split, before and after "
-        f"training; learning curves every {g('eval_every', '?')} iterations on {g('curve_episodes', '?')} seeds "
-        "per training task"
+        f"- **Evaluation:** {g('eval_episodes', '?')} episodes (held-out seeds) per task per split, "
+        f"{'sampled (temperature 1)' if g('eval_sampled') else 'greedy'}, before and after training; learning curves "
+        f"every {g('eval_every', '?')} iterations on {g('curve_episodes', '?')} seeds per training task"
     )
     if cfg.get("extra"):
         lines.append(f"- **Trainer overrides:** `{json.dumps(cfg['extra'], sort_keys=True)}`")

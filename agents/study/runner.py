@@ -109,6 +109,7 @@ def train_config(cfg: StudyConfig, s: Setting, seed: int, out: Path) -> Any:
     )
     if s.sampler is not None:
         values["sampler"] = s.sampler
+    values["eval_greedy"] = not cfg.eval_sampled
     if cfg.warm_start:  # every setting's RL starts from the study's behaviour-cloned policy
         values["init"] = str(out / SFT_DIR)
     values.update(cfg.extra)

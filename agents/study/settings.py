@@ -114,6 +114,7 @@ class StudyConfig:
     eval_every: int = 10  # learning-curve evaluations on the training tasks (held-out seeds)
     curve_episodes: int = 2  # seeds per training task at each learning-curve evaluation
     eval_episodes: int = 6  # seeds per task in the final evaluation (both splits, before and after)
+    eval_sampled: bool = False  # sample the policy at evaluation (temperature 1) instead of its greedy choice
     num_envs: int = 8
     workers: int = 2  # runs trained at once, one process each
     # reward models (ProgRM Env / LCS progress models, the ORM)
@@ -155,6 +156,7 @@ MODES: dict[str, StudyConfig] = {
     "full": StudyConfig(
         mode="full",
         warm_start=True,
+        eval_sampled=True,
         train_tasks=_FULL_TRAIN,
         heldout_tasks=_FULL_HELDOUT,
         seeds=(0, 1, 2, 3, 4),
@@ -162,7 +164,7 @@ MODES: dict[str, StudyConfig] = {
         max_steps=20,
         eval_every=20,
         curve_episodes=4,
-        eval_episodes=10,
+        eval_episodes=16,  # sampled: at least 16 per task to see differences of a few points
         rm_episodes=3000,
         rm_epochs=30,
         rm_patience=3,

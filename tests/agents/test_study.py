@@ -371,3 +371,10 @@ def test_a_warm_started_study_clones_once_and_every_run_starts_from_it(tmp_path,
     stamp = (out / "sft" / "sft_summary.json").stat().st_mtime_ns
     run_study(cfg.with_overrides(seeds=(0, 1)), out, progress=False)  # resumed with one more seed
     assert (out / "sft" / "sft_summary.json").stat().st_mtime_ns == stamp
+
+
+def test_sampled_evaluation_reaches_the_trainer_and_the_report_header(tmp_path, tiny_encoder):
+    cfg = tiny(tiny_encoder, eval_sampled=True)
+    assert train_config(cfg, setting("outcome"), 0, tmp_path).eval_greedy is False
+    assert train_config(tiny(tiny_encoder), setting("outcome"), 0, tmp_path).eval_greedy is True
+    assert MODES["full"].eval_sampled and MODES["full"].eval_episodes >= 16 and MODES["full"].warm_start
