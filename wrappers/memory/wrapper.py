@@ -58,6 +58,9 @@ __all__ = ["GuidanceReward", "GuidanceWrapper"]
 
 #: the longest guidance text an observation carries (characters)
 MAX_GUIDANCE_CHARS = 4000
+#: a path-backed memory gets the uses counted by one wrapper written after this many episodes (and at
+#: close): the counts reach other processes within a few episodes without a file write per reset
+FLUSH_EVERY = 16
 #: the reset info key of the task's scene (what the memory keys its subtasks by)
 SCENE = "guidance_scene"
 #: the name of the term's batch payload (``info["episode_settle"]``)
@@ -94,6 +97,7 @@ class GuidanceWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
             {**env.observation_space.spaces, C.GUIDANCE: AnyText(max_length=MAX_GUIDANCE_CHARS)}
         )
         self._text, self._level = "", "none"
+        self._unwritten = 0  # retrievals whose uses this copy has not written to the memory's file
 
     def scene_of(self, task_id: str) -> str:
         """The scene a task's subtasks are keyed by."""
@@ -116,17 +120,18 @@ class GuidanceWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
         obs, info = self.env.reset(seed=seed, options=options)
         values = dict(info.get(C.PLACEHOLDERS) or {})
         task_id = info[C.TASK_ID]
+        scene = self.scene_of(task_id)
         guidance = self.memory.retrieve(
-            task_id, asked, values=values, scene=self.scene_of(task_id),
-            instruction=abstract(info.get(C.INSTRUCTION, ""), values),
-        )  # fmt: skip
-        if self.memory.path is not None:  # count the use in the file: a worker's copy is not written back
-            self.memory.flush()
+            task_id, asked, values=values, scene=scene, instruction=abstract(info.get(C.INSTRUCTION, ""), values)
+        )
+        self._unwritten += 1
+        if self.memory.path is not None and self._unwritten >= FLUSH_EVERY:
+            self._flush()
         self._text = guidance.render(asked)[:MAX_GUIDANCE_CHARS]
         self._level = asked if self._text else "none"
         info[C.GUIDANCE_LEVEL] = self._level
         info[C.GUIDANCE] = self._text
-        info[SCENE] = self.scene_of(task_id)
+        info[SCENE] = scene
         return self._observe(obs), info
 
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
@@ -136,6 +141,17 @@ class GuidanceWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     def _observe(self, obs: dict[str, Any]) -> dict[str, Any]:
         return {**obs, C.GUIDANCE: self._text}
+
+    def _flush(self) -> None:
+        """Write the uses counted here into the memory's file: a worker's copy (AsyncVectorEnv,
+        Ray) is never written back otherwise."""
+        self.memory.flush()
+        self._unwritten = 0
+
+    def close(self) -> None:
+        if self.memory.path is not None and self._unwritten:
+            self._flush()
+        super().close()
 
 
 class GuidanceReward(RewardShaping):
