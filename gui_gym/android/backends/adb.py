@@ -57,7 +57,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from gui_gym.android.actions import TYPE_CLEAR_CHARS, Action
-from gui_gym.android.backends.base import Episode, InstructionOnly, Outcome
+from gui_gym.android.backends.base import DumpedScreen, Episode, InstructionOnly, Outcome, sample_params
 from gui_gym.android.backends.device_state import (
     APP_STATES,
     SCREEN_CHECKS,
@@ -166,7 +166,7 @@ def package_of(app: str) -> str:
     raise ValueError(f"no package known for the app {app!r}; name it by its package (com.example.app)")
 
 
-class AdbBackend(InstructionOnly):
+class AdbBackend(DumpedScreen, InstructionOnly):
     """A device an adb server can see (see the module docstring).
 
     Args:
@@ -308,9 +308,7 @@ class AdbBackend(InstructionOnly):
         from gui_gym.android.sim.device import Device
 
         task = self._tasks[task_id]
-        p = task.sample(rng)  # the simulator's order of draws: the same instance for the same seed
-        if params:
-            p = {**p, **params}
+        p = sample_params(task, rng, params)  # the simulator's order of draws: the same instance for the same seed
         self._task, self._params, self._scratch, self._states = task, p, None, []
         scratch = Device()
         scratch.reset(now=task.clock(rng))
@@ -398,14 +396,6 @@ class AdbBackend(InstructionOnly):
         if k in ("finish", "status", "answer"):
             return [], "Finish the task" if k == "finish" else f"Declare the task {a.goal_status or 'complete'}"
         raise ValueError(f"{k} has no adb form here (raw touch needs android_env)")
-
-    def tree(self) -> Node:
-        if self._tree is None:
-            self._tree = self._dump()
-        return self._tree
-
-    def elements(self) -> list[Node]:
-        return list(self.tree().walk())
 
     def screenshot(self, size: tuple[int, int]) -> np.ndarray:
         from PIL import Image

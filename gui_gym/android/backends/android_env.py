@@ -25,7 +25,7 @@ import numpy as np
 
 from gui_gym.android.actions import Action
 from gui_gym.android.backends.adb import DeviceError, package_of, parse_dump, shell_quote, text_commands
-from gui_gym.android.backends.base import Episode, InstructionOnly, Outcome
+from gui_gym.android.backends.base import DumpedScreen, Episode, InstructionOnly, Outcome, sample_params
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node
 
 __all__ = ["AndroidEnvBackend"]
@@ -36,7 +36,7 @@ _FINGER_OF_SCROLL = {"up": "down", "down": "up", "left": "right", "right": "left
 _PATH_POINTS = 6  # TOUCH steps along a swipe
 
 
-class AndroidEnvBackend(InstructionOnly):
+class AndroidEnvBackend(DumpedScreen, InstructionOnly):
     """android_env's ``AndroidEnv`` as a backend (see the module docstring).
 
     Args:
@@ -118,9 +118,7 @@ class AndroidEnvBackend(InstructionOnly):
 
     def start(self, task_id: str, rng: np.random.Generator, params: Mapping[str, Any] | None = None) -> Episode:
         task = self._tasks[task_id]
-        p = task.sample(rng)
-        if params:
-            p = {**p, **params}
+        p = sample_params(task, rng, params)
         self._task, self._opened = task, set()
         timestep = self.env.reset()
         if timestep.observation is not None and "pixels" in timestep.observation:
@@ -201,14 +199,6 @@ class AndroidEnvBackend(InstructionOnly):
         if k == "wait":
             return "Wait"
         raise ValueError(f"{k} has no android_env form here")
-
-    def tree(self) -> Node:
-        if self._tree is None:
-            self._tree = self._dump()
-        return self._tree
-
-    def elements(self) -> list[Node]:
-        return list(self.tree().walk())
 
     def screenshot(self, size: tuple[int, int]) -> np.ndarray:
         from PIL import Image

@@ -213,6 +213,31 @@ def require(backend: object, capability: str, what: str) -> None:
         )
 
 
+def sample_params(task: Any, rng: np.random.Generator, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A task instance's parameters: drawn from ``rng`` as the simulator draws them, updated with
+    ``params`` (every backend draws them the same way, so a seed means one instance everywhere)."""
+    p = task.sample(rng)
+    return {**p, **params} if params else p
+
+
+class DumpedScreen:
+    """The screen of a device backend (a mixin): the view tree of its last UI dump, dumped again
+    only when an action has dropped it. Needs ``_dump()`` and ``_tree`` (``None`` or a tree)."""
+
+    _tree: Node | None = None
+
+    def _dump(self) -> Node:
+        raise NotImplementedError
+
+    def tree(self) -> Node:
+        if self._tree is None:
+            self._tree = self._dump()
+        return self._tree
+
+    def elements(self) -> list[Node]:
+        return list(self.tree().walk())
+
+
 class InstructionOnly:
     """What a device backend that cannot read a task's state answers (a mixin): no milestones,
     success on the agent's own verdict (a question also needs an answer), the apps it launched,

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from gui_gym.android.actions import Action
-from gui_gym.android.backends.base import Episode, Outcome
+from gui_gym.android.backends.base import Episode, Outcome, sample_params
 from gui_gym.android.sim.device import Device
 from gui_gym.android.sim.tasks import TASKS, TaskTemplate, oracle_steps
 from gui_gym.android.sim.tasks.base import Oracle
@@ -59,9 +59,7 @@ class SimBackend:
     def start(self, task_id: str, rng: np.random.Generator, params: Mapping[str, Any] | None = None) -> Episode:
         task = self._tasks[task_id]
         # The order of draws from rng (parameters, clock, set-up) fixes every seeded episode.
-        p = task.sample(rng)
-        if params:
-            p = {**p, **params}
+        p = sample_params(task, rng, params)
         self.device.reset(now=task.clock(rng))
         task.setup(self.device, p, rng)
         self.device.invalidate()
