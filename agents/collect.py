@@ -162,6 +162,9 @@ class Episode:
     #: per step, the index of the expert step it was scored against (experience envs'
     #: ``info["step_index"]``; ``None`` where the env reports none)
     step_indices: np.ndarray | None = None
+    #: a learned reward model's score of the final state (the ORM's ``info["orm_score"]``, a
+    #: progress model's last ``info["predicted_progress"]``), to track it against ``success``
+    rm_score: float | None = None
 
     @property
     def length(self) -> int:
@@ -295,6 +298,15 @@ def _milestones(info: dict[str, Any]) -> tuple[int, int] | None:
     if "milestones_total" not in info:
         return None
     return int(info.get("milestones_hit", 0)), int(info["milestones_total"])
+
+
+def _rm_score(info: dict[str, Any]) -> float | None:
+    """The learned reward model's score of the final state, where the reward reads one."""
+    for key in ("orm_score", "predicted_progress"):
+        value = info.get(key)
+        if isinstance(value, int | float | np.floating) and not isinstance(value, bool) and np.isfinite(value):
+            return float(value)
+    return None
 
 
 def _trajectory_terms(info: dict[str, Any]) -> tuple[str, ...]:
@@ -748,6 +760,7 @@ class _Collector:
             trajectory_terms=_trajectory_terms(info), settle=_settle(info),
             step_rewards=np.asarray(run.step_rewards, dtype=np.float64),
             step_indices=np.asarray(run.step_indices) if min(run.step_indices, default=-1) >= 0 else None,
+            rm_score=_rm_score(info),
         )  # fmt: skip
         self.done[run.instance] = ep
         if self.on_episode is not None:

@@ -75,6 +75,7 @@ class SFTConfig:
     num_envs: int = 8
     out: str = "runs/sft"
     progress: bool = True
+    tiers: dict[str, str] = field(default_factory=dict)  # task → tier for pass@k (default: the family's difficulty)
 
     def check(self) -> None:
         if not 0.0 <= self.noise < 1.0:
@@ -127,13 +128,14 @@ def collect_demonstrations(
     return out, counts
 
 
-def pass_at_k(episodes: Sequence[Episode], k: int) -> dict[str, float]:
-    """pass@1 and pass@k per difficulty tier and overall, from ``k`` sampled episodes per task seed."""
+def pass_at_k(episodes: Sequence[Episode], k: int, tiers: dict[str, str] | None = None) -> dict[str, float]:
+    """pass@1 and pass@k per difficulty tier and overall, from ``k`` sampled episodes per task seed
+    (``tiers``: task → tier in place of each episode's difficulty)."""
     by_seed: dict[tuple[str, int], list[bool]] = defaultdict(list)
     tier: dict[str, str] = {}
     for ep in episodes:
         by_seed[(ep.task_id, ep.instance.seed)].append(bool(ep.success))
-        tier[ep.task_id] = ep.difficulty
+        tier[ep.task_id] = (tiers or {}).get(ep.task_id, ep.difficulty)
     out: dict[str, float] = {}
     for name in [*sorted(set(tier.values())), "all"]:
         runs = [v for (t, _), v in by_seed.items() if name == "all" or tier[t] == name]
@@ -183,7 +185,7 @@ def clone(cfg: SFTConfig) -> dict[str, Any]:
 
         def evaluate() -> dict[str, float]:
             episodes, _ = trainer.eval_rollouts.collect(policy, instances, greedy=False, iteration=0)
-            return pass_at_k(episodes, cfg.k)
+            return pass_at_k(episodes, cfg.k, cfg.tiers)
 
         rows = [{"epoch": 0, "loss": None, **evaluate()}]
         band = _in_band(rows[0], cfg.k)

@@ -643,6 +643,7 @@ class Trainer:
                 m["milestone_hits"] = float(np.mean([hit for hit, _ in counted]))
                 m["milestone_hit_rate"] = sum(h for h, _ in counted) / max(1, sum(k for _, k in counted))
                 m["milestone_coverage"] = float(np.mean([k > 0 for _, k in counted]))
+            m.update(reward_model_stats(episodes))  # ProgRM: the learned reward against the true success
         m.update(stats)
         m.update(update)
         return m
@@ -804,6 +805,35 @@ def _padded(rows: Sequence[np.ndarray], width: int) -> torch.Tensor:
         n = min(len(r), width)
         out[i, :n] = torch.as_tensor(np.asarray(r[:n], dtype=np.float32))
     return out
+
+
+def reward_model_stats(episodes: Sequence[Episode], threshold: float = 0.5) -> dict[str, float]:
+    """How a learned reward model's final-state score agrees with the true success (ProgRM Table 2's
+    question, asked of the rollouts RL trains on): ``rm_accuracy`` (score ≥ ``threshold`` iff
+    success), ``rm_auc`` (the chance a success outscores a failure, ties half) and the mean score
+    of successes and of failures. Empty when no episode carries a score.
+
+    >>> from agents.collect import Episode, Instance
+    >>> def ep(score, win):
+    ...     return Episode(Instance("T", 0), "T", "easy", [None], np.zeros(1), {}, win, False, 0, rm_score=score)
+    >>> stats = reward_model_stats([ep(0.9, True), ep(0.4, True), ep(0.6, False), ep(0.1, False)])
+    >>> stats["rm_accuracy"], stats["rm_auc"], stats["rm_score_success"], stats["rm_score_failure"]
+    (0.5, 0.75, 0.65, 0.35)
+    """
+    scored = [(float(ep.rm_score), bool(ep.success)) for ep in episodes if ep.rm_score is not None]
+    if not scored:
+        return {}
+    wins = [s for s, ok in scored if ok]
+    losses = [s for s, ok in scored if not ok]
+    m = {"rm_accuracy": float(np.mean([(s >= threshold) == ok for s, ok in scored]))}
+    if wins:
+        m["rm_score_success"] = float(np.mean(wins))
+    if losses:
+        m["rm_score_failure"] = float(np.mean(losses))
+    if wins and losses:
+        w, lo = np.asarray(wins)[:, None], np.asarray(losses)[None, :]
+        m["rm_auc"] = float(np.mean((w > lo) + 0.5 * (w == lo)))
+    return m
 
 
 def _success_stats(episodes: Sequence[Episode], prefix: str = "") -> dict[str, Any]:

@@ -6,6 +6,7 @@ are the entries of :data:`TERMS`:
 ========================  ==========================================================================
 ``outcome``               the env's own reward (no wrapper)
 ``orm=PATH``              a learned outcome reward model's verdict instead of the env's check
+``no-outcome``            no outcome: the other terms alone (ProgRM trains on ``no-outcome+progress=PATH``)
 ``milestone``             ADMIRE with the task's annotated milestones ("static", ADMIRE Table 3)
 ``milestone-adaptive``    ADMIRE with a :class:`~wrappers.MilestoneBook` distilled from successes
 ``progress``              oracle progress: Eq. 2's gains of the env's own milestone progress (an
@@ -18,8 +19,10 @@ are the entries of :data:`TERMS`:
 
 e.g. ``milestone+spa``. The milestone terms take ADMIRE's ablation switches (App. B.3) after
 ``=``, comma-separated: ``base-success`` (k/K also on successes), ``no-base-failure`` (no k/K on
-failures), ``no-decay`` (λ stays λ0), e.g. ``milestone-adaptive=no-decay``. ``orm`` replaces
-the outcome, so it is always the innermost wrapper whatever its place in the spec. A term named
+failures), ``no-decay`` (λ stays λ0), and the decay itself, ``gamma:G`` (λ = λ0·G^E; 0.99 in ADMIRE, for
+runs of fewer epochs than the paper's), e.g. ``milestone-adaptive=no-decay``. ``orm`` and
+``no-outcome`` replace the outcome, so they are always the innermost wrapper whatever their place
+in the spec. A term named
 twice, an unknown term or option, a missing or unexpected argument, and two terms of one group
 (``milestone`` and ``milestone-adaptive``) are ``ValueError``s that say what to write instead.
 
@@ -55,6 +58,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -69,7 +73,7 @@ from wrappers.memory.store import ExperienceMemory
 from wrappers.memory.wrapper import SETTLE_TERM as UIMEM
 from wrappers.memory.wrapper import GuidanceReward, GuidanceWrapper
 from wrappers.milestone import MilestoneReward, settle_milestones
-from wrappers.progress.outcome import OutcomeModelReward
+from wrappers.progress.outcome import OutcomeModelReward, WithoutOutcome
 from wrappers.progress.reward import ProgressReward
 from wrappers.protocol import RewardShaping
 from wrappers.spa import ShortestLengths, ShortestPathReward, adjust_group
@@ -247,7 +251,7 @@ def parse_reward(spec: str) -> list[tuple[str, str | None]]:
         if term.arg == "required" and not arg:
             raise ValueError(f"reward term {name!r} needs {term.arg_help}: {name}={term.arg_name}")
         if term.arg == "options" and arg:
-            unknown = [o for o in _options(arg) if o not in term.options]
+            unknown = [o for o in _options(arg) if o not in term.options and not _valued(name, o)]
             if unknown:
                 raise ValueError(
                     f"unknown {name} option {unknown[0]!r} in {part!r}; choose from {', '.join(term.options)}"
@@ -263,6 +267,14 @@ def parse_reward(spec: str) -> list[tuple[str, str | None]]:
         raise ValueError("empty reward spec; use 'outcome' for the env's own reward")
     # sorted is stable: the innermost terms move first, the others keep the spec's order.
     return sorted(terms, key=lambda t: not TERMS[t[0]].innermost)
+
+
+def _valued(term: str, option: str) -> bool:
+    """A valued option its term accepts (a milestone term's ``gamma:G``; checked here, not at build)."""
+    if term.startswith("milestone") and option.startswith(GAMMA_OPTION):
+        _gamma(option)
+        return True
+    return False
 
 
 def _options(arg: str | None) -> list[str]:
@@ -340,7 +352,7 @@ def wrapper_chain(env: gym.Env) -> list[gym.Wrapper]:
     """The reward wrappers of ``env`` (what a spec's terms built), outermost first."""
     out = []
     while isinstance(env, gym.Wrapper):
-        if isinstance(env, RewardShaping | OutcomeModelReward):
+        if isinstance(env, RewardShaping | OutcomeModelReward | WithoutOutcome):
             out.append(env)
         env = env.env
     return out
@@ -356,12 +368,37 @@ MILESTONE_OPTIONS: Mapping[str, Mapping[str, bool]] = {
 }
 
 
+#: The valued milestone option: ``gamma:G``, the curriculum decay per epoch (λ = λ0·G^E; ADMIRE's 0.99),
+#: for runs with fewer epochs than the paper's.
+GAMMA_OPTION = "gamma:"
+
+
+def _gamma(option: str) -> float:
+    try:
+        gamma = float(option.removeprefix(GAMMA_OPTION))
+    except ValueError:
+        gamma = math.nan
+    if not 0.0 < gamma <= 1.0:
+        raise ValueError(f"milestone option {option!r}: the decay must be a number in (0, 1], e.g. gamma:0.95")
+    return gamma
+
+
 def admire_config(arg: str | None) -> AdmireConfig:
-    """The :class:`~wrappers.AdmireConfig` of a milestone term's options (``"no-decay,base-success"``)."""
-    changes: dict[str, bool] = {}
+    """The :class:`~wrappers.AdmireConfig` of a milestone term's options (``"no-decay,base-success"``,
+    ``"gamma:0.95"``).
+
+    >>> admire_config("gamma:0.95").gamma, admire_config("no-decay").decay
+    (0.95, False)
+    """
+    changes: dict[str, Any] = {}
     for option in _options(arg):
+        if option.startswith(GAMMA_OPTION):
+            changes["gamma"] = _gamma(option)
+            continue
         if option not in MILESTONE_OPTIONS:
-            raise ValueError(f"unknown milestone option {option!r}; choose from {', '.join(MILESTONE_OPTIONS)}")
+            raise ValueError(
+                f"unknown milestone option {option!r}; choose from {', '.join(MILESTONE_OPTIONS)} or gamma:G"
+            )
         changes.update(MILESTONE_OPTIONS[option])
     return AdmireConfig(**changes)
 
@@ -377,11 +414,22 @@ def _outcome(env: gym.Env, arg: str | None, ctx: TermContext) -> gym.Env:
     arg="required",
     arg_name="PATH",
     arg_help="a checkpoint (an outcome model from gui-gym study)",
+    group="outcome",
     innermost=True,  # the ORM stands in for the env's check: it must see the env's reward before any shaping
 )
 def _orm(env: gym.Env, arg: str | None, ctx: TermContext) -> gym.Env:
     assert arg is not None  # the parser requires it
     return OutcomeModelReward(env, model=ctx.state.model(arg))
+
+
+@register_term(
+    "no-outcome",
+    summary="no outcome reward: the other terms alone (ProgRM's actor trains on its reward model's output alone)",
+    group="outcome",
+    innermost=True,
+)
+def _no_outcome(env: gym.Env, arg: str | None, ctx: TermContext) -> gym.Env:
+    return WithoutOutcome(env)
 
 
 @register_term(

@@ -2,8 +2,9 @@
 
 ::
 
-    gui-gym study --mode quick                       # ~15 min on 2 CPU cores → benchmarks/results/
-    gui-gym study --mode full --workers 8            # hours; more tasks, seeds and iterations
+    gui-gym study --mode quick                       # ~15 min on 2 CPU cores → benchmarks/results/quick-study
+    gui-gym study --mode full                        # overnight on 2 cores → benchmarks/results/full-study
+    gui-gym study --mode full-alfworld               # ADMIRE Table 4 on ALFWorld-v0 (and full-webshop)
     gui-gym study --mode quick --settings outcome,spa --seeds 0 --iterations 5 --out runs/try
     gui-gym study --report-only                      # rebuild reward_study.md from the raw files
 
@@ -19,10 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from agents.cli.common import DEFAULT_ENV, ENV_HELP
-from agents.study.settings import MODES, SETTINGS
+from agents.study.settings import MODES, all_settings
 from gui_gym.core.threads import configure_threads
 
-DEFAULT_OUT = "benchmarks/results"
+#: Each mode's study directory unless --out names another.
+DEFAULT_OUT = "benchmarks/results/{mode}-study"
 
 
 def add_parser(sub: Any) -> None:
@@ -34,9 +36,10 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--mode", choices=sorted(MODES), default="quick", help="budget (default: quick)")
     p.add_argument("--env", default=DEFAULT_ENV, metavar="ID", help=ENV_HELP + "; give --train-tasks of its family")
-    p.add_argument("--out", default=DEFAULT_OUT, help=f"study directory (default: {DEFAULT_OUT})")
+    p.add_argument("--out", help=f"study directory (default: {DEFAULT_OUT})")
     p.add_argument(
-        "--settings", help=f"comma-separated subset of: {', '.join(s.name for s in SETTINGS)} (default: all)"
+        "--settings",
+        help=f"comma-separated subset of: {', '.join(s.name for s in all_settings())} (default: the mode's)",
     )
     p.add_argument("--seeds", help="comma-separated seeds (default: the mode's, e.g. 0,1,2)")
     p.add_argument("--iterations", type=int, help="training iterations per run (default: the mode's)")
@@ -70,6 +73,8 @@ def cmd_study(args: argparse.Namespace) -> int:
     from agents.study.report import write_report
     from agents.study.runner import estimate_minutes, run_study
 
+    if args.out is None:
+        args.out = DEFAULT_OUT.format(mode=args.mode)
     if args.report_only:
         print(f"wrote {write_report(Path(args.out))}")
         return 0
@@ -85,6 +90,8 @@ def cmd_study(args: argparse.Namespace) -> int:
     )
     if args.env != DEFAULT_ENV:  # the default env stays out of the config, so earlier studies resume
         cfg = cfg.with_overrides(extra={**cfg.extra, "env_id": args.env})
+    elif "env_id" in cfg.extra:
+        args.env = cfg.extra["env_id"]  # the mode's own env (full-alfworld, full-webshop)
     cfg.setting_list()  # unknown names: a message before anything runs
     configure_threads(getattr(args, "threads", None), workers=cfg.workers)  # the workers share the cores
     runs = len(cfg.settings) * len(cfg.seeds)

@@ -2,9 +2,9 @@
 
 from typing import Any
 
-from agents.policies.baselines import NoisyOraclePolicy, OraclePolicy, Policy, RandomPolicy
+from agents.policies.baselines import ActorPolicy, NoisyOraclePolicy, OraclePolicy, Policy, RandomPolicy
 
-__all__ = ["CandidatePolicy", "LMPolicy", "NoisyOraclePolicy", "OraclePolicy", "Policy", "RandomPolicy"]
+__all__ = ["ActorPolicy", "CandidatePolicy", "LMPolicy", "NoisyOraclePolicy", "OraclePolicy", "Policy", "RandomPolicy"]
 
 
 def __getattr__(name: str) -> Any:

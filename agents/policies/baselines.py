@@ -1,4 +1,5 @@
-"""Baseline policies: the env's oracle, a random policy, and an ε-noisy oracle."""
+"""Rollout policies: the env's oracle, a random policy, an ε-noisy oracle, and a trainable policy
+as an actor (:class:`ActorPolicy`)."""
 
 from __future__ import annotations
 
@@ -107,3 +108,41 @@ class NoisyOraclePolicy:
         if self.random.rng.random() < self.epsilon:
             return self.random.act(obs, info)
         return self.oracle.act(obs, info)
+
+
+class ActorPolicy:
+    """A trainable policy (:class:`~agents.policies.base.TrainablePolicy`) as a rollout policy:
+    it samples its action (temperature 1; ``greedy=True`` for its argmax) from the episode's own
+    history, as the trainer's rollouts do. ProgRM's reward models learn from the actor's rollouts
+    (§3.1): this is how the study collects them from its warm-started policy.
+
+    Example:
+        >>> import gymnasium as gym, gui_gym
+        >>> from agents.policies.candidate import CandidatePolicy
+        >>> env = gym.make("GuiAndroid-v0", task="SystemWifiTurnOn")
+        >>> pi = ActorPolicy(CandidatePolicy("GuiAndroid-v0", seed=0), seed=0)
+        >>> obs, info = env.reset(seed=0)
+        >>> pi.reset(0)
+        >>> action = pi.act(obs, info)
+        >>> isinstance(action, str), len(pi.history)
+        (True, 0)
+    """
+
+    def __init__(self, policy: Any, greedy: bool = False, seed: int | None = None) -> None:
+        self.policy, self.greedy = policy, bool(greedy)
+        self.rng = np.random.default_rng(seed)
+        self.history: list[Any] = []
+        self._pending: Any = None  # the decision whose step's info has not been seen yet
+
+    def reset(self, seed: int | None = None) -> None:
+        self.history, self._pending = [], None
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
+        from agents.policies.base import history_entry
+
+        if self._pending is not None:  # info is what the last action's step reported
+            self.history.append(history_entry(self._pending, info))
+        self._pending = self.policy.decide([obs], [list(self.history)], greedy=self.greedy, rng=[self.rng])[0]
+        return str(self._pending.action)

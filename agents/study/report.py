@@ -35,6 +35,7 @@ from agents.study.stats import (
     significance,
     summary_table,
 )
+from agents.study.tiers import read_tiers
 from gui_gym.core.io import atomic_write
 
 log = logging.getLogger(__name__)
@@ -136,7 +137,13 @@ def _bold_best(cells: list[list[str]], values: list[list[float | None]], cols: S
 
 
 def _tiers_of(data: StudyData) -> dict[str, str]:
-    """Task id -> tier, from the study env's family, else from the evaluation rows."""
+    """Task id -> tier: the study's oracle-length tiers (``tiers.json``), else the study env's
+    family's difficulty, else the evaluation rows'."""
+    try:
+        if measured := read_tiers(data.out):
+            return measured
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        log.warning("tiers.json unreadable (%s); using the declared difficulty", e)
     tiers: dict[str, str] = {}
     for run in data.runs:
         for r in run.eval_rows:
@@ -167,13 +174,24 @@ def _header(data: StudyData) -> list[str]:
         per_tier = ", ".join(f"{count[t]} {t}" for t in (*TIERS, "unknown") if count[t])
         listing = ", ".join(f"{t} ({tiers.get(t, '?')})" for t in tasks) or _DASH
         lines.append(f"- **{what}:** {len(tasks)} ({per_tier or 'none'}): {listing}")
+    if (cuts := as_list(cfg.get("tier_cuts"))) and (data.out / "tiers.json").is_file():
+        lines.append(
+            f"- **Tiers:** by the oracle's length (`tiers.json`): easy under {cuts[0]} steps, medium "
+            f"{cuts[0]}-{int(cuts[1]) - 1}, hard {cuts[1]} and more"
+        )
     seeds = as_list(cfg.get("seeds"))
     lines.append(f"- **Training seeds:** {', '.join(map(str, seeds)) or _DASH} ({len(seeds)} per setting)")
     g = cfg.get
     lines.append(
-        f"- **Training:** {g('algo', '?')}, {g('iterations', '?')} iterations, group shape {g('tasks_per_iter', '?')} "
+        f"- **Training:** {g('algo', '?')} (the common optimiser; `@paper` runs: see Optimisers), "
+        f"{g('iterations', '?')} iterations, group shape {g('tasks_per_iter', '?')} "
         f"tasks × {g('group_size', '?')} trajectories per iteration, at most {g('max_steps', '?')} steps per episode"
     )
+    if (gamma := num(g("admire_gamma"))) is not None:
+        lines.append(
+            f"- **ADMIRE's decay:** γ = {gamma:g} per epoch (λ = λ0·γ^E; the paper's 0.99 rescaled to this "
+            "study's fewer epochs)"
+        )
     lines.append(
         f"- **Evaluation:** {g('eval_episodes', '?')} episodes (held-out seeds) per task per split, "
         f"{'sampled (temperature 1)' if g('eval_sampled') else 'greedy'}, before and after training; learning curves "
@@ -236,8 +254,18 @@ def _success_section(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]]
         cells.append(row)
         keys = ("", "", *(f"seen_{t}" for t in TIERS), "seen_all", "delta_seen", "unseen_all", "delta_unseen")
         values.append([m[k].mean if k else None for k in keys])
-    _bold_best(cells, values, range(2, 9))
-    lines += _table(_SUCCESS_HEADER, rows + cells)
+    views = {n: data.info(n).view for n in agg.settings}
+    if all(v != "paper" for v in views.values()):  # one optimiser for every setting: one table
+        _bold_best(cells, values, range(2, 9))
+        lines += _table(_SUCCESS_HEADER, rows + cells)
+    else:  # the controlled comparison, then each reward under its paper's optimiser (see Optimisers)
+        for view, title in (("common", "Common optimiser"), ("paper", "Each paper's optimiser")):
+            keep = [i for i, n in enumerate(agg.settings) if views[n] in (view, "both")]
+            if not keep:
+                continue
+            part, vals = [cells[i] for i in keep], [values[i] for i in keep]
+            _bold_best(part, vals, range(2, 9))
+            lines += ["", f"**{title}**", "", *_table(_SUCCESS_HEADER, rows + part)]
     lines += ["", "### Learning curves", ""]
     lines.append(
         "Success on the training tasks at held-out seeds (the trainer's learning-curve evaluations, left) and of "
@@ -247,6 +275,68 @@ def _success_section(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]]
     lines += ["", f"![eval success of every setting](plots/{OVERVIEW_PNG})", ""]
     lines += [f"- {agg[n].label}: [plots/{n}.png](plots/{n}.png)" for n in agg.settings]
     return lines
+
+
+def _optimiser_section(data: StudyData, agg: Aggregates) -> list[str]:
+    """Which optimiser and which reward each row trained with: the common view, or its paper's."""
+    infos = [data.info(n) for n in agg.settings]
+    if all(i.view != "paper" for i in infos):
+        return []
+    algo = data.config.get("algo") or "grpo"
+    rows = []
+    for i in infos:
+        o = i.optimiser
+        if i.algo is None:  # the study's algorithm where the setting names none
+            o = type(o)(algo, o.level, o.returns, o.sampler)
+        view = {"both": "both (the papers' baseline)", "paper": "paper", "common": "common"}.get(i.view, i.view)
+        rows.append([i.label, view, o.describe(), f"`{i.reward}`", i.env_id or _DASH])
+    return [
+        "## Optimisers",
+        "",
+        "The common view trains every reward with one optimiser, so that only the reward differs; the paper "
+        "view (`<setting>@paper`) trains each reward as its paper does: ADMIRE at step level with the milestone "
+        "book settled per batch, ProgRM with REINFORCE++ on its reward model's output alone (its models learnt "
+        "from the warm-started actor's rollouts), MobileRL with AdaGRPO. Outcome serves both views.",
+        "",
+        *_table(("Setting", "View", "Optimiser", "Reward trained on", "Trained on env"), rows, "lllll"),
+    ]
+
+
+def _reward_model_section(data: StudyData, agg: Aggregates) -> list[str]:
+    """ProgRM's question during RL: does the learned reward's final score agree with true success?"""
+    rows = []
+    for name, a in agg.settings.items():
+        curves = [r.metrics for r in data.runs_of(name) if r.done and any("rm_accuracy" in m for m in r.metrics)]
+        if not curves:
+            continue
+
+        def at(pick: Any, key: str, curves: list[list[dict[str, Any]]] = curves) -> str:
+            vals = [v for c in curves if (v := pick([m[key] for m in c if key in m])) is not None]
+            return _DASH if not vals else f"{statistics.fmean(vals):.2f}"
+
+        def first(xs: list[float]) -> float | None:
+            return statistics.fmean(xs[:5]) if xs else None
+
+        def last(xs: list[float]) -> float | None:
+            return statistics.fmean(xs[-5:]) if xs else None
+
+        rows.append([a.label, str(len(curves)), at(first, "rm_accuracy"), at(last, "rm_accuracy"),
+                     at(first, "rm_auc"), at(last, "rm_auc"), at(last, "rm_score_success"),
+                     at(last, "rm_score_failure")])  # fmt: skip
+    if not rows:
+        return []
+    header = ("Setting", "runs", "accuracy, first 5 it.", "accuracy, last 5 it.", "AUC, first 5", "AUC, last 5",
+              "score | success (last 5)", "score | failure (last 5)")  # fmt: skip
+    return [
+        "## Reward models during RL",
+        "",
+        "The learned reward model's score of each training rollout's final state against the env's true "
+        "success (the ORM's verdict; a progress model's last estimate), over the first and the last five "
+        "iterations, mean over seeds: accuracy at 0.5 and AUC (the chance a success outscores a failure). A "
+        "policy that learns to please the model rather than to finish the task shows as falling accuracy.",
+        "",
+        *_table(header, rows),
+    ]
 
 
 def _significance_section(agg: Aggregates, sig: list[dict[str, Any]]) -> list[str]:
@@ -861,8 +951,10 @@ def write_report(out: str | os.PathLike[str], reading: str | None = None) -> Pat
     sections = (
         _header(data),
         *([w] if (w := _warm_start_section(data.out)) else []),
+        *([o] if (o := _optimiser_section(data, agg)) else []),
         _success_section(data, agg, sig),
         _significance_section(agg, sig),
+        *([r] if (r := _reward_model_section(data, agg)) else []),
         _steps_section(data, agg),
         _reward_section(agg),
         _milestone_section(data, agg),

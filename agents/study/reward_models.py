@@ -40,7 +40,7 @@ import gymnasium as gym
 import numpy as np
 
 import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
-from agents.policies import NoisyOraclePolicy, OraclePolicy, RandomPolicy
+from agents.policies import ActorPolicy, NoisyOraclePolicy, OraclePolicy, RandomPolicy
 from agents.rollout import rollout
 from gui_gym.core.io import atomic_write_json, read_json
 from gui_gym.core.trajectory import Trajectory, read_jsonl, write_jsonl
@@ -79,11 +79,15 @@ def prepare_reward_models(
     encoder: str | None = None,
     device: str = "cpu",
     env_id: str = DEFAULT_ENV,
+    actor: str | Path | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Train (or find trained) the ``needed`` reward models in ``models_dir``.
 
     ``env_id``: the env whose rollouts (oracle, noisy oracle, random) they learn from; it needs an
-    ``oracle_action()``, and its family gives ProgRM App. B's synthesis edits.
+    ``oracle_action()``, and its family gives ProgRM App. B's synthesis edits. ``actor``: a run
+    directory (the study's warm start, ``gui-gym sft``'s): the models then learn from that
+    policy's own sampled rollouts (80%) and random walks (20%), as ProgRM's do (§3.1: the actors'
+    trajectories; App. B: random walks among the synthesised failures).
 
     ``train_tasks``: task ids (a list or a comma-separated string). ``encoder``: a local encoder
     directory (``None``: all-MiniLM-L6-v2). Returns ``{name: {"checkpoint": ".../best.pt",
@@ -106,13 +110,15 @@ def prepare_reward_models(
     }  # fmt: skip
     if env_id != DEFAULT_ENV:  # the default stays out, so models built before env ids were named still match
         settings["env_id"] = env_id
+    if actor is not None:
+        settings["actor"] = Path(actor).name
     results = {name: _done(models_dir / name, settings) for name in needed}
     todo = [name for name, r in results.items() if r is None]
     if not todo:
         return results  # type: ignore[return-value]
 
     # --- 1-2. data, labels, and one split for every model
-    trajectories = collect(models_dir, tasks, episodes, max_steps, progress, env_id)
+    trajectories = collect(models_dir, tasks, episodes, max_steps, progress, env_id, actor)
     held = held_out(trajectories, seed)
     # ProgRM App. B on the training part only (validation stays real rollouts): augmented
     # successes, and mismatched instruction/trajectory pairs as failures that end like successes.
@@ -144,11 +150,23 @@ def prepare_reward_models(
 
 
 def collect(
-    models_dir: Path, tasks: list[str], episodes: int, max_steps: int, progress: bool, env_id: str = DEFAULT_ENV
+    models_dir: Path,
+    tasks: list[str],
+    episodes: int,
+    max_steps: int,
+    progress: bool,
+    env_id: str = DEFAULT_ENV,
+    actor: str | Path | None = None,
 ) -> list[Trajectory]:
-    """``models_dir/trajectories.jsonl``: read when its ``collection.json`` matches, collected otherwise."""
+    """``models_dir/trajectories.jsonl``: read when its ``collection.json`` matches, collected otherwise.
+
+    The rollouts come from the oracle (20%), the noisy oracle (50%) and the random policy (30%), or,
+    with ``actor`` (a run directory), from that trained policy sampling (80%) and the random policy."""
     path, marker = models_dir / "trajectories.jsonl", models_dir / "collection.json"
-    counts = {"oracle": episodes // 5, "noisy": episodes // 2}
+    if actor is None:
+        counts = {"oracle": episodes // 5, "noisy": episodes // 2}
+    else:
+        counts = {"actor": episodes * 4 // 5}
     counts["random"] = episodes - sum(counts.values())
     want = {
         "tasks": tasks,
@@ -182,11 +200,13 @@ def collect(
         raise ValueError(f"{episodes} episodes would reach the policy's training seeds (10⁶ up)")
 
     env = gym.make(env_id, task=list(tasks), max_steps=max_steps)
-    policies = {
-        "oracle": OraclePolicy(env),
-        "noisy": NoisyOraclePolicy(env, epsilon=NOISE, seed=ROLLOUT_SEED),
-        "random": RandomPolicy(env_id, seed=ROLLOUT_SEED),
-    }
+    policies: dict[str, Any] = {"random": RandomPolicy(env_id, seed=ROLLOUT_SEED)}
+    if actor is None:
+        policies.update(oracle=OraclePolicy(env), noisy=NoisyOraclePolicy(env, epsilon=NOISE, seed=ROLLOUT_SEED))
+    else:
+        from agents.train import policy_from_run
+
+        policies["actor"] = ActorPolicy(policy_from_run(actor)[0], seed=ROLLOUT_SEED)
     trajectories: list[Trajectory] = []
     for name, count in counts.items():
         for result in rollout(env, policies[name], count, seed=ROLLOUT_SEED + len(trajectories), progress=progress):

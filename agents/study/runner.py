@@ -3,9 +3,10 @@
 1. ``OUT/study.json`` records the mode, the exact command and the config. A study directory
    holds one config: rerunning it with the same settings resumes it; a different task split
    or budget is an error (choose another ``--out``).
-2. The reward models the settings need (:mod:`agents.study.reward_models`) are trained once on
-   rollouts of the training tasks. A model that cannot be built fails only the settings that
-   read it.
+2. With ``warm_start``, the starting policy is behaviour-cloned once (``OUT/sft``). The reward
+   models the settings need (:mod:`agents.study.reward_models`) are then trained once on rollouts
+   of the training tasks: the warm-started actor's own (ProgRM §3.1), or the oracle mix without a
+   warm start. A model that cannot be built fails only the settings that read it.
 3. Each run (setting, seed) trains the same candidate policy with the same algorithm on the
    same tasks (:class:`~agents.train.Trainer`, directory ``OUT/runs/<setting>/seed<k>``). Before
    and after training it is evaluated greedily with the env's own success check on held-out
@@ -55,6 +56,7 @@ from tqdm import tqdm
 
 from agents.study.data import read_jsonl_objects
 from agents.study.settings import Setting, StudyConfig, setting
+from agents.study.tiers import TIERS_FILE, read_tiers
 from gui_gym.core.io import atomic_write, atomic_write_json
 from gui_gym.core.threads import configure_threads
 
@@ -89,12 +91,12 @@ def read_status(path: Path) -> dict[str, Any] | None:
 
 def train_config(cfg: StudyConfig, s: Setting, seed: int, out: Path) -> Any:
     """The :class:`~agents.train.TrainConfig` of one run: only the reward and the seed differ between
-    runs (and a setting's own env, algorithm or group sampler)."""
+    runs (and a setting's own env, algorithm, advantage level, R(τ) or group sampler)."""
     from agents.train import TrainConfig
 
     values = dict(
         tasks=cfg.train_tasks,
-        reward=s.spec(str(out / "models")),
+        reward=with_admire_gamma(s.spec(str(out / "models")), cfg.admire_gamma),
         algo=s.algo or cfg.algo,
         iterations=cfg.iterations,
         tasks_per_iter=cfg.tasks_per_iter,
@@ -107,8 +109,9 @@ def train_config(cfg: StudyConfig, s: Setting, seed: int, out: Path) -> Any:
         out=str(run_dir(out, s.name, seed)),
         progress=False,
     )
-    if s.sampler is not None:
-        values["sampler"] = s.sampler
+    for key in ("sampler", "level", "returns"):  # the setting's own optimiser (its paper's, for <name>@paper)
+        if getattr(s, key) is not None:
+            values[key] = getattr(s, key)
     values["eval_greedy"] = not cfg.eval_sampled
     if cfg.warm_start:  # every setting's RL starts from the study's behaviour-cloned policy
         values["init"] = str(out / SFT_DIR)
@@ -117,6 +120,25 @@ def train_config(cfg: StudyConfig, s: Setting, seed: int, out: Path) -> Any:
         values["env_id"] = s.env_id
         values["tasks"] = ",".join(f"train:{t.strip()}" for t in cfg.train_tasks.split(",") if t.strip())
     return TrainConfig(**values)
+
+
+def with_admire_gamma(spec: str, gamma: float | None) -> str:
+    """``spec`` with ADMIRE's decay ``gamma`` on its milestone term (unchanged for None or no milestones).
+
+    >>> with_admire_gamma("milestone-adaptive=no-decay+spa", 0.95)
+    'milestone-adaptive=no-decay,gamma:0.95+spa'
+    >>> with_admire_gamma("milestone", 0.9), with_admire_gamma("outcome", 0.9)
+    ('milestone=gamma:0.9', 'outcome')
+    """
+    if gamma is None:
+        return spec
+    parts = []
+    for part in spec.split("+"):
+        name, eq, arg = part.partition("=")
+        if name.strip().startswith("milestone"):
+            part = f"{name}={arg},gamma:{gamma:g}" if eq and arg else f"{name}=gamma:{gamma:g}"
+        parts.append(part)
+    return "+".join(parts)
 
 
 def live_evaluator(cfg: StudyConfig, tcfg: Any, policy: Any, out: Path) -> Any:
@@ -132,13 +154,18 @@ def live_evaluator(cfg: StudyConfig, tcfg: Any, policy: Any, out: Path) -> Any:
     return Trainer(type(tcfg)(**values), policy=policy)
 
 
-def _eval_rows(trainer: Any, phase: str, tasks: dict[str, list[str]], n: int) -> list[dict[str, Any]]:
+def _eval_rows(
+    trainer: Any, phase: str, tasks: dict[str, list[str]], n: int, tiers: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """One row per evaluation episode; ``tiers`` (task → tier) replaces the family's difficulty."""
     rows = []
+    tiers = tiers or {}
     for split, ids in tasks.items():
         episodes, errors = trainer.evaluation_episodes(ids, n)
         for ep in episodes:
             rows.append(dict(phase=phase, split=split, task=ep.task_id, seed=ep.instance.seed,
-                             difficulty=ep.difficulty, success=bool(ep.success), length=ep.length))  # fmt: skip
+                             difficulty=tiers.get(ep.task_id, ep.difficulty), success=bool(ep.success),
+                             length=ep.length))  # fmt: skip
         for inst, err in errors:
             log.warning("evaluation episode %s/%s dropped: %s", inst.task, inst.seed, err)
     return rows
@@ -281,16 +308,17 @@ def run_one(cfg: StudyConfig, name: str, seed: int, out: str | os.PathLike[str])
         judge = trainer if s.env_id is None else live_evaluator(cfg, tcfg, trainer.policy, path)
         unseen = task_ids(cfg.heldout_tasks, judge.cfg.env_id) if cfg.heldout_tasks else []
         splits = {"seen": list(judge.train_tasks), "unseen": unseen}
+        tiers = read_tiers(out)
         have = {_row_key(r) for r in _read_rows(path / "eval.jsonl")}
         if not _expected_keys("untrained", splits, cfg.eval_episodes) <= have:
             # before training: this seed's initial policy (rebuilt if a resumed run trained it)
             policy = judge.policy
             if trainer.iteration:
                 judge.policy = build_policy(tcfg)
-            _write_rows(path / "eval.jsonl", _eval_rows(judge, "untrained", splits, cfg.eval_episodes))
+            _write_rows(path / "eval.jsonl", _eval_rows(judge, "untrained", splits, cfg.eval_episodes, tiers))
             judge.policy = policy
         trainer.run(close=False)
-        _write_rows(path / "eval.jsonl", _eval_rows(judge, "trained", splits, cfg.eval_episodes))
+        _write_rows(path / "eval.jsonl", _eval_rows(judge, "trained", splits, cfg.eval_episodes, tiers))
         if judge is not trainer:
             judge.close()
         _save_embeddings(out, matchers)
@@ -377,6 +405,27 @@ def _crashed(out: Path, name: str, seed: int, error: str) -> dict[str, Any]:
 SFT_DIR = "sft"
 
 
+def prepare_tiers(cfg: StudyConfig, out: Path) -> dict[str, dict[str, Any]]:
+    """``OUT/tiers.json``: every study task's oracle length and tier (measured once; {} without ``tier_cuts``)."""
+    if cfg.tier_cuts is None:
+        return {}
+    path = out / TIERS_FILE
+    if path.exists():
+        return json.loads(path.read_text(encoding="utf-8"))
+    from agents.study.tiers import oracle_tiers
+    from agents.train import task_ids
+
+    env_id = cfg.extra.get("env_id", DEFAULT_ENV)
+    tasks = task_ids(cfg.train_tasks, env_id) + (task_ids(cfg.heldout_tasks, env_id) if cfg.heldout_tasks else [])
+    try:
+        tiers = oracle_tiers(env_id, tasks, cfg.tier_cuts, env_kwargs=dict(cfg.extra.get("env_kwargs", {})))
+    except TypeError as e:  # no oracle: the family's declared difficulty stands (the report says which)
+        log.warning("%s; the study keeps the declared difficulty", e)
+        return {}
+    atomic_write_json(path, tiers)
+    return tiers
+
+
 def prepare_warm_start(cfg: StudyConfig, out: Path, progress: bool = True) -> dict[str, Any]:
     """Behaviour-clone the study's starting policy once (``OUT/sft``), on the training tasks'
     demonstration seeds, evaluated on their held-out seeds; a finished one is reused."""
@@ -394,6 +443,7 @@ def prepare_warm_start(cfg: StudyConfig, out: Path, progress: bool = True) -> di
         tasks=cfg.train_tasks, demos_per_task=cfg.sft_demos, epochs=cfg.sft_epochs, k=cfg.sft_k,
         eval_seeds=cfg.curve_episodes, max_steps=cfg.max_steps, encoder=extra.get("encoder"),
         hidden=int(extra.get("hidden", 128)), num_envs=cfg.num_envs, out=str(where), progress=progress,
+        tiers=read_tiers(out),
     )  # fmt: skip
     return clone(sft)
 
@@ -427,6 +477,9 @@ def run_study(
     total = len(settings) * len(cfg.seeds)
     if total > len(jobs):
         print(f"{total - len(jobs)} of {total} runs already finished in {out}: skipped")
+    prepare_tiers(cfg, out)
+    if cfg.warm_start and jobs:  # first: the reward models learn from the warm-started actor's rollouts
+        prepare_warm_start(cfg, out, progress)
     needed = sorted({m for name, _ in jobs for m in setting(name).needs})  # only for runs still to do
     if needed:
         from agents.study.reward_models import prepare_reward_models
@@ -437,15 +490,12 @@ def run_study(
             prepare_reward_models(
                 out / "models", task_ids(cfg.train_tasks, env_id), needed, episodes=cfg.rm_episodes,
                 epochs=cfg.rm_epochs, patience=cfg.rm_patience, seed=0, max_steps=cfg.max_steps, progress=progress,
-                env_id=env_id,
+                env_id=env_id, actor=out / SFT_DIR if cfg.warm_start else None,
             )  # fmt: skip
         except KeyboardInterrupt:
             raise
         except Exception as e:  # the settings that read a model report it; the others run
             log.warning("reward models could not be built: %s: %s", type(e).__name__, e)
-
-    if cfg.warm_start and jobs:
-        prepare_warm_start(cfg, out, progress)
 
     bar = tqdm(total=len(jobs), desc="study", unit="run", disable=not progress)
 
@@ -512,7 +562,8 @@ def _run_pool(cfg: StudyConfig, jobs: list[tuple[str, int]], out: Path, finished
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def estimate_minutes(cfg: StudyConfig, seconds_per_iteration: float = 0.8) -> float:
-    """A rough wall-clock estimate on this kind of machine (quick mode measured ~0.8 s per iteration per worker)."""
+def estimate_minutes(cfg: StudyConfig, seconds_per_iteration: float = 1.8) -> float:
+    """A rough wall-clock estimate on this kind of machine (the warm-started quick mode measured about
+    1.8 s per iteration per run, evaluations included, with two workers on two cores)."""
     runs = len(cfg.settings) * len(cfg.seeds)
     return math.ceil(runs / max(1, cfg.workers)) * cfg.iterations * seconds_per_iteration / 60

@@ -147,7 +147,7 @@ def test_a_registered_term_is_usable_from_a_spec(step_cost_term: str) -> None:
     [
         ("", "empty reward spec"),
         ("  + ", "empty reward spec"),
-        ("dense", "unknown reward term 'dense'.*choose from outcome, orm, milestone"),
+        ("dense", "unknown reward term 'dense'.*choose from outcome, orm, no-outcome, milestone"),
         ("spa+spa", "'spa' appears twice"),
         ("milestone+milestone-adaptive", "either 'milestone' or 'milestone-adaptive'"),
         ("spa=3", "takes no argument"),

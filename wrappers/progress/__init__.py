@@ -32,7 +32,7 @@ from wrappers.progress.labels import (
 from wrappers.progress.lcs import group_lcs, lcs, lcs_table, similarity
 from wrappers.progress.match import EPSILON, ActionMatch, ActionToken, action_token, trajectory_tokens
 from wrappers.progress.observation import observation_reader
-from wrappers.progress.outcome import OutcomeModelReward, outcome_examples
+from wrappers.progress.outcome import OutcomeModelReward, WithoutOutcome, outcome_examples
 from wrappers.progress.reward import ProgressReward, ProgressRewardVector, progress_gains
 from wrappers.progress.synthesis import augment_success, edit_actions, mismatched, synthesize
 
@@ -70,6 +70,7 @@ __all__ = [
     "ProgressRewardVector",
     "ProgressTrainConfig",
     "TrainResult",
+    "WithoutOutcome",
     "action_token",
     "attach_labels",
     "augment_success",

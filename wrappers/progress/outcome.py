@@ -10,7 +10,9 @@ on the label 1 (success) or 0 (failure):
 - :func:`outcome_examples`: one :class:`~wrappers.progress.data.ProgressExample` per trajectory,
   for :func:`wrappers.progress.training.train_progress_model`;
 - :class:`OutcomeModelReward`: the ORM's verdict on the final state in place of the env's success
-  check, so an agent can be trained on a learned outcome (the "w/ ORM" actor of Table 1).
+  check, so an agent can be trained on a learned outcome (the "w/ ORM" actor of Table 1);
+- :class:`WithoutOutcome`: no outcome at all, for training on a progress model's gains alone (the
+  "ProgRM" actors of Table 1).
 
 Training balance: :func:`~wrappers.progress.training.train_progress_model` (``balance_failed=True``, App. C)
 keeps every success example and samples as many failure examples when failures are more, drawn
@@ -47,7 +49,7 @@ from wrappers.progress.observation import observation_reader
 from wrappers.progress.reward import ModelArg, load_model
 from wrappers.protocol import OUTCOME, RewardShaping
 
-__all__ = ["OutcomeModelReward", "outcome_examples"]
+__all__ = ["OutcomeModelReward", "WithoutOutcome", "outcome_examples"]
 
 
 def _env_progress_recorded(trajectory: Trajectory) -> bool:
@@ -174,3 +176,46 @@ class OutcomeModelReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
             info["env_reward"] = float(env_reward)
         info[C.REWARD_COMPONENTS] = {OUTCOME: reward}
         return obs, reward, terminated, truncated, info
+
+
+class WithoutOutcome(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """The env's success check pays nothing: the reward is the shaping terms above alone.
+
+    ProgRM trains its actor on the reward model's output alone (§2.4, Table 1: the RL signal is
+    the progress gains of Eq. 2, never the environment's evaluation function, which a real GUI
+    task does not have). Wrapped innermost, under :class:`~wrappers.progress.reward.ProgressReward`,
+    every step reports ``{"outcome": 0.0}`` so the progress gains are the whole reward; the
+    episode's true ``info["success"]`` is untouched (evaluation and metrics still read it) and
+    the env's own reward is kept as ``info["env_reward"]`` at the last step.
+
+    Example:
+        >>> import gymnasium as gym, gui_gym
+        >>> env = WithoutOutcome(gym.make("GuiAndroid-v0", task="ClockStopWatchRunning"))
+        >>> _ = env.reset(seed=0)
+        >>> done, rewards = False, []
+        >>> while not done:
+        ...     _, r, term, trunc, info = env.step(env.unwrapped.oracle_action())
+        ...     rewards.append(r); done = term or trunc
+        >>> rewards, info["success"], info["env_reward"], info["reward_components"]
+        ([0.0, 0.0, 0.0, 0.0], True, 1.0, {'outcome': 0.0})
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self)
+        gym.Wrapper.__init__(self, env)
+        inner = env
+        while isinstance(inner, gym.Wrapper):  # a shaping wrapper inside would have seen the outcome
+            if isinstance(inner, RewardShaping | OutcomeModelReward | WithoutOutcome):
+                raise ValueError(
+                    f"WithoutOutcome must wrap the env directly, not {type(inner).__name__}: "
+                    "put the shaping wrappers above it"
+                )
+            inner = inner.env
+
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        obs, env_reward, terminated, truncated, info = self.env.step(action)
+        info = dict(info)
+        if terminated or truncated:
+            info["env_reward"] = float(env_reward)
+        info[C.REWARD_COMPONENTS] = {OUTCOME: 0.0}
+        return obs, 0.0, terminated, truncated, info
