@@ -22,6 +22,7 @@ from typing import Any
 
 from agents.study.data import MODEL_NAMES, TIERS, ModelEval, RunRecord, StudyData, as_list, load_study, num
 from agents.study.plots import OVERVIEW_PNG, plot_overview, plot_setting
+from agents.study.settings import PAPER
 from agents.study.stats import (
     Aggregates,
     SettingAggregate,
@@ -605,45 +606,37 @@ def _milestone_section(data: StudyData, agg: Aggregates) -> list[str]:
 
 
 def _ablation_section(agg: Aggregates) -> list[str]:
+    """ADMIRE App. B.3 / Fig. 4: the full reward against its variants, within each optimiser's view."""
     lines = ["## ADMIRE ablations", ""]
-    abl = [a for a in agg.settings.values() if a.group == "ablation"]
-    if "milestone-adaptive" not in agg or not abl:
+    tables: list[list[str]] = []
+    for suffix, title in (("", "Common optimiser"), (PAPER, "ADMIRE's optimiser (step-level GRPO)")):
+        abl = [a for n, a in agg.settings.items() if a.group == "ablation" and (PAPER in n) == bool(suffix)]
+        full = agg.settings.get("milestone-adaptive" + suffix)
+        if full is None or not abl:
+            continue
+
+        def diff(a: SettingAggregate, key: str, full: SettingAggregate = full) -> str:
+            d = minus(a.mean(key), full.mean(key))
+            return _DASH if d is None else f"{100 * d:+.1f}"
+
+        rows = [[f"{full.label} (full)", _n_cell(full), _pct(full.metrics["seen_all"]), _DASH,
+                 _pct(full.metrics["unseen_all"]), _DASH]]  # fmt: skip
+        rows += [
+            [a.label, _n_cell(a), _pct(a.metrics["seen_all"]), diff(a, "seen_all"), _pct(a.metrics["unseen_all"]),
+             diff(a, "unseen_all")]
+            for a in abl
+        ]  # fmt: skip
+        header = ("Setting", "n", "Seen success", "Δ vs full (pp)", "Unseen success", "Δ unseen vs full (pp)")
+        tables.append(["", f"**{title}**", "", *_table(header, rows)])
+    if not tables:
         return [*lines, "The study has no full ADMIRE setting (milestone-adaptive) or no ablation of it."]
-    full = agg["milestone-adaptive"]
     lines.append(
-        "ADMIRE App. B.3 / Fig. 4: the full reward against its variants. Δ vs full is the difference of the "
-        "means in percentage points (negative: the variant is worse)."
+        "ADMIRE App. B.3 / Fig. 4: the full reward against its variants, each under the same optimiser. Δ vs full "
+        "is the difference of the means in percentage points (negative: the variant is worse)."
     )
-    lines.append("")
-
-    def diff(a: SettingAggregate, key: str) -> str:
-        d = minus(a.mean(key), full.mean(key))
-        return _DASH if d is None else f"{100 * d:+.1f}"
-
-    rows = [
-        [
-            f"{full.label} (full)",
-            _n_cell(full),
-            _pct(full.metrics["seen_all"]),
-            _DASH,
-            _pct(full.metrics["unseen_all"]),
-            _DASH,
-        ]
-    ]
-    rows += [
-        [
-            a.label,
-            _n_cell(a),
-            _pct(a.metrics["seen_all"]),
-            diff(a, "seen_all"),
-            _pct(a.metrics["unseen_all"]),
-            diff(a, "unseen_all"),
-        ]
-        for a in abl
-    ]
-    return lines + _table(
-        ("Setting", "n", "Seen success", "Δ vs full (pp)", "Unseen success", "Δ unseen vs full (pp)"), rows
-    )
+    for t in tables:
+        lines += t
+    return lines
 
 
 _RM_COLUMNS = (

@@ -297,8 +297,12 @@ _WEBSHOP_HELDOUT = ",".join(f"human:{n}" for n in (2160, 2196, 1632, 1656, 2172,
 #: ADMIRE Table 4's comparison on the text families: GRPO against ADMIRE, under both optimisers.
 _TEXT_SETTINGS = ("outcome", "milestone-adaptive", "milestone-adaptive@paper", "milestone-static@paper")
 
+#: The full Android study: every setting, ADMIRE's ablations under ADMIRE's own optimiser only.
+_FULL_SETTINGS = tuple(s.name for s in all_settings() if not (s.group == "ablation" and s.view == "common"))
+
 _FULL = StudyConfig(
     mode="full",
+    settings=_FULL_SETTINGS,
     warm_start=True,
     eval_sampled=True,
     train_tasks=_FULL_TRAIN,
@@ -322,7 +326,7 @@ _FULL = StudyConfig(
 #: Table 4's generalisation on the text families (run with ``--env ALFWorld-v0`` / ``WebShop-v0``).
 MODES: dict[str, StudyConfig] = {
     "quick": StudyConfig(mode="quick", train_tasks=_QUICK_TRAIN, heldout_tasks=_QUICK_HELDOUT, warm_start=True,
-                         seeds=(0,), iterations=40, tier_cuts=(6, 11)),
+                         seeds=(0,), iterations=30, eval_episodes=4, tier_cuts=(6, 11)),
     "full": _FULL,
     "full-alfworld": dataclasses.replace(
         _FULL, mode="full-alfworld", train_tasks=_ALFWORLD_TRAIN, heldout_tasks=_ALFWORLD_HELDOUT,
