@@ -264,7 +264,7 @@ def _success_section(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]]
             keep = [i for i, n in enumerate(agg.settings) if views[n] in (view, "both")]
             if not keep:
                 continue
-            part, vals = [cells[i] for i in keep], [values[i] for i in keep]
+            part, vals = [list(cells[i]) for i in keep], [values[i] for i in keep]  # bolded per table
             _bold_best(part, vals, range(2, 9))
             lines += ["", f"**{title}**", "", *_table(_SUCCESS_HEADER, rows + part)]
     lines += ["", "### Learning curves", ""]
@@ -835,16 +835,19 @@ def auto_reading(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]] | N
                     f"{100 * s.mean('coverage'):.0f}% (static)"
                 )
             out.append(msg + ".")
-    if "milestone-adaptive" in agg and (full := agg["milestone-adaptive"].mean("seen_all")) is not None:
+    for suffix in ("", PAPER):  # each view's ablations against the full ADMIRE of the same optimiser
+        name = "milestone-adaptive" + suffix
+        if name not in agg or (full := agg[name].mean("seen_all")) is None:
+            continue
         abl = [
             (a, v - full)
-            for a in agg.settings.values()
-            if a.group == "ablation" and (v := a.mean("seen_all")) is not None
+            for n, a in agg.settings.items()
+            if a.group == "ablation" and (PAPER in n) == bool(suffix) and (v := a.mean("seen_all")) is not None
         ]
         if abl:
             abl.sort(key=lambda x: -x[1])
             out.append(
-                "Against full ADMIRE, the ablations change seen success by: "
+                f"Against full ADMIRE ({agg[name].label}), the ablations change seen success by: "
                 + ", ".join(f"{a.label} {100 * d:+.1f} pp" for a, d in abl)
                 + "."
             )
