@@ -12,10 +12,11 @@ trainer evaluates on seeds 0..n-1):
   no candidate are counted and left out: ``coverage``);
 - after every epoch, sampled evaluation on held-out seeds of the evaluation tasks: pass@1 (the
   mean success) and pass@k (a task seed counts when one of ``k`` samples succeeds) per difficulty
-  tier. Training stops at the first epoch where every tier has 0 < pass@k < 1, the band in which
-  RL has both successes and failures to compare (or once every tier is at pass@k = 1: more epochs
-  only overfit); otherwise the kept epoch has the most tiers in the band, then the most tiers
-  with a success, then comes earliest.
+  tier. The kept epoch has the most tiers in the band 0 < pass@k < 1 (where RL has both
+  successes and failures to compare), then the most tiers with a success, then the highest
+  pass@1: the most capable policy that still leaves every tier something to learn. Training
+  stops ``patience`` epochs after the last new best (or once every tier is at pass@k = 1: more
+  epochs only overfit).
 
 The result is a run directory like ``gui-gym train``'s (``checkpoint.pt`` at iteration 0), so
 ``gui-gym train --init DIR`` starts RL from the cloned policy; ``sft.jsonl`` holds each epoch's
@@ -64,6 +65,7 @@ class SFTConfig:
     demos_per_task: int = 4  # oracle episodes per task (as many noisy ones again when noise > 0)
     noise: float = 0.3  # probability of a random action in a noisy-oracle step
     epochs: int = 20
+    patience: int = 3  # epochs without a better kept epoch before stopping
     batch: int = 64
     lr: float = 3e-3
     k: int = 8  # pass@k
@@ -150,6 +152,16 @@ def _in_band(stats: dict[str, float], k: int) -> tuple[int, int, int]:
     return sum(0.0 < stats[t] < 1.0 for t in tiers), sum(stats[t] > 0.0 for t in tiers), len(tiers)
 
 
+def _score(stats: dict[str, float], k: int) -> tuple[int, int, float]:
+    """How an epoch ranks: tiers in the band, tiers with a success, then pass@1 over every task.
+
+    >>> _score({"pass@8_easy": 1.0, "pass@8_hard": 0.5, "pass@1_all": 0.4}, 8)
+    (1, 2, 0.4)
+    """
+    inside, solved, _ = _in_band(stats, k)
+    return inside, solved, float(stats.get("pass@1_all", 0.0))
+
+
 def _tiers(stats: dict[str, float], k: int) -> list[str]:
     return [key.split("_", 1)[1] for key in stats if key.startswith(f"pass@{k}_") and not key.endswith("_all")]
 
@@ -188,8 +200,7 @@ def clone(cfg: SFTConfig) -> dict[str, Any]:
             return pass_at_k(episodes, cfg.k, cfg.tiers)
 
         rows = [{"epoch": 0, "loss": None, **evaluate()}]
-        band = _in_band(rows[0], cfg.k)
-        best = ((band[0], band[1]), 0, copy.deepcopy(policy.state_dict()))
+        best = (_score(rows[0], cfg.k), 0, copy.deepcopy(policy.state_dict()))
         out_dir = Path(cfg.out)
         bar = tqdm(range(1, cfg.epochs + 1), desc="sft", disable=not cfg.progress, unit="epoch")
         for epoch in bar:
@@ -206,12 +217,12 @@ def clone(cfg: SFTConfig) -> dict[str, Any]:
                 losses.append(float(loss.detach()))
             row = {"epoch": epoch, "loss": float(np.mean(losses)), **evaluate()}
             rows.append(row)
-            inside, solved, tiers = _in_band(row, cfg.k)
+            inside, _, tiers = _in_band(row, cfg.k)
             bar.set_postfix(loss=f"{row['loss']:.3f}", band=f"{inside}/{tiers}")
-            if (inside, solved) > best[0]:
-                best = ((inside, solved), epoch, copy.deepcopy(policy.state_dict()))
+            if _score(row, cfg.k) > best[0]:
+                best = (_score(row, cfg.k), epoch, copy.deepcopy(policy.state_dict()))
             saturated = all(row[f"pass@{cfg.k}_{t}"] == 1.0 for t in _tiers(row, cfg.k))
-            if inside == tiers or saturated:
+            if saturated or epoch - best[1] >= cfg.patience:
                 break
         with open(out_dir / "sft.jsonl", "w", encoding="utf-8") as f:
             f.writelines(json.dumps(r) + "\n" for r in rows)

@@ -29,6 +29,7 @@ _HELP = {
     "demos_per_task": "oracle episodes per task (and as many noisy-oracle ones)",
     "noise": "probability of a random action in a noisy-oracle step (its state labelled with the oracle's)",
     "k": "pass@k's k: sampled episodes per evaluation seed",
+    "patience": "epochs without a better one (more tiers in 0 < pass@k < 1, then higher pass@1) before stopping",
     "out": "run directory: checkpoint.pt (for gui-gym train --init), sft.jsonl, sft_summary.json",
 }
 
@@ -44,14 +45,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--env-kwargs", nargs="+", type=parse_env_kwarg, metavar="KEY=VALUE", help=ENV_KWARGS_HELP)
     from agents.sft import SFTConfig
 
-    add_config_flags(p, SFTConfig, _HELP, skip=("env_id", "env_kwargs"))
+    add_config_flags(p, SFTConfig, _HELP, skip=("env_id", "env_kwargs", "tiers"))
     p.set_defaults(func=cmd_sft)
 
 
 def cmd_sft(args: argparse.Namespace) -> int:
     from agents.sft import SFTConfig, clone
 
-    values: dict[str, Any] = config_values(args, SFTConfig, skip=("env_kwargs",))
+    values: dict[str, Any] = config_values(args, SFTConfig, skip=("env_kwargs", "tiers"))
     values["env_kwargs"] = env_kwargs(getattr(args, "env_kwargs", None))
     cfg = SFTConfig(**values)
     try:
