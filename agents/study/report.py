@@ -217,7 +217,8 @@ def _success_section(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]]
     lines = ["## Success by difficulty", ""]
     lines.append(
         "Trained success rate (%) on the training tasks at held-out seeds (seen), per tier and overall, and on the "
-        "held-out tasks (unseen); Δ is the gain over the untrained policy of the same training seed. Cells are "
+        "held-out tasks (unseen); Δ is the gain over the policy before RL (untrained, or the warm start) of the same "
+        "training seed. Cells are "
         "mean ± sample std over the finished seeds (a cell without ± comes from one seed); n counts finished "
         "runs; crashed, diverged and missing runs are not averaged in. Best value per column in **bold**; "
         "\\* marks p < 0.05 against Outcome (Welch's t-test over seeds, see Significance)."
@@ -771,7 +772,7 @@ def auto_reading(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]] | N
         if u_seen is not None:
             up = [a for a, v in seen if a.mean("delta_seen") is not None and a.mean("delta_seen") > 0]
             out.append(
-                f"{len(up)} of {len(seen)} settings improved seen-task success over the untrained policy "
+                f"{len(up)} of {len(seen)} settings improved seen-task success over the policy before RL "
                 f"({100 * u_seen:.1f}%) on average over seeds."
             )
     unseen = sorted(
@@ -779,7 +780,7 @@ def auto_reading(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]] | N
     )
     if unseen:
         a, v = unseen[0]
-        base = f"; the untrained policy scores {100 * u_unseen:.1f}%" if u_unseen is not None else ""
+        base = f"; the policy before RL scores {100 * u_unseen:.1f}%" if u_unseen is not None else ""
         out.append(f"On unseen tasks the highest success is {a.label}'s ({100 * v:.1f}%){base}.")
     if sig:
         hits = [

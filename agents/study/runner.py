@@ -562,8 +562,8 @@ def _run_pool(cfg: StudyConfig, jobs: list[tuple[str, int]], out: Path, finished
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def estimate_minutes(cfg: StudyConfig, seconds_per_iteration: float = 1.8) -> float:
+def estimate_minutes(cfg: StudyConfig, seconds_per_iteration: float = 1.5) -> float:
     """A rough wall-clock estimate on this kind of machine (the warm-started quick mode measured about
-    1.8 s per iteration per run, evaluations included, with two workers on two cores)."""
+    1.5 s per iteration per run, evaluations included, with two workers on two cores)."""
     runs = len(cfg.settings) * len(cfg.seeds)
     return math.ceil(runs / max(1, cfg.workers)) * cfg.iterations * seconds_per_iteration / 60

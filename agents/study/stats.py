@@ -167,7 +167,8 @@ def aggregate(data: StudyData) -> Aggregates:
     """Per-setting numbers (fractions, not percent) over the finished seeds; see :data:`METRICS`."""
     base_rows = _untrained_by_seed(data)
     base = {seed: _per_split(rows) for seed, rows in base_rows.items() if rows}
-    untrained = SettingAggregate("untrained", "Untrained policy", "", "baseline", len(data.seeds), len(base))
+    label = "Before RL (the warm start)" if data.config.get("warm_start") else "Untrained policy"
+    untrained = SettingAggregate("untrained", label, "", "baseline", len(data.seeds), len(base))
     if len(base) < len(data.seeds):
         untrained.shortfall["no untrained eval"] = len(data.seeds) - len(base)
     for seed in sorted(base):
