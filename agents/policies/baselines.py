@@ -8,6 +8,7 @@ from typing import Any, Protocol
 import gymnasium as gym
 import numpy as np
 
+from agents.policies.base import history_entry
 from gui_gym.core.contract import FINISH
 from gui_gym.core.family import EnvFamily, family_of
 
@@ -140,8 +141,6 @@ class ActorPolicy:
             self.rng = np.random.default_rng(seed)
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
-        from agents.policies.base import history_entry
-
         if self._pending is not None:  # info is what the last action's step reported
             self.history.append(history_entry(self._pending, info))
         self._pending = self.policy.decide([obs], [list(self.history)], greedy=self.greedy, rng=[self.rng])[0]

@@ -10,6 +10,7 @@ Tables 1 and 3; MobileRL Fig. 6). This module holds the Markdown sections and
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -287,9 +288,7 @@ def _optimiser_section(data: StudyData, agg: Aggregates) -> list[str]:
     algo = data.config.get("algo") or "grpo"
     rows = []
     for i in infos:
-        o = i.optimiser
-        if i.algo is None:  # the study's algorithm where the setting names none
-            o = type(o)(algo, o.level, o.returns, o.sampler)
+        o = i.optimiser if i.algo else dataclasses.replace(i.optimiser, algo=algo)  # the study's, where it names none
         view = {"both": "both (the papers' baseline)", "paper": "paper", "common": "common"}.get(i.view, i.view)
         rows.append([i.label, view, o.describe(), f"`{i.reward}`", i.env_id or _DASH])
     return [
@@ -312,19 +311,16 @@ def _reward_model_section(data: StudyData, agg: Aggregates) -> list[str]:
         if not curves:
             continue
 
-        def at(pick: Any, key: str, curves: list[list[dict[str, Any]]] = curves) -> str:
-            vals = [v for c in curves if (v := pick([m[key] for m in c if key in m])) is not None]
+        def mean_over_seeds(key: str, window: slice, curves: list[list[dict[str, Any]]] = curves) -> str:
+            """The seeds' mean of each run's mean of ``key`` over the iterations in ``window``."""
+            vals = [statistics.fmean(xs[window]) for c in curves if (xs := [m[key] for m in c if key in m])]
             return _DASH if not vals else f"{statistics.fmean(vals):.2f}"
 
-        def first(xs: list[float]) -> float | None:
-            return statistics.fmean(xs[:5]) if xs else None
-
-        def last(xs: list[float]) -> float | None:
-            return statistics.fmean(xs[-5:]) if xs else None
-
-        rows.append([a.label, str(len(curves)), at(first, "rm_accuracy"), at(last, "rm_accuracy"),
-                     at(first, "rm_auc"), at(last, "rm_auc"), at(last, "rm_score_success"),
-                     at(last, "rm_score_failure")])  # fmt: skip
+        early, late = slice(None, 5), slice(-5, None)
+        rows.append([a.label, str(len(curves)), mean_over_seeds("rm_accuracy", early),
+                     mean_over_seeds("rm_accuracy", late), mean_over_seeds("rm_auc", early),
+                     mean_over_seeds("rm_auc", late), mean_over_seeds("rm_score_success", late),
+                     mean_over_seeds("rm_score_failure", late)])  # fmt: skip
     if not rows:
         return []
     header = ("Setting", "runs", "accuracy, first 5 it.", "accuracy, last 5 it.", "AUC, first 5", "AUC, last 5",
