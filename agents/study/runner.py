@@ -56,7 +56,7 @@ from tqdm import tqdm
 
 from agents.study.data import read_jsonl_objects
 from agents.study.settings import Setting, StudyConfig, setting
-from agents.study.tiers import TIERS_FILE, read_tiers
+from agents.study.tiers import TIERS_FILE, oracle_tiers, read_tiers
 from gui_gym.core.io import atomic_write, atomic_write_json
 from gui_gym.core.threads import configure_threads
 
@@ -412,7 +412,6 @@ def prepare_tiers(cfg: StudyConfig, out: Path) -> dict[str, dict[str, Any]]:
     path = out / TIERS_FILE
     if path.exists():
         return json.loads(path.read_text(encoding="utf-8"))
-    from agents.study.tiers import oracle_tiers
     from agents.train import task_ids
 
     env_id = cfg.extra.get("env_id", DEFAULT_ENV)
