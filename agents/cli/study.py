@@ -95,10 +95,11 @@ def cmd_study(args: argparse.Namespace) -> int:
     cfg.setting_list()  # unknown names: a message before anything runs
     configure_threads(getattr(args, "threads", None), workers=cfg.workers)  # the workers share the cores
     runs = len(cfg.settings) * len(cfg.seeds)
+    minutes = estimate_minutes(cfg, args.out, args.retry_failed)
     print(
         f"study ({cfg.mode}): {len(cfg.settings)} settings × {len(cfg.seeds)} seeds = {runs} runs of "
-        f"{cfg.iterations} iterations on {cfg.workers} worker(s), about {estimate_minutes(cfg):.0f} min "
-        f"of training; results in {args.out}"
+        f"{cfg.iterations} iterations on {cfg.workers} worker(s), about {minutes:.0f} min "
+        f"of training left; results in {args.out}"
     )
     try:
         path = run_study(cfg, args.out, command=_command(args), retry_failed=args.retry_failed, progress=not args.quiet)

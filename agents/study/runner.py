@@ -41,6 +41,7 @@ import multiprocessing
 import os
 import platform
 import shutil
+import statistics
 import threading
 import time
 import traceback
@@ -561,8 +562,24 @@ def _run_pool(cfg: StudyConfig, jobs: list[tuple[str, int]], out: Path, finished
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def estimate_minutes(cfg: StudyConfig, seconds_per_iteration: float = 1.5) -> float:
-    """A rough wall-clock estimate on this kind of machine (the warm-started quick mode measured about
-    1.5 s per iteration per run, evaluations included, with two workers on two cores)."""
-    runs = len(cfg.settings) * len(cfg.seeds)
-    return math.ceil(runs / max(1, cfg.workers)) * cfg.iterations * seconds_per_iteration / 60
+def estimate_minutes(
+    cfg: StudyConfig,
+    out: str | os.PathLike[str] | None = None,
+    retry_failed: bool = False,
+    seconds_per_iteration: float = 1.5,
+) -> float:
+    """A rough wall-clock estimate of the runs still to do (as :func:`run_study` picks them: crashed
+    and diverged runs only with ``retry_failed``). Runs already finished in ``out`` set the
+    pace (their mean wall time per iteration: evaluations, reward models and the other worker's load
+    included); without any, ``seconds_per_iteration`` (the warm-started quick mode measured about 1.5 s
+    per iteration per run, with two workers on two cores)."""
+    todo, paces = 0, []
+    for s in cfg.setting_list():
+        for seed in cfg.seeds:
+            status = None if out is None else read_status(run_dir(out, s.name, seed))
+            if status is None or (retry_failed and status["status"] != "done"):
+                todo += 1
+            if status is not None and status["status"] == "done" and status.get("wall_s") and status.get("iterations"):
+                paces.append(float(status["wall_s"]) / int(status["iterations"]))
+    pace = statistics.fmean(paces) if paces else seconds_per_iteration
+    return math.ceil(todo / max(1, cfg.workers)) * cfg.iterations * pace / 60

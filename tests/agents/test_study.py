@@ -22,7 +22,7 @@ import pytest
 
 import gui_gym  # noqa: F401
 from agents.cli import main
-from agents.study.runner import read_status, run_dir, run_study, train_config
+from agents.study.runner import estimate_minutes, read_status, run_dir, run_study, train_config
 from agents.study.settings import MODES, SETTINGS, StudyConfig, setting
 from wrappers import MilestoneReward
 from wrappers.spec import admire_config, make_env, parse_reward, wrapper_chain
@@ -97,6 +97,22 @@ def test_settings_cover_the_issue_and_unknown_names_fail():
         parse_reward(s.spec("/models"))  # every spec parses
     with pytest.raises(ValueError, match="unknown study setting"):
         setting("milestones")
+
+
+def test_the_time_estimate_takes_its_pace_from_finished_runs(tmp_path):
+    cfg = tiny("unused", settings=("outcome", "milestone-static", "spa"), seeds=(0, 1), iterations=100, workers=2)
+    assert estimate_minutes(cfg) == 3 * 100 * 1.5 / 60  # 6 runs on 2 workers, the default pace
+    cfg = dataclasses.replace(cfg, workers=1)
+    for name, seed, wall in (("outcome", 0, 300.0), ("spa", 1, 500.0)):
+        run = run_dir(tmp_path, name, seed)
+        run.mkdir(parents=True)
+        (run / "status.json").write_text(json.dumps({"status": "done", "iterations": 100, "wall_s": wall}))
+    crashed = run_dir(tmp_path, "outcome", 1)
+    crashed.mkdir(parents=True)
+    (crashed / "status.json").write_text(json.dumps({"status": "crashed", "iterations": 3, "wall_s": 1.0}))
+    # 3 runs left at (3 + 5) / 2 = 4 s per iteration; 4 when the crashed one is retried
+    assert estimate_minutes(cfg, tmp_path) == 3 * 100 * 4.0 / 60
+    assert estimate_minutes(cfg, tmp_path, retry_failed=True) == 4 * 100 * 4.0 / 60
 
 
 def test_smoke_study_end_to_end_and_resume(tmp_path, tiny_encoder):
