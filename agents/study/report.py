@@ -219,10 +219,9 @@ def _success_section(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]]
     lines.append(
         "Trained success rate (%) on the training tasks at held-out seeds (seen), per tier and overall, and on the "
         "held-out tasks (unseen); Δ is the gain over the policy before RL (untrained, or the warm start) of the same "
-        "training seed. Cells are "
-        "mean ± sample std over the finished seeds (a cell without ± comes from one seed); n counts finished "
-        "runs; crashed, diverged and missing runs are not averaged in. Best value per column in **bold**; "
-        "\\* marks p < 0.05 against Outcome (Welch's t-test over seeds, see Significance)."
+        "training seed. Cells are mean ± sample std over the finished seeds (a cell without ± comes from one seed); "
+        "n counts finished runs; crashed, diverged and missing runs are not averaged in. Best value per column in "
+        "**bold**; \\* marks p < 0.05 against Outcome (Welch's t-test over seeds, see Significance)."
     )
     lines.append("")
     p_of = {r["setting"]: r for r in sig}

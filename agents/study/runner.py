@@ -87,6 +87,12 @@ def read_status(path: Path) -> dict[str, Any] | None:
     return status if isinstance(status, dict) and status.get("status") in FINISHED else None
 
 
+def still_to_run(status: dict[str, Any] | None, retry_failed: bool = False) -> bool:
+    """Whether a study (re)runs a run of this :func:`read_status`: unfinished, or crashed or diverged
+    with ``retry_failed``."""
+    return status is None or (retry_failed and status["status"] != "done")
+
+
 # ----------------------------------------------------------------------------- one run
 
 
@@ -470,7 +476,7 @@ def run_study(
     for seed in cfg.seeds:  # seed-major: a study cut short still has every setting on the first seeds
         for s in settings:
             status = read_status(run_dir(out, s.name, seed))
-            if status is None or (retry_failed and status["status"] != "done"):
+            if still_to_run(status, retry_failed):
                 if status is not None:  # a failed run is retried from scratch
                     shutil.rmtree(run_dir(out, s.name, seed))
                 jobs.append((s.name, seed))
@@ -568,17 +574,15 @@ def estimate_minutes(
     retry_failed: bool = False,
     seconds_per_iteration: float = 1.5,
 ) -> float:
-    """A rough wall-clock estimate of the runs still to do (as :func:`run_study` picks them: crashed
-    and diverged runs only with ``retry_failed``). Runs already finished in ``out`` set the
-    pace (their mean wall time per iteration: evaluations, reward models and the other worker's load
-    included); without any, ``seconds_per_iteration`` (the warm-started quick mode measured about 1.5 s
-    per iteration per run, with two workers on two cores)."""
+    """A rough wall-clock estimate of the runs still to do (:func:`still_to_run`). Runs already
+    finished in ``out`` set the pace (their mean wall time per iteration: evaluations, reward models
+    and the other worker's load included); without any, ``seconds_per_iteration`` (the warm-started
+    quick mode measured about 1.5 s per iteration per run, with two workers on two cores)."""
     todo, paces = 0, []
     for s in cfg.setting_list():
         for seed in cfg.seeds:
             status = None if out is None else read_status(run_dir(out, s.name, seed))
-            if status is None or (retry_failed and status["status"] != "done"):
-                todo += 1
+            todo += still_to_run(status, retry_failed)
             if status is not None and status["status"] == "done" and status.get("wall_s") and status.get("iterations"):
                 paces.append(float(status["wall_s"]) / int(status["iterations"]))
     pace = statistics.fmean(paces) if paces else seconds_per_iteration
