@@ -1,15 +1,17 @@
 """Behaviour cloning: warm-start a policy on the expert's trajectories before RL (``gui-gym sft``).
 
 The papers start RL from models that already solve some tasks of every difficulty. This module
-gives the candidate policy that start: it imitates the env's oracle (``oracle_action()``, every
-family has one) on training seeds disjoint from evaluation (from :data:`SFT_SEED_BASE` up; the
-trainer evaluates on seeds 0..n-1):
+gives a policy that start (the candidate policy, or with ``policy="lm"`` a local transformers
+causal LM, the papers' kind of policy, best on a GPU): it imitates the env's oracle
+(``oracle_action()``, every family has one) on training seeds disjoint from evaluation (from
+:data:`SFT_SEED_BASE` up; the trainer evaluates on seeds 0..n-1):
 
 - oracle episodes, and noisy-oracle ones where each step takes a random admissible action with
   probability ``noise`` and every state visited is labelled with the oracle's action there (so
   the policy also learns to recover);
 - the loss is the negative log-likelihood of the oracle's candidate (steps whose oracle action is
-  no candidate are counted and left out: ``coverage``);
+  no candidate are counted and left out: ``coverage``), or for an LM of the oracle's action text
+  and the end-of-sequence token after it, per token (every step is covered);
 - after every epoch, sampled evaluation on held-out seeds of the evaluation tasks: pass@1 (the
   mean success) and pass@k (a task seed counts when one of ``k`` samples succeeds) per difficulty
   tier. The kept epoch has the most tiers in the band 0 < pass@k < 1 (where RL has both
@@ -20,7 +22,7 @@ trainer evaluates on seeds 0..n-1):
 
 The result is a run directory like ``gui-gym train``'s (``checkpoint.pt`` at iteration 0), so
 ``gui-gym train --init DIR`` starts RL from the cloned policy; ``sft.jsonl`` holds each epoch's
-loss and pass@1 / pass@k per tier, ``sft_summary.json`` the kept epoch.
+loss, pass@1 / pass@k per tier and wall seconds (written as each epoch ends), ``sft_summary.json`` the kept epoch.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import copy
 import dataclasses
 import json
 import logging
+import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -67,12 +70,15 @@ class SFTConfig:
     epochs: int = 20
     patience: int = 3  # epochs without a better kept epoch before stopping
     batch: int = 64
-    lr: float = 3e-3
+    lr: float | None = None  # default: 3e-3 for the candidate head, 1e-5 for an LM (SFT's usual rate)
     k: int = 8  # pass@k
     eval_seeds: int = 4  # held-out seeds per evaluation task
     max_steps: int = 20
     encoder: str | None = None
     hidden: int = 128
+    policy: str = "candidate"  # "candidate" | "lm" (a local transformers causal LM, lm_path)
+    lm_path: str | None = None
+    device: str | None = None  # the LM's device: default "cuda" when there is one
     seed: int = 0
     num_envs: int = 8
     out: str = "runs/sft"
@@ -85,6 +91,19 @@ class SFTConfig:
         for name in ("demos_per_task", "epochs", "batch", "k", "eval_seeds", "max_steps"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.policy not in ("candidate", "lm"):
+            raise ValueError(f"policy must be 'candidate' or 'lm', got {self.policy!r}")
+        if self.policy == "lm" and not self.lm_path:
+            raise ValueError("--policy lm needs --lm-path: a local transformers checkpoint directory")
+        if self.lr is not None and not self.lr > 0:
+            raise ValueError(f"lr must be positive, got {self.lr}")
+
+    @property
+    def learning_rate(self) -> float:
+        """``lr``, or the policy's default when it is ``None``."""
+        if self.lr is not None:
+            return self.lr
+        return 1e-5 if self.policy == "lm" else 3e-3
 
 
 def collect_demonstrations(
@@ -167,14 +186,14 @@ def _tiers(stats: dict[str, float], k: int) -> list[str]:
 
 
 def clone(cfg: SFTConfig) -> dict[str, Any]:
-    """Behaviour-clone the candidate policy (see the module docstring); returns the summary."""
+    """Behaviour-clone the policy (see the module docstring); returns the summary."""
     cfg.check()
     torch.manual_seed(cfg.seed)
     tcfg = TrainConfig(
         env_id=cfg.env_id, env_kwargs=dict(cfg.env_kwargs), tasks=cfg.tasks, eval_tasks=cfg.eval_tasks,
         iterations=1, max_steps=cfg.max_steps, encoder=cfg.encoder, hidden=cfg.hidden, seed=cfg.seed,
         num_envs=cfg.num_envs, eval_every=0, eval_episodes=cfg.eval_seeds, eval_greedy=False, out=cfg.out,
-        progress=cfg.progress, lr=cfg.lr,
+        progress=cfg.progress, lr=cfg.learning_rate, policy=cfg.policy, lm_path=cfg.lm_path, device=cfg.device,
     )  # fmt: skip
     trainer = Trainer(tcfg)
     try:
@@ -199,11 +218,21 @@ def clone(cfg: SFTConfig) -> dict[str, Any]:
             episodes, _ = trainer.eval_rollouts.collect(policy, instances, greedy=False, iteration=0)
             return pass_at_k(episodes, cfg.k, cfg.tiers)
 
-        rows = [{"epoch": 0, "loss": None, **evaluate()}]
-        best = (_score(rows[0], cfg.k), 0, copy.deepcopy(policy.state_dict()))
         out_dir = Path(cfg.out)
+
+        def record(row: dict[str, Any]) -> None:  # each epoch's row as it finishes: a cut run keeps its curve
+            rows.append(row)
+            with open(out_dir / "sft.jsonl", "a", encoding="utf-8") as f:
+                f.write(json.dumps(row) + "\n")
+
+        (out_dir / "sft.jsonl").unlink(missing_ok=True)
+        rows: list[dict[str, Any]] = []
+        started = time.perf_counter()
+        record({"epoch": 0, "loss": None, **evaluate(), "seconds": round(time.perf_counter() - started, 1)})
+        best = (_score(rows[0], cfg.k), 0, copy.deepcopy(policy.state_dict()))
         bar = tqdm(range(1, cfg.epochs + 1), desc="sft", disable=not cfg.progress, unit="epoch")
         for epoch in bar:
+            started = time.perf_counter()
             order = rng.permutation(len(demos))
             losses = []
             for start in range(0, len(order), cfg.batch):
@@ -215,8 +244,9 @@ def clone(cfg: SFTConfig) -> dict[str, Any]:
                 torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
                 trainer.optimizer.step()
                 losses.append(float(loss.detach()))
-            row = {"epoch": epoch, "loss": float(np.mean(losses)), **evaluate()}
-            rows.append(row)
+            row = {"epoch": epoch, "loss": float(np.mean(losses)), **evaluate(),
+                   "seconds": round(time.perf_counter() - started, 1)}  # fmt: skip
+            record(row)
             inside, _, tiers = _in_band(row, cfg.k)
             bar.set_postfix(loss=f"{row['loss']:.3f}", band=f"{inside}/{tiers}")
             if _score(row, cfg.k) > best[0]:
@@ -224,8 +254,6 @@ def clone(cfg: SFTConfig) -> dict[str, Any]:
             saturated = all(row[f"pass@{cfg.k}_{t}"] == 1.0 for t in _tiers(row, cfg.k))
             if saturated or epoch - best[1] >= cfg.patience:
                 break
-        with open(out_dir / "sft.jsonl", "w", encoding="utf-8") as f:
-            f.writelines(json.dumps(r) + "\n" for r in rows)
         policy.load_state_dict(best[2])
         trainer.save()
         kept = next(r for r in rows if r["epoch"] == best[1])

@@ -1,8 +1,9 @@
-"""``gui-gym sft``: behaviour-clone the candidate policy on the oracle before RL (:mod:`agents.sft`).
+"""``gui-gym sft``: behaviour-clone a policy on the oracle before RL (:mod:`agents.sft`).
 
 ::
 
     gui-gym sft [--env ID] --tasks easy,medium --out runs/sft [--noise 0.3] [--epochs 20] [--k 8]
+    gui-gym sft --policy lm --lm-path DIR --tasks easy --out runs/sft-lm   # an LM, best on a GPU
     gui-gym train --init runs/sft ...           # RL from the cloned policy
 """
 
@@ -13,6 +14,7 @@ import json
 from typing import Any
 
 from agents.cli.common import (
+    DEFAULT_ENV,
     ENV_HELP,
     ENV_KWARGS_HELP,
     add_config_flags,
@@ -30,6 +32,10 @@ _HELP = {
     "noise": "probability of a random action in a noisy-oracle step (its state labelled with the oracle's)",
     "k": "pass@k's k: sampled episodes per evaluation seed",
     "patience": "epochs without a better one (more tiers in 0 < pass@k < 1, then higher pass@1) before stopping",
+    "policy": "candidate (MiniLM candidate-action policy, CPU) or lm (a local transformers causal LM)",
+    "lm_path": "local transformers checkpoint directory for --policy lm",
+    "device": "the LM's device (default: cuda when there is one)",
+    "lr": "learning rate (default: 3e-3 for the candidate head, 1e-5 for an LM)",
     "out": "run directory: checkpoint.pt (for gui-gym train --init), sft.jsonl, sft_summary.json",
 }
 
@@ -37,7 +43,7 @@ _HELP = {
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "sft",
-        help="behaviour-clone the candidate policy on oracle trajectories (a warm start for RL)",
+        help="behaviour-clone a policy (candidate or LM) on oracle trajectories (a warm start for RL)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -54,6 +60,9 @@ def cmd_sft(args: argparse.Namespace) -> int:
 
     values: dict[str, Any] = config_values(args, SFTConfig, skip=("env_kwargs", "tiers"))
     values["env_kwargs"] = env_kwargs(getattr(args, "env_kwargs", None))
+    if values.get("env_id", DEFAULT_ENV) == DEFAULT_ENV and values.get("policy") == "lm":
+        # the screen an LM reads on the phone, as gui-gym train --policy lm gives it (MobileRL App. C)
+        values["env_kwargs"].setdefault("ui_format", "mobilerl_appc")
     cfg = SFTConfig(**values)
     try:
         summary = clone(cfg)
@@ -68,6 +77,7 @@ def cmd_sft(args: argparse.Namespace) -> int:
     for t in tiers:
         print(f"{t:<8} {before[f'pass@1_{t}']:>14.1%} {before[f'pass@{k}_{t}']:>14.1%} "
               f"{kept[f'pass@1_{t}']:>8.1%} {kept[f'pass@{k}_{t}']:>8.1%}")  # fmt: skip
-    print(f"warm start for RL: gui-gym train --init {cfg.out} ...")
+    same = f" --policy lm --lm-path {cfg.lm_path}" if cfg.policy == "lm" else ""
+    print(f"warm start for RL: gui-gym train --init {cfg.out}{same} ...")
     print(json.dumps({"out": cfg.out, "kept_epoch": summary["kept_epoch"]}))
     return 0

@@ -298,6 +298,22 @@ class LMPolicy(TrainablePolicyMixin):
             )
         return out
 
+    def imitate(self, observation: dict[str, Any], history: Sequence[Decision | str], action: str) -> Decision:
+        """The decision that writes ``action`` (an expert's) on ``observation`` after ``history``, for
+        behaviour cloning (:mod:`agents.sft`): the prompt :meth:`decide` would build, and the
+        response the action's tokens then EOS (a newline without one), the token that ends a generated action, so
+        :meth:`log_probs` gives the NLL of the whole line and of stopping after it. Any text is an
+        action to an LM, so this is never ``None`` (the candidate policy's may be)."""
+        action = action.split("\n", 1)[0].strip()
+        eos = self.tokenizer.eos_token_id
+        response = self._ids(action) + ([int(eos)] if eos is not None else self._ids("\n"))
+        return Decision(
+            action=action,
+            label=action,
+            logp=np.zeros(len(response), dtype=np.float32),
+            data={"prompt": self.encode_prompt(observation, history), "response": response},
+        )
+
     def _noise(self, n: int, rng: np.random.Generator | Sequence[np.random.Generator] | None) -> torch.Tensor:
         """Uniforms ``[n, max_new_tokens]`` for inverse-CDF sampling, a fixed number per row."""
         if rng is None or isinstance(rng, np.random.Generator):

@@ -69,6 +69,7 @@ import ast
 import json
 import math
 import re
+import warnings
 from dataclasses import asdict, dataclass, fields
 from itertools import islice
 from typing import Any
@@ -320,17 +321,22 @@ def _parsed_call(src: str) -> ast.Expression | None:
     does both (outside and inside string literals respectively), tried only when ``src`` as
     written is not Python.
     """
-    try:
-        return ast.parse(src, mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        pass
+    parsed = _parse_quietly(src)
+    if parsed is not None:
+        return parsed
     fixed = _lenient(src)
-    if fixed == src:
-        return None
-    try:
-        return ast.parse(fixed, mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    return None if fixed == src else _parse_quietly(fixed)
+
+
+def _parse_quietly(src: str) -> ast.Expression | None:
+    """``ast.parse`` (it only parses: nothing runs), without the ``SyntaxWarning`` a model's
+    garbage such as ``[1if]`` makes Python print (``invalid decimal literal``) on every step."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        try:
+            return ast.parse(src, mode="eval")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
 
 
 def _lenient(src: str) -> str:

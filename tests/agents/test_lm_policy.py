@@ -264,3 +264,24 @@ def test_top_p_samples_only_the_nucleus(policy: LMPolicy) -> None:
     assert counts[[0, 2, 4]].sum() == 0 and abs(counts[1] / 500 - 0.5 / 0.8) < 0.01
     full = torch.bincount(torch.cat([policy._sample(probs.log().expand(50, -1), c) for c in u.split(50)]), minlength=5)
     np.testing.assert_allclose(full.numpy() / 500, probs[0].numpy(), atol=0.01)
+
+
+def test_imitate_scores_the_expert_line_and_its_end(tiny: str, obs: dict[str, Any]) -> None:
+    policy = LMPolicy(tiny, family=ANDROID, device="cpu", max_new_tokens=40, max_prompt_tokens=384)
+    action = 'do(action="Swipe", direction="up", dist="medium")'
+    d = policy.imitate(obs, ["first", "second"], action + "\nignored")
+    eos = policy.tokenizer.eos_token_id
+    # by hand: the action's own tokens, then EOS; the prompt decide() would build for that history
+    own = policy.tokenizer(action, add_special_tokens=False)["input_ids"]
+    assert d.action == d.label == action and d.data["response"] == [*own, eos]
+    assert d.data["prompt"] == policy.encode_prompt(obs, ["first", "second"]) and d.tokens == len(d.data["response"])
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-2)
+    for _ in range(60):  # behaviour cloning of one line: its NLL falls and greedy decoding writes it
+        logp, mask, _ = policy.log_probs([d])
+        loss = -(logp * mask).sum() / mask.sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    assert float(loss.detach()) < 0.05
+    (greedy,) = policy.decide([obs], [["first", "second"]], greedy=True)
+    assert greedy.action == action and greedy.data["response"] == d.data["response"]

@@ -11,7 +11,9 @@ import torch
 
 from agents.cli import main
 from agents.collect import Episode, Instance
+from agents.policies import LMPolicy
 from agents.policies.candidate import CandidatePolicy
+from agents.policies.tiny_lm import tiny_lm
 from agents.sft import SFT_SEED_BASE, SFTConfig, clone, collect_demonstrations, pass_at_k
 from agents.train import TrainConfig, Trainer
 
@@ -75,3 +77,31 @@ def test_the_cli_reports_pass_at_k_per_tier(tmp_path, tiny_encoder: str, capsys:
     out = capsys.readouterr().out
     assert code == 0 and "pass@2 before" in out and "gui-gym train --init" in out
     assert main(["sft", "--noise", "1.5", "--out", str(tmp_path / "x")]) == 2
+
+
+def test_clone_an_lm_policy_then_warm_start_rl(tmp_path) -> None:
+    torch.set_num_threads(1)
+    lm = tiny_lm(tmp_path / "lm", vocab="actions", family="GuiAndroid-v0")
+    code = main(["sft", "--policy", "lm", "--lm-path", lm, "--device", "cpu", "--tasks", "SystemWifiTurnOn",
+                 "--epochs", "2", "--demos-per-task", "1", "--noise", "0", "--eval-seeds", "1", "--k", "2",
+                 "--max-steps", "3", "--num-envs", "2", "--lr", "1e-2", "--out", str(tmp_path / "s"),
+                 "--no-progress"])  # fmt: skip
+    assert code == 0
+    summary = json.loads((tmp_path / "s" / "sft_summary.json").read_text())
+    assert summary["coverage"] == 1.0 and summary["config"]["policy"] == "lm"  # any text is an LM's action
+    assert summary["config"]["env_kwargs"] == {"ui_format": "mobilerl_appc"}  # the screen gui-gym train gives it
+    rows = [json.loads(line) for line in (tmp_path / "s" / "sft.jsonl").read_text().splitlines()]
+    assert len(rows) == 3 and rows[1]["loss"] > rows[2]["loss"] > 0  # the imitation NLL falls
+    base = dict(tasks="SystemWifiTurnOn", iterations=1, group_size=2, tasks_per_iter=1, num_envs=2, max_steps=3,
+                eval_every=0, progress=False, policy="lm", lm_path=lm, device="cpu",
+                env_kwargs={"ui_format": "mobilerl_appc"})  # fmt: skip
+    warm = Trainer(TrainConfig(**base, init=str(tmp_path / "s"), out=str(tmp_path / "rl")))
+    saved = torch.load(tmp_path / "s" / "checkpoint.pt", weights_only=True)["policy"]
+    kept = summary["kept_epoch"]
+    for name, tensor in warm.policy.state_dict().items():
+        assert torch.equal(tensor, saved[name]), name
+    fresh = LMPolicy(lm, family="GuiAndroid-v0", device="cpu")
+    changed = any(not torch.equal(a, b) for a, b in zip(saved.values(), fresh.state_dict().values(), strict=True))
+    assert changed == (kept > 0)  # the kept epoch's weights, the untouched model when epoch 0 was best
+    warm.close()
+    assert main(["sft", "--policy", "lm", "--out", str(tmp_path / "x")]) == 2  # no --lm-path

@@ -477,6 +477,17 @@ def test_no_evaluation_of_arguments(text: str, tmp_path) -> None:
     assert not sentinel.exists()
 
 
+def test_garbage_numbers_are_refused_without_python_warnings() -> None:
+    # Python's parser warns of "invalid decimal literal" on text like 1and: an LM writes it, and a
+    # rollout would print one warning per step
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ActionParseError):
+            parse_action('do(action="Tap", element=[1and 2])')
+
+
 # ----------------------------------------------------------------------------- examples
 
 
