@@ -16,7 +16,8 @@ causal LM, the papers' kind of policy, best on a GPU): it imitates the env's ora
   mean success) and pass@k (a task seed counts when one of ``k`` samples succeeds) per difficulty
   tier. The kept epoch has the most tiers in the band 0 < pass@k < 1 (where RL has both
   successes and failures to compare), then the most tiers with a success, then the highest
-  pass@1: the most capable policy that still leaves every tier something to learn. Training
+  pass@1, then the lowest imitation loss: the most capable policy that still leaves every tier
+  something to learn. Training
   stops ``patience`` epochs after the last new best (or once every tier is at pass@k = 1: more
   epochs only overfit).
 
@@ -31,6 +32,7 @@ import copy
 import dataclasses
 import json
 import logging
+import math
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -165,20 +167,23 @@ def pass_at_k(episodes: Sequence[Episode], k: int, tiers: dict[str, str] | None 
     return out
 
 
-def _in_band(stats: dict[str, float], k: int) -> tuple[int, int, int]:
+def _in_band(stats: dict[str, Any], k: int) -> tuple[int, int, int]:
     """(tiers with 0 < pass@k < 1, tiers with a success, tiers)."""
     tiers = [key for key in stats if key.startswith(f"pass@{k}_") and not key.endswith("_all")]
     return sum(0.0 < stats[t] < 1.0 for t in tiers), sum(stats[t] > 0.0 for t in tiers), len(tiers)
 
 
-def _score(stats: dict[str, float], k: int) -> tuple[int, int, float]:
-    """How an epoch ranks: tiers in the band, tiers with a success, then pass@1 over every task.
+def _score(stats: dict[str, Any], k: int) -> tuple[int, int, float, float]:
+    """How an epoch ranks: tiers in the band, tiers with a success, pass@1 over every task, then
+    the lower imitation loss (so while nothing succeeds yet, the epoch that imitates best is kept
+    and training goes on while the loss falls; the untrained epoch 0 has none).
 
-    >>> _score({"pass@8_easy": 1.0, "pass@8_hard": 0.5, "pass@1_all": 0.4}, 8)
-    (1, 2, 0.4)
+    >>> _score({"pass@8_easy": 1.0, "pass@8_hard": 0.5, "pass@1_all": 0.4, "loss": 0.25}, 8)
+    (1, 2, 0.4, -0.25)
     """
     inside, solved, _ = _in_band(stats, k)
-    return inside, solved, float(stats.get("pass@1_all", 0.0))
+    loss = stats.get("loss")
+    return inside, solved, float(stats.get("pass@1_all", 0.0)), -math.inf if loss is None else -float(loss)
 
 
 def _tiers(stats: dict[str, float], k: int) -> list[str]:

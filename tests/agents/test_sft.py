@@ -32,6 +32,19 @@ def test_pass_at_k_by_hand() -> None:
     assert stats["pass@1_all"] == pytest.approx((0.25 + 0 + 1) / 3) and stats["pass@4_all"] == pytest.approx(2 / 3)
 
 
+def test_the_kept_epoch_by_hand() -> None:
+    from agents.sft import _score
+
+    zero = {"pass@8_easy": 0.0, "pass@8_hard": 0.0, "pass@1_all": 0.0}
+    untrained, imitating, better = {**zero, "loss": None}, {**zero, "loss": 1.2}, {**zero, "loss": 0.6}
+    # nothing succeeds yet: the epoch that imitates best ranks first, and epoch 0 last
+    assert _score(untrained, 8) < _score(imitating, 8) < _score(better, 8)
+    one_success = {"pass@8_easy": 0.25, "pass@8_hard": 0.0, "pass@1_all": 0.03, "loss": 2.0}
+    assert _score(one_success, 8) > _score(better, 8)  # a tier in the band beats any loss
+    saturated = {"pass@8_easy": 1.0, "pass@8_hard": 0.5, "pass@1_all": 0.6, "loss": 0.1}
+    assert _score(saturated, 8) == (1, 2, 0.6, -0.1) and _score(one_success, 8) == (1, 1, 0.03, -2.0)
+
+
 def test_demonstrations_label_noisy_states_with_the_oracle(tiny_encoder: str) -> None:
     policy = CandidatePolicy("GuiAndroid-v0", tiny_encoder, hidden=8, seed=0)
     rng = np.random.default_rng(0)
