@@ -47,7 +47,7 @@ from tqdm import tqdm
 
 from agents.collect import Episode, Instance
 from agents.policies.base import Decision
-from agents.train import TrainConfig, Trainer, task_ids
+from agents.train import TrainConfig, Trainer, check_policy, task_ids
 from gui_gym.core.family import family_of
 from gui_gym.core.io import atomic_write_json
 
@@ -93,10 +93,7 @@ class SFTConfig:
         for name in ("demos_per_task", "epochs", "batch", "k", "eval_seeds", "max_steps"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        if self.policy not in ("candidate", "lm"):
-            raise ValueError(f"policy must be 'candidate' or 'lm', got {self.policy!r}")
-        if self.policy == "lm" and not self.lm_path:
-            raise ValueError("--policy lm needs --lm-path: a local transformers checkpoint directory")
+        check_policy(self.policy, self.lm_path)
         if self.lr is not None and not self.lr > 0:
             raise ValueError(f"lr must be positive, got {self.lr}")
 

@@ -82,6 +82,7 @@ __all__ = [
     "TrainConfig",
     "Trainer",
     "build_policy",
+    "check_policy",
     "compute_advantages",
     "env_family",
     "group_returns",
@@ -197,10 +198,7 @@ class TrainConfig:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.eval_every < 0 or self.eval_episodes < 0:
             raise ValueError("eval_every and eval_episodes must be non-negative")
-        if self.policy not in ("candidate", "lm"):
-            raise ValueError(f"policy must be 'candidate' or 'lm', got {self.policy!r}")
-        if self.policy == "lm" and not self.lm_path:
-            raise ValueError("--policy lm needs --lm-path: a local transformers checkpoint directory")
+        check_policy(self.policy, self.lm_path)
         if self.step_timeout_s is not None and not self.step_timeout_s > 0:
             raise ValueError(f"step_timeout_s must be positive (or None: no bound), got {self.step_timeout_s}")
         if self.max_retries < 0:
@@ -241,6 +239,14 @@ def task_ids(spec: str | None, env_id: str | None = None, env_kwargs: dict[str, 
     except (KeyError, ValueError) as e:
         raise ValueError(f"unknown task selection {spec!r}: {e}") from e
     return [t.id for t in specs]
+
+
+def check_policy(policy: str, lm_path: str | None) -> None:
+    """Refuse a policy kind this trainer has no builder for, and an LM without its checkpoint."""
+    if policy not in ("candidate", "lm"):
+        raise ValueError(f"policy must be 'candidate' or 'lm', got {policy!r}")
+    if policy == "lm" and not lm_path:
+        raise ValueError("--policy lm needs --lm-path: a local transformers checkpoint directory")
 
 
 def default_lr(cfg: TrainConfig) -> float:
