@@ -221,14 +221,14 @@ def clone(cfg: SFTConfig) -> dict[str, Any]:
             return pass_at_k(episodes, cfg.k, cfg.tiers)
 
         out_dir = Path(cfg.out)
+        rows: list[dict[str, Any]] = []
+        (out_dir / "sft.jsonl").unlink(missing_ok=True)
 
         def record(row: dict[str, Any]) -> None:  # each epoch's row as it finishes: a cut run keeps its curve
             rows.append(row)
             with open(out_dir / "sft.jsonl", "a", encoding="utf-8") as f:
                 f.write(json.dumps(row) + "\n")
 
-        (out_dir / "sft.jsonl").unlink(missing_ok=True)
-        rows: list[dict[str, Any]] = []
         started = time.perf_counter()
         record({"epoch": 0, "loss": None, **evaluate(), "seconds": round(time.perf_counter() - started, 1)})
         best = (_score(rows[0], cfg.k), 0, copy.deepcopy(policy.state_dict()))
