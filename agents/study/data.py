@@ -167,6 +167,7 @@ def _eval_row(row: dict[str, Any]) -> dict[str, Any] | None:
         "difficulty": row.get("difficulty") if row.get("difficulty") in TIERS else "unknown",
         "success": bool(success),
         "length": int(length) if isinstance(length, int | float) and not isinstance(length, bool) else None,
+        "score": num(row.get("score")),  # the env's final task score (WebShop's reward at Buy Now)
     }
 
 

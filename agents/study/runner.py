@@ -9,9 +9,10 @@
    warm start. A model that cannot be built fails only the settings that read it.
 3. Each run (setting, seed) trains the same candidate policy with the same algorithm on the
    same tasks (:class:`~agents.train.Trainer`, directory ``OUT/runs/<setting>/seed<k>``). Before
-   and after training it is evaluated greedily with the env's own success check on held-out
-   seeds of the training tasks ("seen") and of the held-out tasks ("unseen"); every episode is
-   a line of ``eval.jsonl``, keyed by (phase, split, task, seed): writing a row again replaces
+   and after training it is evaluated (greedily, or sampled with ``eval_sampled``) with the env's
+   own success check on held-out seeds of the training tasks ("seen") and of the held-out tasks
+   ("unseen"); every episode is a line of ``eval.jsonl`` (success, length and the env's final
+   task score, e.g. WebShop's reward at Buy Now), keyed by (phase, split, task, seed): writing a row again replaces
    it, so a run stopped anywhere and resumed has each row once (a torn last line is dropped and
    its episode evaluated again). ``status.json`` closes the run: ``done``, ``crashed`` (an
    exception; its message is kept) or ``diverged`` (non-finite weights, or most updates
@@ -172,7 +173,7 @@ def _eval_rows(
         for ep in episodes:
             rows.append(dict(phase=phase, split=split, task=ep.task_id, seed=ep.instance.seed,
                              difficulty=tiers.get(ep.task_id, ep.difficulty), success=bool(ep.success),
-                             length=ep.length))  # fmt: skip
+                             length=ep.length, score=round(ep.outcome, 6)))  # fmt: skip
         for inst, err in errors:
             log.warning("evaluation episode %s/%s dropped: %s", inst.task, inst.seed, err)
     return rows

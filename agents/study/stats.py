@@ -21,6 +21,7 @@ from agents.study.data import TIERS, StudyData, num
 
 __all__ = [
     "METRICS",
+    "TABLE4_COLUMNS",
     "Aggregates",
     "SettingAggregate",
     "Stat",
@@ -32,6 +33,7 @@ __all__ = [
     "paired",
     "significance",
     "summary_table",
+    "table4",
 ]
 
 
@@ -140,6 +142,64 @@ def _per_split(rows: Sequence[dict[str, Any]]) -> dict[str, float | None]:
     out = {f"seen_{t}": _rate([r for r in seen if r["difficulty"] == t]) for t in TIERS}
     out.update(seen_all=_rate(seen), unseen_all=_rate(unseen), steps_seen=_success_steps(seen))
     return out
+
+
+#: ADMIRE Table 4's ALFWorld columns, in its order: the six task types (a task id starts with its type).
+ALFWORLD_TYPES = {
+    "Pick": "pick_and_place_simple",
+    "Clean": "pick_clean_then_place_in_recep",
+    "Heat": "pick_heat_then_place_in_recep",
+    "Cool": "pick_cool_then_place_in_recep",
+    "Pick2": "pick_two_obj_and_place",
+    "Look": "look_at_obj_in_light",
+}
+
+
+def _mean_score(rows: Sequence[dict[str, Any]]) -> float | None:
+    """The mean final task score, where every row has one (rows written before scores were kept have none)."""
+    scores = [r.get("score") for r in rows]
+    return statistics.fmean(scores) if scores and all(v is not None for v in scores) else None
+
+
+#: ADMIRE Table 4's columns per text family.
+TABLE4_COLUMNS: dict[str, tuple[str, ...]] = {
+    "ALFWorld": (*ALFWORLD_TYPES, "All", "Unseen"),
+    "WebShop": ("Score", "Succ.", "Score (unseen)", "Succ. (unseen)"),
+}
+
+
+def _table4_values(family: str, rows: Sequence[dict[str, Any]]) -> dict[str, float | None]:
+    """One run's ADMIRE Table 4 quantities (fractions) from its evaluation rows of one phase."""
+    seen = [r for r in rows if r["split"] == "seen"]
+    unseen = [r for r in rows if r["split"] == "unseen"]
+    if family == "ALFWorld":
+        out = {c: _rate([r for r in seen if r["task"].startswith(t)]) for c, t in ALFWORLD_TYPES.items()}
+        return {**out, "All": _rate(seen), "Unseen": _rate(unseen)}
+    return {"Score": _mean_score(seen), "Succ.": _rate(seen),
+            "Score (unseen)": _mean_score(unseen), "Succ. (unseen)": _rate(unseen)}  # fmt: skip
+
+
+def table4(data: StudyData) -> tuple[str | None, dict[str, dict[str, Stat]]]:
+    """ADMIRE Table 4's columns (:data:`TABLE4_COLUMNS`) per setting over the finished seeds,
+    ``"untrained"`` (the policy before RL) first: on ALFWorld, seen success per task type, overall
+    and unseen; on WebShop, the mean task score (upstream's reward at Buy Now) and success (a
+    score of 1), seen and unseen. ``(family, stats)``; ``(None, {})`` for the other families."""
+    env_id = str((data.config.get("extra") or {}).get("env_id", "GuiAndroid-v0"))
+    family = next((f for f in TABLE4_COLUMNS if env_id.startswith(f)), None)
+    if family is None:
+        return None, {}
+    out: dict[str, dict[str, Stat]] = {"untrained": defaultdict(Stat)}
+    for seed, rows in sorted(_untrained_by_seed(data).items()):
+        for k, v in (_table4_values(family, rows) if rows else {}).items():
+            out["untrained"][k].add(seed, v)
+    for name in data.settings:
+        out[name] = defaultdict(Stat)
+        for run in data.runs_of(name):
+            if run.done and run.usable:
+                trained = [r for r in run.eval_rows if r["phase"] == "trained"]
+                for k, v in _table4_values(family, trained).items():
+                    out[name][k].add(run.seed, v)
+    return family, out
 
 
 #: Late-training aggregates: metric key → trainer metrics column.

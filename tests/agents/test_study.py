@@ -130,6 +130,7 @@ def test_smoke_study_end_to_end_and_resume(tmp_path, tiny_encoder):
             (p, s) for p in ("untrained", "trained") for s in ("seen", "unseen")
         }
         assert {r["task"] for r in rows if r["split"] == "unseen"} == {"SystemBluetoothTurnOff"}
+        assert all(r["score"] == float(r["success"]) for r in rows)  # the phone's task score is its success
         metrics = [json.loads(line) for line in (d / "metrics.jsonl").read_text().splitlines()]
         assert [m["iteration"] for m in metrics] == [-1, 0, 1]
     static = read_status(run_dir(out, "milestone-static", 0))
@@ -394,3 +395,15 @@ def test_sampled_evaluation_reaches_the_trainer_and_the_report_header(tmp_path, 
     assert train_config(cfg, setting("outcome"), 0, tmp_path).eval_greedy is False
     assert train_config(tiny(tiny_encoder), setting("outcome"), 0, tmp_path).eval_greedy is True
     assert MODES["full"].eval_sampled and MODES["full"].eval_episodes >= 16 and MODES["full"].warm_start
+
+
+def test_a_webshop_study_keeps_the_task_score(tmp_path, tiny_encoder):
+    """A purchase that matches only part of the goal scores between 0 and 1: eval rows keep it, and
+    the report shows ADMIRE Table 4's Score beside success."""
+    cfg = tiny(tiny_encoder, train_tasks="human:1584", heldout_tasks="human:2160", settings=("outcome",),
+               iterations=1, max_steps=8, extra={"encoder": tiny_encoder, "env_id": "WebShop-v0"})  # fmt: skip
+    report = run_study(cfg, tmp_path / "shop", progress=False)
+    rows = [json.loads(x) for x in (run_dir(tmp_path / "shop", "outcome", 0) / "eval.jsonl").read_text().splitlines()]
+    assert len(rows) == 8 and all(0.0 <= r["score"] <= 1.0 for r in rows)
+    assert all(r["success"] == (r["score"] == 1.0) for r in rows)  # verl-agent's rule: success is a score of 1
+    assert "## ADMIRE Table 4's columns" in report.read_text() and "| Score | Succ. |" in report.read_text()

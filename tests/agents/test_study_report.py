@@ -322,3 +322,49 @@ def test_load_study_empty_dir(tmp_path: Path) -> None:
         load_study(tmp_path)
     with pytest.raises(FileNotFoundError, match="does not exist"):
         load_study(tmp_path / "nowhere")
+
+
+def _text_study(tmp_path: Path, env_id: str, runs: dict[tuple[str, int], list[dict[str, Any]]]) -> Path:
+    out = tmp_path / env_id
+    config = {"mode": "full-text", "settings": sorted({s for s, _ in runs}), "seeds": sorted({k for _, k in runs}),
+              "extra": {"env_id": env_id}}  # fmt: skip
+    out.mkdir()
+    (out / "study.json").write_text(json.dumps({"mode": "full-text", "config": config}))
+    for (name, seed), rows in runs.items():
+        run = out / "runs" / name / f"seed{seed}"
+        run.mkdir(parents=True)
+        (run / "status.json").write_text(json.dumps({"setting": name, "seed": seed, "status": "done"}))
+        _jsonl(run / "eval.jsonl", rows)
+    return out
+
+
+def _ev(phase: str, split: str, task: str, seed: int, success: bool, score: float | None = None) -> dict[str, Any]:
+    row = {"phase": phase, "split": split, "task": task, "seed": seed, "difficulty": "easy", "success": success,
+           "length": 4}  # fmt: skip
+    return row if score is None else {**row, "score": score}
+
+
+def test_table4_columns_on_webshop_and_alfworld_by_hand(tmp_path: Path) -> None:
+    # WebShop: two seen episodes scored 1.0 and 0.5, one unseen scored 0.25 (trained), untrained all 0
+    shop = [_ev("untrained", "seen", "human:1", s, False, 0.0) for s in (0, 1)]
+    shop += [_ev("untrained", "unseen", "human:9", 0, False, 0.0)]
+    shop += [_ev("trained", "seen", "human:1", 0, True, 1.0), _ev("trained", "seen", "human:1", 1, False, 0.5)]
+    shop += [_ev("trained", "unseen", "human:9", 0, False, 0.25)]
+    md = write_report(_text_study(tmp_path, "WebShop-v0", {("outcome", 0): shop})).read_text()
+    assert "## ADMIRE Table 4's columns" in md and "Score (unseen)" in md
+    # Score = (1.0 + 0.5) / 2 = 75.0, Succ. = 1 / 2 = 50.0; unseen 25.0 and 0.0
+    assert _row(md, "## ADMIRE Table 4's columns", "Outcome (env check)")[1:] == ["75.0", "50.0", "25.0", "0.0"]
+    assert _row(md, "## ADMIRE Table 4's columns", "Untrained policy")[1:] == ["0.0", "0.0", "0.0", "0.0"]
+    # ALFWorld: per task type from the id's prefix; seed 0 and 1 of one setting
+    pick, look = "pick_and_place_simple-Pen-None-Desk-1/trial_1", "look_at_obj_in_light-Box-None-DeskLamp-2/trial_2"
+    alf = {}
+    for seed, (p, lk) in enumerate(((True, False), (True, True))):
+        rows = [_ev("untrained", "seen", pick, 0, False), _ev("untrained", "seen", look, 0, False)]
+        rows += [_ev("trained", "seen", pick, 0, p), _ev("trained", "seen", look, 0, lk)]
+        alf["outcome", seed] = rows
+    md = write_report(_text_study(tmp_path, "ALFWorld-v0", alf)).read_text()
+    cells = _row(md, "## ADMIRE Table 4's columns", "Outcome (env check)")
+    # Pick 100 in both seeds; Look 0 then 100: 50.0 ± 70.7; All 50 then 100: 75.0 ± 35.4; no Clean/Heat/...
+    assert cells[1] == "100.0 ± 0.0" and cells[6] == _pm([0.0, 1.0]) and cells[7] == _pm([0.5, 1.0])
+    assert cells[2] == "—" and cells[8] == "—"  # no Clean task, no unseen split
+    assert "## ADMIRE Table 4's columns" not in write_report(_text_study(tmp_path, "GuiAndroid-v0", alf)).read_text()
