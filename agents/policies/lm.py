@@ -168,7 +168,10 @@ class LMPolicy(TrainablePolicyMixin):
         self._stops: torch.Tensor | None = None
         self._stop_set: set[int] = set()
         # The score pass needs logits at the response positions only: ask for just those.
-        self._keep_arg = "logits_to_keep" in _forward_params(self.model)
+        params = _forward_params(self.model)
+        self._keep_arg = "logits_to_keep" in params
+        # transformers 5.2x renamed the KV cache argument and output field past_key_values → cache
+        self._cache_arg = "cache" if "cache" in params else "past_key_values"
 
         context = getattr(self.model.config, "max_position_embeddings", None) or getattr(
             self.model.config, "n_positions", None
@@ -331,14 +334,13 @@ class LMPolicy(TrainablePolicyMixin):
         ids, attn = self._pad(prompts, None)
         pos = (attn.cumsum(-1) - 1).clamp(min=0)
         done = torch.zeros(len(prompts), dtype=torch.bool, device=self.device)
-        keep = {"logits_to_keep": 1} if self._keep_arg else {}
+        keep: dict[str, Any] = {"logits_to_keep": 1} if self._keep_arg else {}
         steps: list[torch.Tensor] = []
         inputs, past = ids, None
         for t in range(self.max_new_tokens):
-            out = self.model(
-                input_ids=inputs, attention_mask=attn, position_ids=pos, past_key_values=past, use_cache=True, **keep
-            )
-            past = out.past_key_values
+            keep[self._cache_arg] = past
+            out = self.model(input_ids=inputs, attention_mask=attn, position_ids=pos, use_cache=True, **keep)
+            past = getattr(out, self._cache_arg)
             logits = out.logits[:, -1].float() / self.temperature
             token = logits.argmax(-1) if noise is None else self._sample(logits, noise[:, t])
             token = token.masked_fill(done, self.tokenizer.pad_token_id)
