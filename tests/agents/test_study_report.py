@@ -368,3 +368,21 @@ def test_table4_columns_on_webshop_and_alfworld_by_hand(tmp_path: Path) -> None:
     assert cells[1] == "100.0 ± 0.0" and cells[6] == _pm([0.0, 1.0]) and cells[7] == _pm([0.5, 1.0])
     assert cells[2] == "—" and cells[8] == "—"  # no Clean task, no unseen split
     assert "## ADMIRE Table 4's columns" not in write_report(_text_study(tmp_path, "GuiAndroid-v0", alf)).read_text()
+
+
+def test_warm_start_section_says_how_many_tiers_are_in_the_band(study: Path) -> None:
+    def stats(easy: float, medium: float, hard: float) -> dict[str, float]:  # pass@1 is half of pass@8 here
+        tiers = {"easy": easy, "medium": medium, "hard": hard, "all": 0.5}
+        return {f"pass@8_{t}": v for t, v in tiers.items()} | {f"pass@1_{t}": v / 2 for t, v in tiers.items()}
+
+    (study / "sft").mkdir()
+    summary = {"config": {"k": 8}, "before": stats(0.25, 0, 0), "kept": stats(1.0, 0.875, 0.5),
+               "demonstration_steps": 100, "coverage": 1.0, "kept_epoch": 3, "epochs_run": 4}  # fmt: skip
+    (study / "sft" / "sft_summary.json").write_text(json.dumps(summary))
+    md = write_report(study).read_text()
+    # easy is saturated (pass@8 = 1): two of the three tiers are in the band
+    assert "epoch 3 of 4 kept: 2 of 3 tiers at 0 < pass@8 < 1, the most any epoch reached" in md
+    assert _row(md, "## Warm start", "easy") == ["easy", "12.5", "25.0", "50.0", "100.0"]
+    summary["kept"] = stats(0.5, 0.25, 0.125)
+    (study / "sft" / "sft_summary.json").write_text(json.dumps(summary))
+    assert "kept: every tier at 0 < pass@8 < 1, then the highest pass@1" in write_report(study).read_text()
