@@ -187,6 +187,19 @@ def _tiers(stats: dict[str, float], k: int) -> list[str]:
     return [key.split("_", 1)[1] for key in stats if key.startswith(f"pass@{k}_") and not key.endswith("_all")]
 
 
+def _accumulate_nll(policy: Any, batch: Sequence[Decision], micro: int) -> float:
+    """Backpropagate the batch's per-token NLL, ``micro`` decisions at a time (gradients add up to
+    the whole batch's: each part is divided by the batch's token count); returns the NLL."""
+    total = max(1, sum(d.tokens for d in batch))
+    nll = 0.0
+    for s in range(0, len(batch), max(1, micro)):
+        logp, mask, _ = policy.log_probs(batch[s : s + micro])
+        part = -(logp * mask).sum() / total
+        part.backward()
+        nll += float(part.detach())
+    return nll
+
+
 def clone(cfg: SFTConfig) -> dict[str, Any]:
     """Behaviour-clone the policy (see the module docstring); returns the summary."""
     cfg.check()
@@ -232,6 +245,7 @@ def clone(cfg: SFTConfig) -> dict[str, Any]:
         started = time.perf_counter()
         record({"epoch": 0, "loss": None, **evaluate(), "seconds": round(time.perf_counter() - started, 1)})
         best = (_score(rows[0], cfg.k), 0, copy.deepcopy(policy.state_dict()))
+        micro = int(getattr(policy, "micro_batch", cfg.batch))  # an LM's backward holds this many sequences
         bar = tqdm(range(1, cfg.epochs + 1), desc="sft", disable=not cfg.progress, unit="epoch")
         for epoch in bar:
             started = time.perf_counter()
@@ -239,13 +253,10 @@ def clone(cfg: SFTConfig) -> dict[str, Any]:
             losses = []
             for start in range(0, len(order), cfg.batch):
                 batch = [demos[i] for i in order[start : start + cfg.batch]]
-                logp, mask, _ = policy.log_probs(batch)
-                loss = -(logp * mask).sum() / mask.sum().clamp(min=1)
                 trainer.optimizer.zero_grad()
-                loss.backward()
+                losses.append(_accumulate_nll(policy, batch, micro))
                 torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
                 trainer.optimizer.step()
-                losses.append(float(loss.detach()))
             row = {"epoch": epoch, "loss": float(np.mean(losses)), **evaluate(),
                    "seconds": round(time.perf_counter() - started, 1)}  # fmt: skip
             record(row)

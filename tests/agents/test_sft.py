@@ -118,3 +118,25 @@ def test_clone_an_lm_policy_then_warm_start_rl(tmp_path) -> None:
     assert changed == (kept > 0)  # the kept epoch's weights, the untouched model when epoch 0 was best
     warm.close()
     assert main(["sft", "--policy", "lm", "--out", str(tmp_path / "x")]) == 2  # no --lm-path
+
+
+def test_micro_batches_add_up_to_the_whole_batch_gradient(tmp_path, tiny_encoder: str) -> None:
+    from agents.sft import _accumulate_nll
+
+    torch.set_num_threads(1)
+    lm = LMPolicy(tiny_lm(tmp_path / "lm", vocab="actions", family="GuiAndroid-v0"), family="GuiAndroid-v0",
+                  device="cpu", max_prompt_tokens=256)  # fmt: skip
+    candidate = CandidatePolicy("GuiAndroid-v0", tiny_encoder, hidden=8, seed=0)
+    for policy in (lm, candidate):
+        rng = np.random.default_rng(0)
+        demos, _ = collect_demonstrations(policy, "GuiAndroid-v0", ["SystemWifiTurnOn"], 1, 0.0, rng)
+        grads = []
+        for micro in (len(demos), 1):
+            for p in policy.parameters():
+                p.grad = None
+            nll = _accumulate_nll(policy, demos, micro)
+            grads.append([p.grad.clone() for p in policy.parameters() if p.grad is not None])
+            # by hand: the per-token NLL of the whole batch, as one pass gives it
+            logp, mask, _ = policy.log_probs(demos)
+            assert nll == pytest.approx(float(-(logp * mask).sum() / mask.sum()), rel=1e-5)
+        assert grads[0] and all(torch.allclose(a, b, atol=1e-6) for a, b in zip(*grads, strict=True))
