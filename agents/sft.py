@@ -11,7 +11,8 @@ causal LM, the papers' kind of policy, best on a GPU): it imitates the env's ora
   the policy also learns to recover);
 - the loss is the negative log-likelihood of the oracle's candidate (steps whose oracle action is
   no candidate are counted and left out: ``coverage``), or for an LM of the oracle's action text
-  and the end-of-sequence token after it, per token (every step is covered);
+  and the end-of-sequence token after it, per token (every step is covered), backpropagated an
+  LM's ``micro_batch`` of sequences at a time, so a batch need not fit in memory at once;
 - after every epoch, sampled evaluation on held-out seeds of the evaluation tasks: pass@1 (the
   mean success) and pass@k (a task seed counts when one of ``k`` samples succeeds) per difficulty
   tier. The kept epoch has the most tiers in the band 0 < pass@k < 1 (where RL has both
