@@ -53,9 +53,15 @@ def _option_text(wanted: Any) -> str:
 
 
 def goal_milestones(goal: Mapping[str, Any]) -> list[Milestone]:
-    out = [Milestone("Search for the product", "search"), Milestone(f"Open a {goal['query']} item", "item")]
-    out += [Milestone(f'Choose "{_option_text(w)}"', "option", w) for w in wanted_options(goal)]
-    out.append(Milestone("Buy it", "buy"))
+    """The goal's sub-goals, named as an annotator who reads the page would name them: what to
+    search for (the goal's product type), which item to open, each option to click, the
+    purchase. They name the product and the buttons, as the actions' descriptions do
+    (``Search for "…"``, ``Click "B0…" (title)``, ``Click "Buy Now" on B0…``), so ADMIRE's
+    semantic matcher can tell them apart; a generic "Search for the product" matches no search."""
+    query = goal["query"]
+    out = [Milestone(f"Search for {query}", "search"), Milestone(f"Click a {query} item", "item")]
+    out += [Milestone(f'Click "{_option_text(w)}"', "option", w) for w in wanted_options(goal)]
+    out.append(Milestone('Click "Buy Now"', "buy"))
     return out
 
 
