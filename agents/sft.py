@@ -18,13 +18,13 @@ causal LM, the papers' kind of policy, best on a GPU): it imitates the env's ora
   tier. The kept epoch has the most tiers in the band 0 < pass@k < 1 (where RL has both
   successes and failures to compare), then the most tiers with a success, then the highest
   pass@1, then the lowest imitation loss: the most capable policy that still leaves every tier
-  something to learn. Training
-  stops ``patience`` epochs after the last new best (or once every tier is at pass@k = 1: more
-  epochs only overfit).
+  something to learn. Training stops ``patience`` epochs after the last new best (or once every
+  tier is at pass@k = 1: more epochs only overfit).
 
 The result is a run directory like ``gui-gym train``'s (``checkpoint.pt`` at iteration 0), so
 ``gui-gym train --init DIR`` starts RL from the cloned policy; ``sft.jsonl`` holds each epoch's
-loss, pass@1 / pass@k per tier and wall seconds (written as each epoch ends), ``sft_summary.json`` the kept epoch.
+loss, pass@1 / pass@k per tier and wall seconds (written as each epoch ends),
+``sft_summary.json`` the kept epoch.
 """
 
 from __future__ import annotations
@@ -193,7 +193,7 @@ def _accumulate_nll(policy: Any, batch: Sequence[Decision], micro: int) -> float
     the whole batch's: each part is divided by the batch's token count); returns the NLL."""
     total = max(1, sum(d.tokens for d in batch))
     nll = 0.0
-    for s in range(0, len(batch), max(1, micro)):
+    for s in range(0, len(batch), micro):
         logp, mask, _ = policy.log_probs(batch[s : s + micro])
         part = -(logp * mask).sum() / total
         part.backward()

@@ -67,7 +67,7 @@ def main() -> None:
     wall = time.perf_counter() - start
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     name = torch.cuda.get_device_name() if device.startswith("cuda") else "CPU"
-    print(f"LM: {args.layers} layers, hidden {args.hidden}{f', {params:,} parameters'}; "
+    print(f"LM: {args.layers} layers, hidden {args.hidden}, {params:,} parameters; "
           f"{summary['demonstration_steps']} demonstration steps; {wall:.0f} s on {name}")  # fmt: skip
     k = args.k
     tiers_shown = ("easy", "medium", "hard", "all")

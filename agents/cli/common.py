@@ -20,6 +20,7 @@ __all__ = [
     "add_threads_argument",
     "config_values",
     "env_kwargs",
+    "lm_screen",
     "parse_env_kwarg",
     "task_arg",
 ]
@@ -44,6 +45,19 @@ def parse_env_kwarg(text: str) -> tuple[str, Any]:
 def env_kwargs(pairs: Sequence[tuple[str, Any]] | None) -> dict[str, Any]:
     """The ``gym.make`` arguments of ``--env-kwargs`` (a later key wins)."""
     return dict(pairs or ())
+
+
+def lm_screen(values: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` with the screen an LM policy reads on the phone by default (MobileRL App. C:
+    ~10x fewer characters than the dump, in the pixels the env's taps take), for the config
+    ``values`` of ``gui-gym train`` and ``gui-gym sft``.
+
+    >>> lm_screen({"policy": "lm"}, {}), lm_screen({"policy": "candidate"}, {})
+    ({'ui_format': 'mobilerl_appc'}, {})
+    """
+    if values.get("env_id", DEFAULT_ENV) == DEFAULT_ENV and values.get("policy") == "lm":
+        return {"ui_format": "mobilerl_appc", **kwargs}
+    return kwargs
 
 
 ENV_HELP = f"env id, or module:EnvId to import the module that registers it (default: {DEFAULT_ENV})"

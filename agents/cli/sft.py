@@ -14,12 +14,12 @@ import json
 from typing import Any
 
 from agents.cli.common import (
-    DEFAULT_ENV,
     ENV_HELP,
     ENV_KWARGS_HELP,
     add_config_flags,
     config_values,
     env_kwargs,
+    lm_screen,
     parse_env_kwarg,
 )
 
@@ -59,10 +59,7 @@ def cmd_sft(args: argparse.Namespace) -> int:
     from agents.sft import SFTConfig, clone
 
     values: dict[str, Any] = config_values(args, SFTConfig, skip=("env_kwargs", "tiers"))
-    values["env_kwargs"] = env_kwargs(getattr(args, "env_kwargs", None))
-    if values.get("env_id", DEFAULT_ENV) == DEFAULT_ENV and values.get("policy") == "lm":
-        # the screen an LM reads on the phone, as gui-gym train --policy lm gives it (MobileRL App. C)
-        values["env_kwargs"].setdefault("ui_format", "mobilerl_appc")
+    values["env_kwargs"] = lm_screen(values, env_kwargs(getattr(args, "env_kwargs", None)))
     cfg = SFTConfig(**values)
     try:
         summary = clone(cfg)

@@ -24,12 +24,12 @@ from typing import Any
 
 from agents.algos.registry import ALGORITHMS
 from agents.cli.common import (
-    DEFAULT_ENV,
     ENV_HELP,
     ENV_KWARGS_HELP,
     add_config_flags,
     config_values,
     env_kwargs,
+    lm_screen,
     parse_env_kwarg,
 )
 from agents.train import TrainConfig, Trainer, task_ids
@@ -100,10 +100,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     if explicit_algo and values.get("level") == "step" and not own.has_step_level:
         values.pop("level")
     kwargs = {**values.get("env_kwargs", {}), **env_kwargs(getattr(args, "env_kwargs", None))}
-    if values.get("env_id", DEFAULT_ENV) == DEFAULT_ENV and values.get("policy") == "lm":
-        # MobileRL App. C: ~10x fewer characters than the dump, in the pixels the env's taps take
-        kwargs.setdefault("ui_format", "mobilerl_appc")
-    values["env_kwargs"] = kwargs
+    values["env_kwargs"] = lm_screen(values, kwargs)
     return TrainConfig(**values)
 
 

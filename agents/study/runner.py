@@ -12,9 +12,9 @@
    and after training it is evaluated (greedily, or sampled with ``eval_sampled``) with the env's
    own success check on held-out seeds of the training tasks ("seen") and of the held-out tasks
    ("unseen"); every episode is a line of ``eval.jsonl`` (success, length and the env's final
-   task score, e.g. WebShop's reward at Buy Now), keyed by (phase, split, task, seed): writing a row again replaces
-   it, so a run stopped anywhere and resumed has each row once (a torn last line is dropped and
-   its episode evaluated again). ``status.json`` closes the run: ``done``, ``crashed`` (an
+   task score, e.g. WebShop's reward at Buy Now), keyed by (phase, split, task, seed): writing a
+   row again replaces it, so a run stopped anywhere and resumed has each row once (a torn last
+   line is dropped and its episode evaluated again). ``status.json`` closes the run: ``done``, ``crashed`` (an
    exception; its message is kept) or ``diverged`` (non-finite weights, or most updates
    skipped for non-finite losses).
 4. With ``workers`` > 1 each run gets a fresh process (nothing of an earlier run carries
