@@ -789,6 +789,7 @@ CHECKPOINT_CLASSES = (
     *EPISODE_CLASSES,
     ("wrappers.spec", "RewardState"),
     ("wrappers.book", "MilestoneBook"),
+    ("wrappers.distill", "BuiltinMilestoneGenerator"),  # the book keeps the Φ it used
     ("wrappers.spa", "ShortestLengths"),
     ("wrappers.memory.store", "ExperienceMemory"),
     ("wrappers.memory.store", "MemoryConfig"),

@@ -350,12 +350,15 @@ def test_checkpoint_objects_load_as_plain_data_and_known_classes(tmp_path):
     episode = Episode(instance, "SystemWifiTurnOn", "easy", decisions, np.ones(2), {"outcome": np.ones(2)}, True,
                       False, 0, milestones=(1, 2))  # fmt: skip
     state = RewardState()
-    state.milestone_book(), state.shortest_lengths()
+    book = state.milestone_book()
+    book.generator = book._default_generator()  # set by the first success that formed milestones
+    state.shortest_lengths()
     objects = load_objects(pickle.dumps({"replay": [episode], "reward_state": state, "history": [{"loss": 0.1}]}))
     back = objects["replay"][0]
     assert back.decisions[0].data == record and back.decisions[1].data["prompt"] == [1, 2]
     assert back.instance == episode.instance and np.array_equal(back.rewards, episode.rewards)
     assert isinstance(objects["reward_state"], RewardState) and objects["reward_state"].lengths is not None
+    assert objects["reward_state"].book.generator == book.generator
 
     marker = tmp_path / "ran"
 
