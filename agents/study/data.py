@@ -60,8 +60,9 @@ class RunRecord:
     reason: str | None = None
     reward: str | None = None
     error: str | None = None
-    wall_s: float | None = None
+    wall_s: float | None = None  # of the process that finished the run, from iteration resumed_at on
     iterations: int | None = None
+    resumed_at: int = 0
     milestone_coverage: float | None = None
     milestone_hits: dict[str, dict[str, int]] | None = None
     eval_rows: list[dict[str, Any]] = field(default_factory=list)
@@ -194,6 +195,8 @@ def _load_run(path: Path, name: str, seed: int) -> RunRecord:
         run.wall_s = num(status.get("wall_s"))
         it = status.get("iterations")
         run.iterations = int(it) if isinstance(it, int | float) and not isinstance(it, bool) else None
+        start = status.get("resumed_at")
+        run.resumed_at = int(start) if isinstance(start, int) and not isinstance(start, bool) and start > 0 else 0
         run.milestone_coverage = num(status.get("milestone_coverage"))
         hits = status.get("milestone_hits")
         if isinstance(hits, dict):

@@ -760,7 +760,12 @@ def _progrm_section(data: StudyData, agg: Aggregates) -> list[str]:
 
 
 def _runs_section(data: StudyData) -> list[str]:
-    lines = ["## Runs", "", "Every run the study expects or left on disk."]
+    lines = [
+        "## Runs",
+        "",
+        "Every run the study expects or left on disk. The wall time is that of the process "
+        "that finished the run: a resumed run's counts from the iteration it resumed at.",
+    ]
     lines.append("")
     rows = []
     for r in data.runs:
@@ -772,7 +777,7 @@ def _runs_section(data: StudyData) -> list[str]:
                 r.seed,
                 r.status,
                 _DASH if r.iterations is None else r.iterations,
-                _duration(r.wall_s),
+                _duration(r.wall_s) + (f" (from iteration {r.resumed_at})" if r.resumed_at else ""),
                 err,
                 "; ".join(r.problems),
             ]

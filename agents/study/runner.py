@@ -304,7 +304,7 @@ def run_one(cfg: StudyConfig, name: str, seed: int, out: str | os.PathLike[str])
     path.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     status: dict[str, Any] = {"setting": name, "seed": seed, "reward": s.reward, "status": "done", "error": None}
-    trainer = None
+    trainer, start = None, 0
     try:
         missing = [m for m in s.needs if not (out / "models" / m / "best.pt").exists()]
         if missing:
@@ -313,6 +313,7 @@ def run_one(cfg: StudyConfig, name: str, seed: int, out: str | os.PathLike[str])
         matchers = _matchers(tcfg)
         _load_embeddings(out, matchers)
         trainer = Trainer(tcfg, resume=(path / "checkpoint.pt").exists())
+        start = trainer.iteration
         judge = trainer if s.env_id is None else live_evaluator(cfg, tcfg, trainer.policy, path)
         unseen = task_ids(cfg.heldout_tasks, judge.cfg.env_id) if cfg.heldout_tasks else []
         splits = {"seen": list(judge.train_tasks), "unseen": unseen}
@@ -342,7 +343,8 @@ def run_one(cfg: StudyConfig, name: str, seed: int, out: str | os.PathLike[str])
         if trainer is not None:
             trainer.close()
     status["iterations"] = trainer.iteration if trainer is not None else 0
-    status["wall_s"] = round(time.perf_counter() - t0, 1)
+    status["wall_s"] = round(time.perf_counter() - t0, 1)  # this process's: from iteration resumed_at on
+    status["resumed_at"] = start
     atomic_write_json(path / "status.json", status)
     return status
 
@@ -584,7 +586,8 @@ def estimate_minutes(
         for seed in cfg.seeds:
             status = None if out is None else read_status(run_dir(out, s.name, seed))
             todo += still_to_run(status, retry_failed)
-            if status is not None and status["status"] == "done" and status.get("wall_s") and status.get("iterations"):
-                paces.append(float(status["wall_s"]) / int(status["iterations"]))
+            trained = 0 if status is None else int(status.get("iterations") or 0) - int(status.get("resumed_at") or 0)
+            if status is not None and status["status"] == "done" and status.get("wall_s") and trained > 0:
+                paces.append(float(status["wall_s"]) / trained)
     pace = statistics.fmean(paces) if paces else seconds_per_iteration
     return math.ceil(todo / max(1, cfg.workers)) * cfg.iterations * pace / 60

@@ -113,6 +113,12 @@ def test_the_time_estimate_takes_its_pace_from_finished_runs(tmp_path):
     # 3 runs left at (3 + 5) / 2 = 4 s per iteration; 4 when the crashed one is retried
     assert estimate_minutes(cfg, tmp_path) == 3 * 100 * 4.0 / 60
     assert estimate_minutes(cfg, tmp_path, retry_failed=True) == 4 * 100 * 4.0 / 60
+    # a run resumed at iteration 90 took its 40 s for the last 10 iterations: (3 + 5 + 4) / 3
+    resumed = run_dir(tmp_path, "milestone-static", 0)
+    resumed.mkdir(parents=True)
+    (resumed / "status.json").write_text(json.dumps({"status": "done", "iterations": 100, "wall_s": 40.0,
+                                                     "resumed_at": 90}))  # fmt: skip
+    assert estimate_minutes(cfg, tmp_path) == 2 * 100 * 4.0 / 60
 
 
 def test_smoke_study_end_to_end_and_resume(tmp_path, tiny_encoder):
@@ -230,7 +236,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint(tmp_path, tiny_encoder, 
     assert read_status(d) is None and (d / "checkpoint.pt").exists()
     run_study(cfg, out, progress=False)
     status = read_status(d)
-    assert status["status"] == "done" and status["iterations"] == 2
+    assert status["status"] == "done" and status["iterations"] == 2 and status["resumed_at"] == 1
     assert calls["n"] == 3  # one iteration before the interruption, one after: not restarted
     rows = [json.loads(line) for line in (d / "eval.jsonl").read_text().splitlines()]
     assert sum(r["phase"] == "untrained" for r in rows) == sum(r["phase"] == "trained" for r in rows) == 6
@@ -265,14 +271,14 @@ def test_cli_rejects_unknown_settings_and_rebuilds_reports(tmp_path, tiny_encode
 
 
 def _run_files(d) -> dict:
-    """What a finished run leaves, less wall-clock figures (and hit counts, which cover the
-    iterations since a resume)."""
+    """What a finished run leaves, less wall-clock figures (and hit counts and the wall time, which
+    cover the iterations since a resume)."""
     metrics = [json.loads(line) for line in (d / "metrics.jsonl").read_text().splitlines()]
     status = json.loads((d / "status.json").read_text())
     return {
         "eval": [json.loads(line) for line in (d / "eval.jsonl").read_text().splitlines()],
         "metrics": [{k: v for k, v in m.items() if not k.startswith("time_")} for m in metrics],
-        "status": {k: v for k, v in status.items() if k not in ("wall_s", "milestone_hits")},
+        "status": {k: v for k, v in status.items() if k not in ("wall_s", "resumed_at", "milestone_hits")},
     }
 
 

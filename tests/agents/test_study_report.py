@@ -139,6 +139,8 @@ def study(tmp_path: Path) -> Path:
                 "milestone_coverage": None,
                 "milestone_hits": None,
             }
+            if (name, seed) == ("outcome", 1):
+                status["resumed_at"] = 7  # its 120.5 s are those of iterations 7-9
             if name == "milestone-adaptive":
                 status["milestone_coverage"] = (0.5, 1.0, 1.0)[seed]
                 status["milestone_hits"] = {"FakeHard": {"open the app": 10 + seed, "tap | save": 3}}
@@ -251,6 +253,8 @@ def test_report_sections_tables_and_plots(study: Path) -> None:
     crashed = next(line for line in runs.splitlines() if "| crashed |" in line)
     assert [c.strip() for c in crashed.split("|")[1:5]] == ["spa", "2", "crashed", "3"]
     assert "RuntimeError: boom" in crashed and "Traceback" not in crashed
+    resumed = [line for line in runs.splitlines() if "from iteration" in line]
+    assert len(resumed) == 1 and "| outcome | 1 | done | 10 | 2 min 00 s (from iteration 7) |" in resumed[0]
     assert "skipped 1 corrupt line" in runs and "eval.jsonl missing" in runs
 
     reading = md.split("## Reading", 1)[1].split("\n## ", 1)[0]
