@@ -14,9 +14,9 @@
    ("unseen"); every episode is a line of ``eval.jsonl`` (success, length and the env's final
    task score, e.g. WebShop's reward at Buy Now), keyed by (phase, split, task, seed): writing a
    row again replaces it, so a run stopped anywhere and resumed has each row once (a torn last
-   line is dropped and its episode evaluated again). ``status.json`` closes the run: ``done``, ``crashed`` (an
-   exception; its message is kept) or ``diverged`` (non-finite weights, or most updates
-   skipped for non-finite losses).
+   line is dropped and its episode evaluated again). ``status.json`` closes the run: ``done``,
+   ``crashed`` (an exception; its message is kept) or ``diverged`` (non-finite weights, or most
+   updates skipped for non-finite losses), with the iteration the finishing process resumed at.
 4. With ``workers`` > 1 each run gets a fresh process (nothing of an earlier run carries
    over; the cores are shared among the workers, :func:`gui_gym.core.threads.configure_threads`),
    and a worker whose study process is killed stops too. Runs share only the embeddings they
@@ -586,8 +586,9 @@ def estimate_minutes(
         for seed in cfg.seeds:
             status = None if out is None else read_status(run_dir(out, s.name, seed))
             todo += still_to_run(status, retry_failed)
-            trained = 0 if status is None else int(status.get("iterations") or 0) - int(status.get("resumed_at") or 0)
-            if status is not None and status["status"] == "done" and status.get("wall_s") and trained > 0:
-                paces.append(float(status["wall_s"]) / trained)
+            if status is not None and status["status"] == "done" and status.get("wall_s"):
+                trained = int(status.get("iterations") or 0) - int(status.get("resumed_at") or 0)
+                if trained > 0:  # the iterations this process trained in its wall time
+                    paces.append(float(status["wall_s"]) / trained)
     pace = statistics.fmean(paces) if paces else seconds_per_iteration
     return math.ceil(todo / max(1, cfg.workers)) * cfg.iterations * pace / 60
