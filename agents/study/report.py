@@ -205,7 +205,10 @@ def _header(data: StudyData) -> list[str]:
         lines.append(f"- **Trainer overrides:** `{json.dumps(cfg['extra'], sort_keys=True)}`")
     finished = st.get("finished")
     when = f"{st.get('started', '?')} → {finished}" if finished else f"started {st.get('started', '?')}, not finished"
-    lines.append(f"- **Wall time:** {_duration(num(st.get('wall_s')))} ({when})")
+    run_s = [r.wall_s for r in data.runs if r.wall_s]
+    summed = (f"; the runs' own times add up to {_duration(sum(run_s))} over {len(run_s)} runs on "
+              f"{cfg.get('workers', '?')} worker(s)") if run_s else ""  # fmt: skip
+    lines.append(f"- **Wall time:** {_duration(num(st.get('wall_s')))} ({when}{summed})")
     lines.append(f"- **Machine:** {st.get('machine', '?')}")
     problems = data.problems + [f"model {m.name}: {m.reason}" for m in data.models.values() if m.status == "unreadable"]
     if problems:

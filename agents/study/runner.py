@@ -387,7 +387,9 @@ def _check_resumable(out: Path, cfg: StudyConfig) -> dict[str, Any]:
     return study
 
 
-def _write_study(out: Path, cfg: StudyConfig, command: str, started: str, wall: float | None) -> None:
+def _write_study(out: Path, cfg: StudyConfig, command: str, started: str, wall: float, done: bool) -> None:
+    """``wall``: the study's seconds so far, every process's; written as runs finish, so that a study
+    killed between runs keeps the time it had spent."""
     atomic_write_json(
         out / "study.json",
         {
@@ -395,8 +397,8 @@ def _write_study(out: Path, cfg: StudyConfig, command: str, started: str, wall: 
             "command": command,
             "config": asdict(cfg),
             "started": started,
-            "finished": datetime.now(UTC).isoformat(timespec="seconds") if wall is not None else None,
-            "wall_s": None if wall is None else round(wall, 1),
+            "finished": datetime.now(UTC).isoformat(timespec="seconds") if done else None,
+            "wall_s": round(wall, 1),
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
         },
     )
@@ -473,7 +475,7 @@ def run_study(
     # A resumed study keeps its start time and adds this session's time to the earlier ones.
     started = previous.get("started") or datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.perf_counter() - float(previous.get("wall_s") or 0.0)
-    _write_study(out, cfg, command, started, None)
+    _write_study(out, cfg, command, started, time.perf_counter() - t0, done=False)
 
     jobs: list[tuple[str, int]] = []
     for seed in cfg.seeds:  # seed-major: a study cut short still has every setting on the first seeds
@@ -509,6 +511,7 @@ def run_study(
     bar = tqdm(total=len(jobs), desc="study", unit="run", disable=not progress)
 
     def finished(status: dict[str, Any]) -> None:
+        _write_study(out, cfg, command, started, time.perf_counter() - t0, done=False)
         bar.update(1)
         note = status["status"] if status["status"] != "done" else f"{status['wall_s']:.0f}s"
         bar.write(f"  {status['setting']} seed {status['seed']}: {note}"
@@ -522,7 +525,7 @@ def run_study(
             _run_pool(cfg, jobs, out, finished)
     finally:
         bar.close()
-    _write_study(out, cfg, command, started, time.perf_counter() - t0)
+    _write_study(out, cfg, command, started, time.perf_counter() - t0, done=True)
     if not report:
         return out
     from agents.study.report import write_report

@@ -215,6 +215,31 @@ def test_a_crashed_run_is_recorded_and_the_study_goes_on(tmp_path, tiny_encoder,
     assert read_status(run_dir(out, "milestone-static", 0))["status"] == "done"
 
 
+def test_a_study_killed_between_runs_keeps_the_time_it_spent(tmp_path, tiny_encoder, monkeypatch):
+    """study.json's wall time is written as runs finish and adds up over the processes that resume it."""
+    from agents.train import Trainer
+
+    real_iterate = Trainer.iterate
+
+    def iterate(self):
+        if "milestone" in self.cfg.reward:
+            raise KeyboardInterrupt
+        return real_iterate(self)
+
+    monkeypatch.setattr(Trainer, "iterate", iterate)
+    out = tmp_path / "study"
+    with pytest.raises(KeyboardInterrupt):
+        run_study(tiny(tiny_encoder), out, progress=False)
+    killed = json.loads((out / "study.json").read_text())
+    assert killed["finished"] is None and killed["wall_s"] > 0  # the outcome run's time is kept
+
+    monkeypatch.setattr(Trainer, "iterate", real_iterate)
+    report = run_study(tiny(tiny_encoder), out, progress=False)
+    done = json.loads((out / "study.json").read_text())
+    assert done["finished"] and done["started"] == killed["started"] and done["wall_s"] > killed["wall_s"]
+    assert "the runs' own times add up to" in report.read_text()
+
+
 def test_an_interrupted_run_resumes_from_its_checkpoint(tmp_path, tiny_encoder, monkeypatch):
     from agents.train import Trainer
 
