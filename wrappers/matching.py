@@ -24,7 +24,7 @@ The guarded mode's rules (:data:`RULES`), all on the texts alone, each one a rea
 
 1. ``phrasing`` (what is encoded): an agent's report of what it did reads as a command ("I tapped
    the Save button" → "tap the Save button"); a milestone's ``<Slot>`` placeholders take the action's values
-   (:func:`fill_slots`); a gesture with a stated purpose keeps only the purpose
+   (:func:`fill_slots`; a tapped button's label is not one); a gesture with a stated purpose keeps only the purpose
    ('Tap the "Save" button to save the contact "Zara Costa"' → 'save the contact Zara Costa');
    launching an app or tapping its icon reads "Open <app>"; a trailing app context
    ("… in Contacts") and quotes are dropped.
@@ -100,6 +100,7 @@ _APP_ICON = re.compile(r'^(?:tap|click)(?: on)? the "?([^"]+?)"? (?:app )?icon\b
 _LAUNCH = re.compile(r"^launch (?:the )?(.+?)(?: app)?$", re.I)
 _APP_SUFFIX = re.compile(r"\s+in (?:the )?[A-Z][\w&+.-]*(?:\s+[A-Z][\w&+.-]*)*$")
 _SLOT = re.compile(r"<[A-Za-z_][\w ]*>")
+_LABEL_OF = re.compile(r"\s+button\b", re.I)  # after a quoted text: the text is the button's label
 
 
 def _outside_quotes(text: str, pos: int) -> bool:
@@ -158,11 +159,15 @@ def fill_slots(milestone: str, action: str) -> str:
     'Delete the note recipe.md'
     >>> fill_slots("Turn on <Setting>", "turn off airplane mode")
     'Turn on'
+    >>> fill_slots('Type the message "<Message>"', 'Tap the "Navigate up" button')
+    'Type the message'
     """
     if not _SLOT.search(milestone):
         return milestone
     a = rephrase(action)
-    found = [q for q in _QUOTED.findall(a) if q.strip()]
+    # A button's label names what is tapped, not a value: 'Tap the "Navigate up" button' has no
+    # message to put in 'Send the message "<Message>"'.
+    found = [m.group(1) for m in _QUOTED.finditer(a) if m.group(1).strip() and not _LABEL_OF.match(a, m.end())]
     found += [f for f in _FILE.findall(a) if f not in " ".join(found)]
     rest = _FILE.sub(" ", _QUOTED.sub(" ", a))
     first = re.match(r"\s*\S+", rest)
@@ -171,7 +176,7 @@ def fill_slots(milestone: str, action: str) -> str:
     found += _TIME.findall(rest) and [f"{h}:{m}" for h, m in _TIME.findall(rest)]
     values_left = iter(found)
     out = _SLOT.sub(lambda _m: next(values_left, ""), milestone)
-    return " ".join(out.split())
+    return " ".join(out.replace('""', " ").split())
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -867,7 +872,7 @@ class SemanticMatcher:
             emb = np.stack([self.cache[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
         atomic_write(
             path,
-            lambda f: np.savez(f, texts=np.array(texts, dtype=str), embeddings=emb, model=np.array(self._key)),
+            lambda f: np.savez(f, **pack_texts(texts), embeddings=emb, model=np.array(self._key)),
             binary=True,
         )
         return len(texts)
@@ -884,11 +889,11 @@ class SemanticMatcher:
             check_zip(f, str(path), "matcher cache file")
             try:
                 with np.load(f, allow_pickle=False) as z:
-                    texts, emb, key = z["texts"], z["embeddings"], z["model"]
+                    texts, emb, key = unpack_texts(z), z["embeddings"], z["model"]
             except Exception as e:  # numpy refuses a file in many ways
                 raise CorruptFileError(f"{path} is not a matcher cache file: {type(e).__name__}: {e}") from e
-        if texts.ndim != 1 or texts.dtype.kind != "U" or key.ndim != 0 or key.dtype.kind != "U":
-            raise CorruptFileError(f"{path} is not a matcher cache file: texts and model must be text")
+        if key.ndim != 0 or key.dtype.kind != "U":
+            raise CorruptFileError(f"{path} is not a matcher cache file: the model must be text")
         if len(texts) and (emb.ndim != 2 or emb.shape[0] != len(texts) or emb.dtype.kind != "f"):
             raise CorruptFileError(
                 f"{path} is not a matcher cache file: {len(texts)} texts but embeddings of {emb.dtype} {emb.shape}"
@@ -898,8 +903,43 @@ class SemanticMatcher:
         if str(key) != self._key:
             raise ValueError(f"{path} holds embeddings of model {str(key)!r}, not {self._key!r}")
         if len(texts):
-            self.add_to_cache([str(t) for t in texts], emb)
+            self.add_to_cache(texts, emb)
         return len(texts)
+
+
+def pack_texts(texts: Sequence[str]) -> dict[str, np.ndarray]:
+    """Texts as two arrays that take their own length: the UTF-8 bytes end to end and where each
+    text ends. (A fixed-width string array takes the longest text's width for every text: 750k
+    texts with a whole screen among them took 12 GB.)
+
+    >>> unpack_texts(pack_texts(["Turn on Wi-Fi", "", "Café"]))
+    ['Turn on Wi-Fi', '', 'Café']
+    """
+    encoded = [str(t).encode("utf-8") for t in texts]
+    ends = np.cumsum([len(b) for b in encoded], dtype=np.int64) if encoded else np.zeros(0, np.int64)
+    return {"text_bytes": np.frombuffer(b"".join(encoded), dtype=np.uint8), "text_ends": ends}
+
+
+def unpack_texts(arrays: Any) -> list[str]:
+    """The texts of :func:`pack_texts` (``arrays``: a mapping such as an open ``.npz``), or of a
+    plain string array ``texts`` as earlier files hold them; ValueError if they do not add up."""
+    if "text_bytes" not in arrays:
+        texts = arrays["texts"]
+        if texts.ndim != 1 or texts.dtype.kind != "U":
+            raise ValueError("texts must be a one-dimensional text array")
+        return [str(t) for t in texts]
+    blob, ends = arrays["text_bytes"], arrays["text_ends"]
+    if blob.ndim != 1 or blob.dtype != np.uint8 or ends.ndim != 1 or ends.dtype.kind not in "iu":
+        raise ValueError("text_bytes must be bytes and text_ends integers")
+    if len(ends) and (ends[0] < 0 or np.any(np.diff(ends) < 0) or ends[-1] != len(blob)):
+        raise ValueError("text_ends do not mark the texts in text_bytes")
+    if not len(ends) and len(blob):
+        raise ValueError("text_bytes without text_ends")
+    raw, starts = blob.tobytes(), [0, *ends[:-1].tolist()][: len(ends)]
+    try:
+        return [raw[a:b].decode("utf-8") for a, b in zip(starts, ends.tolist(), strict=True)]
+    except UnicodeDecodeError as e:
+        raise ValueError(f"texts that are not UTF-8: {e}") from e
 
 
 def accuracy(scores: np.ndarray, labels: Sequence[int], delta: float) -> float:

@@ -265,12 +265,14 @@ def _load_embeddings(out: Path, matchers: list[Any]) -> None:
     the encoding, never changes a result."""
     import numpy as np
 
+    from wrappers.matching import unpack_texts
+
     for m in matchers:
         path = _embeddings_file(out, m.model_key)
         try:
             with np.load(path, allow_pickle=False) as z:
                 if str(z["model"]) == m.model_key:
-                    m.add_to_cache([str(t) for t in z["texts"]], z["vectors"], normalized=True)
+                    m.add_to_cache(unpack_texts(z), z["vectors"], normalized=True)
         except FileNotFoundError:
             continue
         except Exception as e:  # a damaged file only costs the encoding
@@ -281,12 +283,14 @@ def _save_embeddings(out: Path, matchers: list[Any]) -> None:
     """Write each encoder's cache (with what other runs saved meanwhile) for the runs to come."""
     import numpy as np
 
+    from wrappers.matching import pack_texts
+
     _load_embeddings(out, matchers)
     for m in matchers:
         texts, vectors = m.cache_arrays()
         if not texts:
             continue
-        arrays = {"texts": np.array(texts, dtype=str), "vectors": vectors, "model": np.array(m.model_key)}
+        arrays = {**pack_texts(texts), "vectors": vectors, "model": np.array(m.model_key)}
         try:
             atomic_write(_embeddings_file(out, m.model_key), lambda f, a=arrays: np.savez(f, **a), binary=True)
         except OSError as e:  # only the next runs' encoding is at stake

@@ -32,7 +32,9 @@ from wrappers.matching import (
     best_delta,
     conflicts,
     normalize,
+    pack_texts,
     sweep,
+    unpack_texts,
     values,
 )
 
@@ -265,6 +267,38 @@ def test_cache_file_round_trip(tmp_path) -> None:
     assert fresh.encode(texts).tobytes() == rows.tobytes()
 
 
+def test_cache_files_store_each_text_at_its_own_length(tmp_path):
+    """One long text (a whole screen) must not widen every other text: a fixed-width string array
+    did, and a study's cache grew to 12 GB. Files in the earlier layout still load."""
+    m = SemanticMatcher(model=tmp_path)
+    m.clear_cache()
+    texts = ["screen: " + "Wi-Fi On " * 2000, *(f"Open note {i}.md" for i in range(500)), "Café ☕"]
+    m.add_to_cache(texts, np.random.default_rng(0).normal(size=(len(texts), 8)))
+    path = tmp_path / "cache.npz"
+    m.save_cache(path)
+    emb = m.encode(texts)
+    assert path.stat().st_size < 100_000  # fixed width: 502 texts x 18k chars x 4 bytes = 36 MB
+    m.clear_cache()
+    assert m.load_cache(path) == len(texts) and list(m.cache) == texts
+
+    old = tmp_path / "old.npz"  # the earlier layout: a string array ``texts``
+    np.savez(old, texts=np.array(texts[1:3], dtype=str), embeddings=emb[1:3], model=np.array(m.model_key))
+    m.clear_cache()
+    assert m.load_cache(old) == 2 and list(m.cache) == texts[1:3]
+    m.clear_cache()
+
+    packed = pack_texts(["ab", "c"])
+    assert unpack_texts(packed) == ["ab", "c"] and unpack_texts(pack_texts([])) == []
+    for bad in ({**packed, "text_ends": np.array([2, 4])}, {**packed, "text_ends": np.array([2, 1])},
+                {"text_bytes": np.frombuffer(b"\xff\xfe", np.uint8), "text_ends": np.array([2])}):  # fmt: skip
+        with pytest.raises(ValueError, match="text"):
+            unpack_texts(bad)
+    broken = tmp_path / "broken.npz"
+    np.savez(broken, **{**packed, "text_ends": np.array([5, 9])}, embeddings=emb[:2], model=np.array(m.model_key))
+    with pytest.raises(ValueError, match="not a matcher cache file"):
+        m.load_cache(broken)
+
+
 def test_threshold_search() -> None:
     scores, labels = np.array([0.9, 0.8, 0.5, 0.2]), [1, 1, 0, 0]
     assert accuracy(scores, labels, 0.8) == 0.75  # strict: 0.8 is not > 0.8
@@ -301,6 +335,18 @@ def test_guarded_against_cosine(guarded: SemanticMatcher, cosine: SemanticMatche
     assert x["conflicts"] and x["score"] == 0.0 and x["hit"] is False and x["cosine"] == pytest.approx(0.69, abs=0.03)
     m = guarded.scores([off, save], [on, "Save the new contact Zara Costa"])
     assert np.allclose(np.diag(m), guarded.pair_scores([off, save], [on, "Save the new contact Zara Costa"]))
+
+
+def test_a_tapped_buttons_label_fills_no_slot(guarded: SemanticMatcher) -> None:
+    """A button's label is what was tapped, not a value: filled into '<Message>' it made any tap
+    read as sending that message (0.67 for "Start a conversation", 0.60 for "Navigate up"), and a
+    policy trained on the milestones learnt to tap the two in a loop."""
+    send, typed = 'Send the message "<Message>" to <Number> in Simple SMS Messenger', 'Type the message "<Message>"'
+    for tap in ('Tap the "Start a conversation" button in Simple SMS Messenger',
+                'Tap the "Navigate up" button in Simple SMS Messenger'):  # fmt: skip
+        assert not guarded.is_hit(tap, send) and not guarded.is_hit(tap, typed), tap
+    assert guarded.is_hit('Type "Running late" into "Message"', typed)
+    assert guarded.is_hit('Tap the "Send" button in Simple SMS Messenger', send)  # the button that sends
 
 
 def test_is_hit_is_strict(guarded: SemanticMatcher) -> None:
