@@ -339,8 +339,7 @@ def test_guarded_against_cosine(guarded: SemanticMatcher, cosine: SemanticMatche
 
 def test_a_tapped_buttons_label_fills_no_slot(guarded: SemanticMatcher) -> None:
     """A button's label is what was tapped, not a value: filled into '<Message>' it made any tap
-    read as sending that message (0.67 for "Start a conversation", 0.60 for "Navigate up"), and a
-    policy trained on the milestones learnt to tap the two in a loop."""
+    read as sending that message (0.67 for "Start a conversation", 0.60 for "Navigate up")."""
     send, typed = 'Send the message "<Message>" to <Number> in Simple SMS Messenger', 'Type the message "<Message>"'
     for tap in ('Tap the "Start a conversation" button in Simple SMS Messenger',
                 'Tap the "Navigate up" button in Simple SMS Messenger'):  # fmt: skip
