@@ -67,6 +67,7 @@ Example (no model is needed for the text rules):
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import re
 import threading
@@ -931,13 +932,12 @@ def unpack_texts(arrays: Any) -> list[str]:
     blob, ends = arrays["text_bytes"], arrays["text_ends"]
     if blob.ndim != 1 or blob.dtype != np.uint8 or ends.ndim != 1 or ends.dtype.kind not in "iu":
         raise ValueError("text_bytes must be bytes and text_ends integers")
-    if len(ends) and (ends[0] < 0 or np.any(np.diff(ends) < 0) or ends[-1] != len(blob)):
+    bounds = [0, *ends.tolist()]  # text i is bytes bounds[i]:bounds[i + 1]
+    if any(b < a for a, b in itertools.pairwise(bounds)) or bounds[-1] != len(blob):
         raise ValueError("text_ends do not mark the texts in text_bytes")
-    if not len(ends) and len(blob):
-        raise ValueError("text_bytes without text_ends")
-    raw, starts = blob.tobytes(), [0, *ends[:-1].tolist()][: len(ends)]
+    raw = blob.tobytes()
     try:
-        return [raw[a:b].decode("utf-8") for a, b in zip(starts, ends.tolist(), strict=True)]
+        return [raw[a:b].decode("utf-8") for a, b in itertools.pairwise(bounds)]
     except UnicodeDecodeError as e:
         raise ValueError(f"texts that are not UTF-8: {e}") from e
 
