@@ -342,11 +342,9 @@ class Trainer:
         self.policy = policy if policy is not None else build_policy(cfg)
         lr = cfg.lr if cfg.lr is not None else default_lr(cfg)
         self.optimizer = torch.optim.Adam([p for p in self.policy.parameters() if p.requires_grad], lr=lr)
+        # The KL reference is the policy training starts from: set after a warm start or a resume
+        # has loaded the weights, never the freshly built (random) policy.
         self.reference: TrainablePolicy | None = None
-        if self.kl_coef > 0:
-            self.reference = copy.deepcopy(self.policy)
-            for p in self.reference.parameters():
-                p.requires_grad_(False)
 
         if resume and not (self.out / CHECKPOINT).exists() and (self.out / "metrics.jsonl").exists():
             log.warning("%s was stopped before its first checkpoint: starting it over", self.out)
@@ -362,6 +360,8 @@ class Trainer:
         else:  # rows of a run stopped before its first checkpoint would be written twice
             for stale in ("metrics.jsonl", "metrics.csv"):
                 (self.out / stale).unlink(missing_ok=True)
+        if self.kl_coef > 0 and self.reference is None:
+            self.reference = self._frozen_copy()
         self.out.mkdir(parents=True, exist_ok=True)
         if any(name == "uimem" for name, _ in parse_reward(cfg.reward)):
             if self.reward_state.memory is None:
@@ -629,6 +629,13 @@ class Trainer:
             "out": str(self.out),
         }
 
+    def _frozen_copy(self) -> TrainablePolicy:
+        """A frozen copy of the policy as it is now: the KL reference π_ref."""
+        reference = copy.deepcopy(self.policy)
+        for p in reference.parameters():
+            p.requires_grad_(False)
+        return reference
+
     def _warm_start(self, run: str) -> None:
         """Load the policy of another run (``gui-gym sft``'s, a trained one) before the first iteration."""
         path = Path(run) / CHECKPOINT if Path(run).is_dir() else Path(run)
@@ -749,8 +756,10 @@ class Trainer:
         try:
             self.policy.load_state_dict(ckpt["policy"])
             self.optimizer.load_state_dict(ckpt["optimizer"])
-            if self.reference is not None and ckpt.get("reference") is not None:
-                self.reference.load_state_dict(ckpt["reference"])
+            if self.kl_coef > 0:  # the saved reference: the policy this run started from
+                self.reference = self._frozen_copy()
+                if ckpt.get("reference") is not None:
+                    self.reference.load_state_dict(ckpt["reference"])
             objects = load_objects(ckpt["objects"])
             if ckpt.get("embeddings") is not None and hasattr(self.policy, "load_embedding_state"):
                 self.policy.load_embedding_state(ckpt["embeddings"])

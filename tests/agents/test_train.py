@@ -197,6 +197,48 @@ def test_resume_reproduces_the_next_iteration(tmp_path, tiny_encoder):
         assert torch.equal(pa, pb)
 
 
+def _same_weights(a, b) -> bool:
+    return all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values(), strict=True))
+
+
+@pytest.mark.parametrize("algo", ["reinforce++", "adagrpo"])
+def test_the_kl_reference_is_the_policy_training_starts_from(tmp_path, tiny_encoder, algo):
+    """π_ref is the warm-started policy, not the randomly built one: KL is 0 at the first step.
+
+    Covers both KL placements: in the reward (REINFORCE++'s per-token k1) and in the loss (AdaGRPO).
+    """
+    start = Trainer(_cfg(tmp_path / "init", tiny_encoder, iterations=1, seed=3))
+    start.run()  # a trained policy to start from, with other weights than a fresh seed-0 policy
+    start.close()
+    fresh = Trainer(_cfg(tmp_path / "fresh", tiny_encoder, algo=algo))
+    warm = Trainer(_cfg(tmp_path / "warm", tiny_encoder, algo=algo, init=str(tmp_path / "init" / "run")))
+    try:
+        assert fresh.reference is not None and _same_weights(fresh.reference, fresh.policy)
+        assert warm.reference is not None and _same_weights(warm.reference, warm.policy)
+        assert not _same_weights(warm.reference, fresh.policy)  # the random start is not the reference
+        assert all(not p.requires_grad for p in warm.reference.parameters())
+        episodes, _ = warm.rollout()
+        kl = warm._token_kl(episodes)  # k1 = log π_old − log π_ref of every sampled token
+        assert max(abs(float(k.max(initial=0))) for steps in kl for k in steps) < 1e-6
+        assert max(abs(float(k.min(initial=0))) for steps in kl for k in steps) < 1e-6
+        warm.run()
+        with torch.no_grad():  # as if training had moved the policy: the checkpoint holds both
+            for p in warm.policy.parameters():
+                p.add_(0.05)
+        warm.save()
+    finally:
+        fresh.close()
+        warm.close()
+    # a resumed run keeps the reference it started from, not the policy it resumes with
+    resumed = Trainer(_cfg(tmp_path / "warm", tiny_encoder, algo=algo, iterations=3,
+                           init=str(tmp_path / "init" / "run")), resume=True)  # fmt: skip
+    try:
+        assert resumed.reference is not None and _same_weights(resumed.reference, warm.reference)
+        assert not _same_weights(resumed.reference, resumed.policy)
+    finally:
+        resumed.close()
+
+
 def test_a_run_stopped_before_its_first_checkpoint_starts_over(tmp_path, tiny_encoder):
     """Its rows are not written twice, with --resume or without."""
     run = tmp_path / "run"
