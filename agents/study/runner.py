@@ -57,6 +57,7 @@ from typing import Any
 from tqdm import tqdm
 
 from agents.study.data import read_jsonl_objects
+from agents.study.leakage import EXPERIENCE_FILE, check_disjoint, experience_file
 from agents.study.settings import Setting, StudyConfig, setting
 from agents.study.tiers import TIERS_FILE, oracle_tiers, read_tiers
 from gui_gym.core.io import atomic_write, atomic_write_json
@@ -124,9 +125,10 @@ def train_config(cfg: StudyConfig, s: Setting, seed: int, out: Path) -> Any:
     if cfg.warm_start:  # every setting's RL starts from the study's behaviour-cloned policy
         values["init"] = str(out / SFT_DIR)
     values.update(cfg.extra)
-    if s.env_id is not None:  # its own env: the expert trajectories of the same tasks
+    if s.env_id is not None:  # its own env: expert trajectories of the same tasks, at seeds never evaluated
         values["env_id"] = s.env_id
         values["tasks"] = ",".join(f"train:{t.strip()}" for t in cfg.train_tasks.split(",") if t.strip())
+        values["env_kwargs"] = {"data": str(out / EXPERIENCE_FILE), "data_format": "gui-gym"}
     return TrainConfig(**values)
 
 
@@ -157,7 +159,7 @@ def live_evaluator(cfg: StudyConfig, tcfg: Any, policy: Any, out: Path) -> Any:
     values = asdict(tcfg)
     values.update(
         env_id=cfg.extra.get("env_id", DEFAULT_ENV), tasks=cfg.train_tasks, algo=cfg.algo, reward="outcome",
-        out=str(out / "live"), eval_tasks=None,
+        out=str(out / "live"), eval_tasks=None, env_kwargs=dict(cfg.extra.get("env_kwargs", {})),
     )  # fmt: skip
     return Trainer(type(tcfg)(**values), policy=policy)
 
@@ -297,6 +299,21 @@ def _save_embeddings(out: Path, matchers: list[Any]) -> None:
             log.warning("could not save the study's embeddings: %s", e)
 
 
+def _check_leakage(cfg: StudyConfig, s: Setting, out: Path) -> None:
+    """:func:`~agents.study.leakage.check_disjoint` for ``s`` on this study's tasks and its data."""
+    from agents.train import task_ids
+
+    env_id = cfg.extra.get("env_id", DEFAULT_ENV)
+    seen = task_ids(cfg.train_tasks, env_id)
+    unseen = task_ids(cfg.heldout_tasks, env_id) if cfg.heldout_tasks else []
+    experience: list[str] = []
+    if s.env_id is not None:
+        from gui_gym.experience.readers import read_gui_gym
+
+        experience = [e.id for e in read_gui_gym(out / EXPERIENCE_FILE)]
+    check_disjoint(cfg, s, seen, unseen, experience)
+
+
 def run_one(cfg: StudyConfig, name: str, seed: int, out: str | os.PathLike[str]) -> dict[str, Any]:
     """Train and evaluate one (setting, seed); returns (and writes) its ``status.json``. Never raises
     for a failure of the run itself: the exception is the status."""
@@ -314,6 +331,7 @@ def run_one(cfg: StudyConfig, name: str, seed: int, out: str | os.PathLike[str])
         if missing:
             raise FileNotFoundError(f"reward model {', '.join(missing)} was not built (see {out / 'models'})")
         tcfg = train_config(cfg, s, seed, out)
+        _check_leakage(cfg, s, out)
         matchers = _matchers(tcfg)
         _load_embeddings(out, matchers)
         trainer = Trainer(tcfg, resume=(path / "checkpoint.pt").exists())
@@ -493,6 +511,12 @@ def run_study(
     if total > len(jobs):
         print(f"{total - len(jobs)} of {total} runs already finished in {out}: skipped")
     prepare_tiers(cfg, out)
+    if any(setting(name).env_id is not None for name, _ in jobs):
+        from agents.train import task_ids
+
+        experience_file(out, task_ids(cfg.train_tasks, cfg.extra.get("env_id", DEFAULT_ENV)))
+    for s in {setting(name) for name, _ in jobs}:  # before anything trains: no setting sees what it is tested on
+        _check_leakage(cfg, s, out)
     if cfg.warm_start and jobs:  # first: the reward models learn from the warm-started actor's rollouts
         prepare_warm_start(cfg, out, progress)
     needed = sorted({m for name, _ in jobs for m in setting(name).needs})  # only for runs still to do

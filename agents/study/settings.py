@@ -21,9 +21,14 @@ milestone+spa            ADMIRE and SPA together                          (ours)
 admire-base-success      ADMIRE + k/K base reward on successes            ADMIRE App. B.3 / Fig. 4
 admire-no-base-failure   ADMIRE without the k/K base on failures          ADMIRE App. B.3 / Fig. 4
 admire-no-decay          ADMIRE with λ fixed at λ0 (γ = 1)                ADMIRE App. B.3 / Fig. 4
+milestone-cosine         ADMIRE scored by the paper's own matcher (pure   ADMIRE Eq. 8-9, against the guarded
+                         cosine at δ = 0.75)                              matcher of the other settings
+outcome-step             outcome under ADMIRE's step-level GRPO           the control of ADMIRE's optimiser:
+                         (Eq. 12-13)                                      only the reward differs from ADMIRE
 empo                     EMPO on the oracle trajectories of the training  EMPO Table 2 / App. F (offline
-                         tasks (GuiExperience-v0, Eq. 4-6), evaluated     training, online evaluation)
-                         live like the others
+                         tasks at seeds the study never evaluates         training, online evaluation)
+                         (GuiExperience-v0, Eq. 4-6), evaluated live
+                         like the others
 uimem                    UI-Mem: guidance from the run's experience       UI-Mem Table 3 (the unguided policy
                          memory in stratified groups along the dropout    against vanilla GRPO)
                          curriculum, Eq. 4-5's reward (``--sampler
@@ -31,8 +36,10 @@ uimem                    UI-Mem: guidance from the run's experience       UI-Mem
 =======================  ===============================================  ====================================
 
 A setting with its own ``env_id`` trains there (``empo``: on the experience env, with its own
-algorithm, on the ``train`` split of the study's training tasks' expert trajectories) and is
-evaluated on the study's env, on the same tasks and seeds as every other setting.
+algorithm, on the oracle's trajectories of the study's training tasks at seeds 800000-800005,
+``OUT/experience.jsonl``) and is evaluated on the study's env, on the same tasks and seeds as every
+other setting. No setting learns from an instance it is evaluated on (:mod:`agents.study.leakage`
+checks every source before a run starts).
 
 Two views of the same rewards. The **common** optimiser (:data:`COMMON`: trajectory-level GRPO
 on R(τ) = the sum of the rewards, 4 tasks × 8 trajectories) trains every setting named as above,
@@ -49,6 +56,8 @@ orm)                    output alone (``no-outcome+progress=…``; the ORM alrea
 MobileRL (spa)          AdaGRPO: SPA over the group's shortest success, AdaPR replay, FCF
 EMPO, UI-Mem            their own algorithm / group sampler in both views (``empo``, ``uimem``)
 outcome                 GRPO in both views: every paper's baseline
+outcome-step            ADMIRE's step-level GRPO on the outcome alone (paper view only): against
+                        ``milestone-adaptive@paper``, only the reward differs
 ======================  =====================================================================
 """
 
@@ -156,6 +165,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("admire-no-base-failure", "milestone-adaptive=no-base-failure", "ablation", "w/o base reward on failure",
             paper=_ADMIRE),
     Setting("admire-no-decay", "milestone-adaptive=no-decay", "ablation", "w/o reward decay", paper=_ADMIRE),
+    Setting("milestone-cosine", "milestone-adaptive=cosine", "ablation", "paper's cosine matcher (δ = 0.75)",
+            paper=_ADMIRE),
+    Setting("outcome-step", "outcome", "main", "Outcome, step-level GRPO (control)", level="step", view="paper"),
     Setting("empo", "outcome", "main", "EMPO (offline experience)", env_id="GuiExperience-v0", algo="empo",
             view="paper"),
     Setting("uimem", "uimem", "main", "UI-Mem (memory-guided groups)", sampler="uimem", view="paper"),

@@ -22,6 +22,7 @@ import pytest
 
 import gui_gym  # noqa: F401
 from agents.cli import main
+from agents.study.leakage import EXPERIENCE_FILE, EXPERIENCE_SEEDS
 from agents.study.runner import estimate_minutes, read_status, run_dir, run_study, train_config
 from agents.study.settings import MODES, SETTINGS, StudyConfig, setting
 from wrappers import MilestoneReward
@@ -396,6 +397,12 @@ def test_the_empo_setting_trains_offline_and_is_judged_live(tmp_path, tiny_encod
     config = load_checkpoint(run_dir(out, "empo", 0) / "checkpoint.pt")["config"]
     assert config["env_id"] == "GuiExperience-v0" and config["algo"] == "empo"
     assert config["tasks"] == "train:SystemWifiTurnOn,train:TasksEditPriority"
+    # the study's own expert trajectories, at seeds the evaluation never draws
+    assert config["env_kwargs"]["data"] == str(out / EXPERIENCE_FILE)
+    from gui_gym.experience.readers import read_gui_gym
+
+    ids = sorted(e.id for e in read_gui_gym(out / EXPERIENCE_FILE))
+    assert ids == sorted(f"{t}/{s}" for t in ("SystemWifiTurnOn", "TasksEditPriority") for s in EXPERIENCE_SEEDS)
 
     def keys(name):
         rows = (run_dir(out, name, 0) / "eval.jsonl").read_text().splitlines()
