@@ -19,7 +19,8 @@ are the entries of :data:`TERMS`:
 
 e.g. ``milestone+spa``. The milestone terms take ADMIRE's ablation switches (App. B.3) after
 ``=``, comma-separated: ``base-success`` (k/K also on successes), ``no-base-failure`` (no k/K on
-failures), ``no-decay`` (λ stays λ0), and the decay itself, ``gamma:G`` (λ = λ0·G^E; 0.99 in ADMIRE, for
+failures), ``no-decay`` (λ stays λ0), ``cosine`` (the paper's own matcher, Eq. 8-9: pure cosine at δ = 0.75, in
+place of the guarded one), and the decay itself, ``gamma:G`` (λ = λ0·G^E; 0.99 in ADMIRE, for
 runs of fewer epochs than the paper's), e.g. ``milestone-adaptive=no-decay``. ``orm`` and
 ``no-outcome`` replace the outcome, so they are always the innermost wrapper whatever their place
 in the spec. A term named
@@ -367,6 +368,10 @@ MILESTONE_OPTIONS: Mapping[str, Mapping[str, bool]] = {
     "no-decay": {"decay": False},
 }
 
+#: The matcher option: ``cosine`` scores with ADMIRE's own Eq. 8-9 (the pure cosine at δ = 0.75) in
+#: place of the guarded matcher (:class:`~wrappers.matching.SemanticMatcher`'s modes).
+COSINE_OPTION = "cosine"
+
 
 #: The valued milestone option: ``gamma:G``, the curriculum decay per epoch (λ = λ0·G^E; ADMIRE's 0.99),
 #: for runs with fewer epochs than the paper's.
@@ -392,12 +397,15 @@ def admire_config(arg: str | None) -> AdmireConfig:
     """
     changes: dict[str, Any] = {}
     for option in _options(arg):
+        if option == COSINE_OPTION:  # the matcher's, not ADMIRE's credit: see _milestone_matcher
+            continue
         if option.startswith(GAMMA_OPTION):
             changes["gamma"] = _gamma(option)
             continue
         if option not in MILESTONE_OPTIONS:
             raise ValueError(
-                f"unknown milestone option {option!r}; choose from {', '.join(MILESTONE_OPTIONS)} or gamma:G"
+                f"unknown milestone option {option!r}; choose from {', '.join(MILESTONE_OPTIONS)}, "
+                f"{COSINE_OPTION} or gamma:G"
             )
         changes.update(MILESTONE_OPTIONS[option])
     return AdmireConfig(**changes)
@@ -436,16 +444,26 @@ def _no_outcome(env: gym.Env, arg: str | None, ctx: TermContext) -> gym.Env:
     "milestone",
     summary="ADMIRE with the task's annotated milestones",
     arg="options",
-    options=tuple(MILESTONE_OPTIONS),
+    options=(*MILESTONE_OPTIONS, COSINE_OPTION),
     group="milestone",
 )
 def _milestone(env: gym.Env, arg: str | None, ctx: TermContext) -> gym.Env:
-    return MilestoneReward(env, matcher=ctx.matcher, config=admire_config(arg))
+    return MilestoneReward(env, matcher=_milestone_matcher(arg, ctx), config=admire_config(arg))
+
+
+def _milestone_matcher(arg: str | None, ctx: TermContext) -> Any:
+    """The matcher a milestone term scores with: the paper's cosine for ``=cosine``, else the run's
+    (``None``: the guarded matcher every MilestoneReward of the process shares)."""
+    if COSINE_OPTION in _options(arg):
+        from wrappers.matching import SemanticMatcher
+
+        return SemanticMatcher(mode="cosine")
+    return ctx.matcher
 
 
 def _settle_milestones(episodes: Sequence[Any], arg: str | None, ctx: TermContext, epoch: int) -> None:
     """ADMIRE Alg. 1 over the batch: Phase 1 refines the book, Phase 2 credits every episode."""
-    matcher = ctx.matcher
+    matcher = _milestone_matcher(arg, ctx)
     if matcher is None:
         from wrappers.matching import SemanticMatcher
 
@@ -457,13 +475,14 @@ def _settle_milestones(episodes: Sequence[Any], arg: str | None, ctx: TermContex
     "milestone-adaptive",
     summary="ADMIRE with a milestone book distilled from successes",
     arg="options",
-    options=tuple(MILESTONE_OPTIONS),
+    options=(*MILESTONE_OPTIONS, COSINE_OPTION),
     group="milestone",
     settle=_settle_milestones,
 )
 def _milestone_adaptive(env: gym.Env, arg: str | None, ctx: TermContext) -> gym.Env:
     book = ctx.state.milestone_book()
-    return MilestoneReward(env, book=book, matcher=ctx.matcher, config=admire_config(arg), batch=ctx.batch)
+    matcher = _milestone_matcher(arg, ctx)
+    return MilestoneReward(env, book=book, matcher=matcher, config=admire_config(arg), batch=ctx.batch)
 
 
 @register_term(

@@ -73,6 +73,20 @@ def test_a_paper_runs_trainer_config_carries_its_optimiser(tmp_path, tiny_encode
     assert train_config(cfg, setting("spa" + PAPER), 0, tmp_path).algo == "adagrpo"
 
 
+def test_the_controls_of_admires_optimiser_and_matcher(tmp_path, tiny_encoder):
+    """outcome-step: ADMIRE's step-level GRPO on the outcome alone; milestone-cosine@paper: ADMIRE with
+    the paper's cosine at δ = 0.75. Against milestone-adaptive@paper each differs in one thing."""
+    cfg = tiny(tiny_encoder, admire_gamma=0.955)
+    admire = train_config(cfg, setting("milestone-adaptive" + PAPER), 0, tmp_path)
+    control = train_config(cfg, setting("outcome-step"), 0, tmp_path)
+    cosine = train_config(cfg, setting("milestone-cosine" + PAPER), 0, tmp_path)
+    assert (control.algo, control.level, control.reward) == (admire.algo, admire.level, "outcome")
+    assert (cosine.algo, cosine.level) == (admire.algo, admire.level)
+    assert (admire.reward, cosine.reward) == ("milestone-adaptive=gamma:0.955", "milestone-adaptive=cosine,gamma:0.955")
+    assert {"outcome-step", "milestone-cosine@paper"} <= set(MODES["full"].settings)
+    assert "milestone-cosine" not in MODES["full"].settings  # ablations run under ADMIRE's own optimiser only
+
+
 def test_admire_gamma_is_rescaled_onto_every_milestone_spec(tmp_path, tiny_encoder):
     cfg = tiny(tiny_encoder, admire_gamma=0.955)
     assert train_config(cfg, setting("milestone-adaptive"), 0, tmp_path).reward == "milestone-adaptive=gamma:0.955"

@@ -219,3 +219,21 @@ def test_the_study_settings_are_specs_of_the_registry() -> None:
         assert all(name in TERMS for name, _ in parse_reward(s.spec("/models")))
     with pytest.raises(ValueError, match="unknown reward term 'bogus'"):
         Setting("bogus", "milestone+bogus", "main", "Bogus")
+
+
+def test_the_cosine_option_scores_with_the_papers_matcher() -> None:
+    """``=cosine``: ADMIRE's Eq. 8-9 as written (pure cosine, δ = 0.75) in place of the guarded matcher;
+    it leaves ADMIRE's credit settings as they are."""
+    from wrappers.spec import admire_config
+
+    def matcher(spec: str) -> Any:
+        env = make_env("GuiAndroid-v0", tasks="SystemWifiTurnOn", reward=spec)
+        (reward,) = [w for w in wrapper_chain(env) if isinstance(w, MilestoneReward)]
+        return reward.matcher
+
+    for term in ("milestone", "milestone-adaptive"):
+        paper = matcher(f"{term}=cosine,no-decay")
+        assert (paper.mode, paper.delta) == ("cosine", 0.75)
+        assert matcher(term).mode == "guarded"
+    assert admire_config("cosine,no-decay") == admire_config("no-decay")
+    assert matcher("milestone-adaptive=Cosine").mode == "cosine"  # options are case-insensitive
