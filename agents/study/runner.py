@@ -461,14 +461,17 @@ def prepare_tiers(cfg: StudyConfig, out: Path) -> dict[str, dict[str, Any]]:
 
 def prepare_warm_start(cfg: StudyConfig, out: Path, progress: bool = True) -> dict[str, Any]:
     """Behaviour-clone the study's starting policy once (``OUT/sft``), on the training tasks'
-    demonstration seeds, evaluated on their held-out seeds; a finished one is reused."""
+    demonstration seeds, evaluated on their held-out seeds; a finished one is reused. A summary kept without
+    its weights (a committed study on a new machine) is cloned again and must say the same, or this refuses."""
     from agents.sft import SFTConfig, clone
+    from agents.train import CHECKPOINT
 
     where = out / SFT_DIR
     summary = where / "sft_summary.json"
-    if summary.exists():
-        return json.loads(summary.read_text(encoding="utf-8"))
-    if where.exists():  # a clone cut short: start it over
+    kept = json.loads(summary.read_text(encoding="utf-8")) if summary.exists() else None
+    if kept is not None and (where / CHECKPOINT).exists():
+        return kept
+    if where.exists():  # a clone cut short, or kept without its weights (they are not committed): clone again
         shutil.rmtree(where)
     extra = cfg.extra
     sft = SFTConfig(
@@ -478,7 +481,22 @@ def prepare_warm_start(cfg: StudyConfig, out: Path, progress: bool = True) -> di
         hidden=int(extra.get("hidden", 128)), num_envs=cfg.num_envs, out=str(where), progress=progress,
         tiers=read_tiers(out),
     )  # fmt: skip
-    return clone(sft)
+    made = clone(sft)
+    if kept is not None and _clone_results(kept) != _clone_results(made):
+        # finished runs started from the kept clone: a different one would mix two starting policies
+        raise RuntimeError(
+            f"the warm start cloned again in {where} differs from the one this study's runs started from "
+            f"(kept epoch {kept.get('kept_epoch')} → {made.get('kept_epoch')}, pass@1 "
+            f"{(kept.get('kept') or {}).get('pass@1_all')} → {(made.get('kept') or {}).get('pass@1_all')}); "
+            "run the study in a new --out, or rerun every finished run"
+        )
+    return made
+
+
+def _clone_results(summary: dict[str, Any]) -> dict[str, Any]:
+    """What a clone's summary says of the policy (not where or how long it ran)."""
+    keys = ("demonstration_steps", "coverage", "oracle_episodes", "oracle_successes", "kept_epoch", "kept", "before")
+    return {k: summary.get(k) for k in keys}
 
 
 def run_study(

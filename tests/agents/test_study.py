@@ -428,6 +428,26 @@ def test_a_warm_started_study_clones_once_and_every_run_starts_from_it(tmp_path,
     assert (out / "sft" / "sft_summary.json").stat().st_mtime_ns == stamp
 
 
+def test_a_kept_warm_start_without_its_weights_is_cloned_again_and_must_match(tmp_path, tiny_encoder):
+    """A committed study keeps the clone's summary, not its weights: on a new machine the study
+    clones again and goes on only when the new clone says the same as the kept one."""
+    from agents.study.runner import prepare_warm_start
+
+    cfg = tiny(tiny_encoder, warm_start=True, sft_epochs=1, sft_demos=1, sft_k=2, settings=("outcome",))
+    out = tmp_path / "study"
+    first = prepare_warm_start(cfg, out, progress=False)
+    (out / "sft" / "checkpoint.pt").unlink()  # as in a fresh clone of the repository
+    assert prepare_warm_start(cfg, out, progress=False)["kept"] == first["kept"]
+    assert (out / "sft" / "checkpoint.pt").exists()
+    summary = out / "sft" / "sft_summary.json"
+    doctored = json.loads(summary.read_text())
+    doctored["kept"]["pass@1_all"] = 0.99  # another starting policy than this machine clones
+    summary.write_text(json.dumps(doctored))
+    (out / "sft" / "checkpoint.pt").unlink()
+    with pytest.raises(RuntimeError, match="differs from the one this study's runs started from"):
+        prepare_warm_start(cfg, out, progress=False)
+
+
 def test_sampled_evaluation_reaches_the_trainer_and_the_report_header(tmp_path, tiny_encoder):
     cfg = tiny(tiny_encoder, eval_sampled=True)
     assert train_config(cfg, setting("outcome"), 0, tmp_path).eval_greedy is False
