@@ -168,7 +168,8 @@ def test_uis1_eval_shape(tmp_path) -> None:
     assert s[6].action == UIAction("wait", time=2)
     assert s[7].action == UIAction("system_button", button="Back")
     assert [x.instruction for x in s[:4]] == ["open Keep Notes", "tap the add button", "scroll down", "scroll right"]
-    assert s[0].screenshot == "/datasets/AndroidControl/images/90001_0.png"
+    # the authors' absolute path is never followed: its file name is looked up in the data folder
+    assert s[0].screenshot == str(tmp_path / "90001_0.png")
     assert json.loads(s[1].native) == {"action": "click", "coordinate": [962, 2180]}
     assert all(x.ui is None for x in s)
 
@@ -215,13 +216,13 @@ def test_uis1_horizontal_train_swipes_keep_their_label_under_both_conventions(tm
 def test_uis1_screen_comes_from_the_image_under_image_root(tmp_path) -> None:
     images = tmp_path / "images"
     images.mkdir()
-    (images / "90001_0.png").write_bytes(_png((720, 1600)))
+    (images / "90001_0.png").write_bytes(_png((1440, 3120)))
     path = _jsonl(tmp_path / "eval.jsonl", [EVAL_LINE])
     [e] = read_uis1(path, image_root=images)
-    assert e.screen == (720, 1600)
+    assert e.screen == (1440, 3120)
     assert e.steps[0].screenshot == str(images / "90001_0.png")
     assert e.steps[1].screenshot == str(images / "90001_1.png")  # missing images are still named
-    # the eval file's standard 1080x2400 swipe points are no longer standard at 720x1600: kept
+    # the eval file's standard 1080x2400 swipe points are no longer standard at 1440x3120: kept
     assert e.steps[2].action.point == (540, 1800)
     [other] = read_uis1(path, screen=(1440, 3120))
     assert other.screen == (1440, 3120)
@@ -230,10 +231,11 @@ def test_uis1_screen_comes_from_the_image_under_image_root(tmp_path) -> None:
         read_uis1(path, image_root=images)
 
 
-def _varied_experiences() -> list[Experience]:
+def _varied_experiences(folder: Path) -> list[Experience]:
     box = (100.0, 200.0, 300.0, 260.0)
+    shot = str(folder / "s0.png")  # a screenshot of the data folder: written relative to it
     steps = (
-        ExpertStep(UIAction("click", point=(200, 230), box=box), ((0, 0, 1440, 3120),), "s0.png", thought="tap"),
+        ExpertStep(UIAction("click", point=(200, 230), box=box), ((0, 0, 1440, 3120),), shot, thought="tap"),
         ExpertStep(UIAction("swipe", direction="left"), instruction="scroll left"),  # no finger points
         ExpertStep(UIAction("swipe", point=(700, 2000), point2=(720, 900), direction="down")),
         ExpertStep(UIAction("long_press", point=(5.5, 6.25), time=1.5)),
@@ -269,7 +271,7 @@ def _same(a: Experience, b: Experience) -> None:
 
 
 def test_uis1_writer_round_trip(tmp_path) -> None:
-    original = _varied_experiences()
+    original = _varied_experiences(tmp_path)
     first = tmp_path / "out.jsonl"
     assert write_uis1(original, first) == 2
     back = read_uis1(first)
@@ -283,6 +285,7 @@ def test_uis1_writer_round_trip(tmp_path) -> None:
     assert left["action_content"] == {"action": "swipe", "coordinate": [360, 1560], "coordinate2": [1080, 1560]}
     assert left["check_options"] == {"action": "swipe", "direction": "left"}
     click = line["steps"][0]
+    assert click["screenshot"] == "s0.png"
     assert click["check_options"]["candidate_bbox"] == [[100.0, 200.0, 300.0, 260.0], [0, 0, 1440, 3120]]
     assert click["action_content"]["coordinate"] == [200, 230]
     # written again, the same bytes
@@ -312,7 +315,7 @@ def test_uis1_damaged_input(tmp_path) -> None:
     with pytest.raises(ExperienceError, match=r"bad\.jsonl:1: step 1: unknown action 'fly'"):
         read_uis1(bad)
     _jsonl(bad, [{"goal": "g", "steps": [{"action_content": {"action": "click", "coordinate": "here"}}]}])
-    with pytest.raises(ExperienceError, match=r"bad\.jsonl:1: step 0: point must be"):
+    with pytest.raises(ExperienceError, match=r"bad\.jsonl:1: step 0: coordinate must be \[x, y\]"):
         read_uis1(bad)
     _jsonl(bad, [{"goal": "g", "steps": [{"action_content": {"action": "swipe", "coordinate": [1, 2, 3]}}]}])
     with pytest.raises(ExperienceError, match=r"step 0: coordinate must be \[x, y\]"):

@@ -30,6 +30,12 @@ the nested list UI-S1's ``candidate_bbox`` holds; ``instruction``: the step inst
 ``"<shard>#<record>/<observation>"`` that :func:`load_screenshot` turns into the PNG bytes, so
 that reading episodes never holds their images. Episodes with no action are skipped.
 
+**Checks** (:mod:`~gui_gym.experience.readers.checks`): a click's or long press's ``x``, ``y``
+must lie on its observation's screen (``0 ≤ x ≤ width``, ``0 ≤ y ≤ height``); screenshot sizes
+are whole pixels up to ``MAX_SIDE``. Screenshots are references into the shard the reader itself
+built, never paths the data gives. Every error names the shard and the record (``shard: record
+i``), and the step or observation where there is one.
+
 Example (a one-action episode written with this module's encoder):
     >>> import tempfile, pathlib
     >>> forest = {"windows": [{"id": 1, "window_type": "TYPE_APPLICATION", "tree": {"nodes": [
@@ -60,6 +66,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from gui_gym.android.ui import Node, to_xml
+from gui_gym.experience.readers.checks import on_screen, screen_size
 from gui_gym.experience.readers.tfrecord import (
     Feature,
     TFRecordError,
@@ -504,6 +511,12 @@ def _episode(ex: Mapping[str, Feature], shard: str, index: int, *, with_ui: bool
     if not actions:
         return None
     episode_id = ids[0]
+    sizes = []
+    for i, (w, h) in enumerate(zip(widths, heights, strict=True)):
+        try:
+            sizes.append(screen_size(w, h, "the screenshot's width and height"))
+        except ExperienceError as err:
+            raise ExperienceError(f"{where} (episode {episode_id}), observation {i}: {err}") from None
 
     def observation(i: int) -> tuple[str | None, str | None, dict[str, Any] | None]:
         ref = f"{shard}#{index}/{i}" if shots is not None else None
@@ -511,15 +524,17 @@ def _episode(ex: Mapping[str, Feature], shard: str, index: int, *, with_ui: bool
             return ref, None, None
         try:
             forest = decode_forest(trees[i])
-        except TFRecordError as err:
+            return ref, forest_to_xml(forest), forest
+        except (TFRecordError, ExperienceError) as err:
             raise ExperienceError(f"{where} (episode {episode_id}), observation {i}: {err}") from None
-        return ref, forest_to_xml(forest), forest
 
     steps = []
     for i, raw in enumerate(actions):
         native = _text(raw, f"{where}: action {i}")
         try:
             action = parse_action(native)
+            if action.point is not None:  # a click's or long press's, on the screen it was taken on
+                on_screen(action.point, sizes[i], "the action's x, y")
         except ExperienceError as err:
             raise ExperienceError(f"{where} (episode {episode_id}), step {i}: {err}") from None
         ref, ui, forest = observation(i)
@@ -527,26 +542,32 @@ def _episode(ex: Mapping[str, Feature], shard: str, index: int, *, with_ui: bool
         if forest is not None and action.action in ("click", "long_press") and action.point is not None:
             boxes = candidate_boxes(forest, action.point)
         instruction = _text(instructions[i], f"{where}: step instruction {i}") if instructions is not None else None
-        steps.append(ExpertStep(action, tuple(boxes), ref, ui, None, instruction, native))
+        try:
+            steps.append(ExpertStep(action, tuple(boxes), ref, ui, None, instruction, native))
+        except ExperienceError as err:
+            raise ExperienceError(f"{where} (episode {episode_id}), step {i}: {err}") from None
     final_ref = f"{shard}#{index}/{n_obs - 1}" if shots is not None else None
     if terminate:
         _, ui, _ = observation(n_obs - 1)
         steps.append(ExpertStep(UIAction("terminate", status="success"), (), final_ref, ui))
     meta: dict[str, Any] = {"episode_id": episode_id, "shard": shard, "record": index}
-    sizes = list(zip(widths, heights, strict=True))
     if len(set(sizes)) > 1:
         meta["screens"] = [list(s) for s in sizes]
     app = next((s.action.text for s in steps if s.action.action == "open"), None)
-    return Experience(
-        str(episode_id),
-        _text(goal[0], f"{where}: goal"),
-        tuple(steps),
-        (int(widths[0]), int(heights[0])),
-        source="androidcontrol",
-        app=app,
-        final_screenshot=final_ref,
-        meta=meta,
-    )
+    goal_text = _text(goal[0], f"{where}: goal")
+    try:
+        return Experience(
+            str(episode_id),
+            goal_text,
+            tuple(steps),
+            sizes[0],
+            source="androidcontrol",
+            app=app,
+            final_screenshot=final_ref,
+            meta=meta,
+        )
+    except ExperienceError as err:
+        raise ExperienceError(f"{where} (episode {episode_id}): {err}") from None
 
 
 def iter_androidcontrol(

@@ -35,6 +35,13 @@ Each step keeps ``thought`` = ``intention``, ``instruction`` = ``low_level_instr
 ``screenshot`` = its image path (under ``image_root``, else the data's ``screenshots/``) and
 ``native`` = the step's ``action`` and ``info`` as JSON.
 
+**Checks** (:mod:`~gui_gym.experience.readers.checks`): a point of ``info`` must lie in
+``[0, 1000]`` on both axes, the data's own space (a ``sam2_bbox`` outside it is dropped, as a
+malformed one is); ``device_info``'s ``w`` and ``h`` are whole pixels up to ``MAX_SIDE``; a
+step's ``screenshot`` is a file name under the images folder (an absolute path, a ``..`` that
+climbs out or a symbolic link that leads out is refused). Every error names the annotation file
+and the step (``file: step k: ...``).
+
 Example:
     >>> import json, tempfile, pathlib
     >>> root = pathlib.Path(tempfile.mkdtemp())
@@ -59,6 +66,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from gui_gym.experience.readers.checks import data_path, on_screen, screen_size
 from gui_gym.experience.record import (
     Box,
     Experience,
@@ -83,16 +91,13 @@ KEYS: dict[str, UIAction] = {
 }
 
 
+_SPACE = (1000, 1000)  # GUI-Odyssey's coordinates: [0, 1000] per axis, whatever the screen
+
+
 def _scale(p: Any, screen: tuple[int, int], what: str) -> tuple[float, float]:
-    if (
-        isinstance(p, str)
-        or not isinstance(p, Sequence)
-        or len(p) != 2
-        or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in p)
-    ):
-        raise ExperienceError(f"{what} must be [x, y] in [0, 1000], got {p!r}")
+    x, y = on_screen(p, _SPACE, what)
     w, h = screen
-    return round(p[0] * w / 1000, 2), round(p[1] * h / 1000, 2)
+    return round(x * w / 1000, 2), round(y * h / 1000, 2)
 
 
 def _first_point(info: Any) -> Any:
@@ -103,12 +108,14 @@ def _first_point(info: Any) -> Any:
 
 
 def _sam_box(v: Any, screen: tuple[int, int]) -> Box | None:
-    """``sam2_bbox`` in pixels; ``None`` when missing, empty or not four numbers (v2 may write null)."""
+    """``sam2_bbox`` in pixels; ``None`` when missing, empty, not four numbers (v2 may write null)
+    or outside [0, 1000]: the box is an aid the action does without."""
     if (
         isinstance(v, str)
         or not isinstance(v, Sequence)
         or len(v) != 4
         or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in v)
+        or not all(0 <= c <= 1000 for c in v)  # NaN fails this too
     ):
         return None
     (x1, y1), (x2, y2) = _scale(v[:2], screen, "sam2_bbox"), _scale(v[2:], screen, "sam2_bbox")
@@ -140,7 +147,7 @@ def parse_step(step: Mapping[str, Any], screen: tuple[int, int]) -> UIAction:
     if kind == "SCROLL":
         if not isinstance(info, Sequence) or isinstance(info, str) or len(info) < 2:
             raise ExperienceError(f"a SCROLL's info is [[x1, y1], [x2, y2]], got {info!r}")
-        start, end = _scale(info[0], screen, "info[0]"), _scale(info[-1], screen, "info[-1]")
+        start, end = _scale(info[0], screen, "info[0]"), _scale(info[-1], screen, "info[-1]")  # both checked
         direction = content_direction(finger_direction(info[0], info[-1]))  # in [0, 1000], as upstream
         if content_direction(finger_direction(start, end)) != direction:
             return UIAction("swipe", direction=direction)  # pixels tip the other way: the label wins
@@ -217,15 +224,27 @@ def read_odyssey(
     return [_episode(f, images) for f in files]
 
 
+def _whole(v: Any) -> Any:
+    """A whole number written as ``1080.0`` or ``"1080"`` as an int (the screen check refuses the rest)."""
+    if isinstance(v, str):
+        try:
+            v = float(v)
+        except ValueError:
+            return v
+    return int(v) if isinstance(v, float) and v.is_integer() else v
+
+
 def _episode(f: Path, images: Path) -> Experience:
     ep = _read_json(f, "GUI-Odyssey annotation")
     if not isinstance(ep, Mapping):
         raise ExperienceError(f"{f}: an annotation is a JSON object")
     device = ep.get("device_info")
+    if not isinstance(device, Mapping) or "w" not in device or "h" not in device:
+        raise ExperienceError(f"{f}: device_info needs the screen's w and h in pixels")
     try:
-        screen = (int(device["w"]), int(device["h"]))  # type: ignore[index]
-    except (TypeError, KeyError, ValueError):
-        raise ExperienceError(f"{f}: device_info needs the screen's w and h in pixels") from None
+        screen = screen_size(_whole(device["w"]), _whole(device["h"]), "device_info's w and h")
+    except ExperienceError as err:
+        raise ExperienceError(f"{f}: {err}") from None
     task = ep.get("task_info") or {}
     if not isinstance(task, Mapping):
         raise ExperienceError(f"{f}: task_info must be a JSON object")
@@ -244,7 +263,7 @@ def _episode(f: Path, images: Path) -> Experience:
             steps.append(
                 ExpertStep(
                     action,
-                    screenshot=str(images / shot) if isinstance(shot, str) and shot else None,
+                    screenshot=str(data_path(images, shot)) if isinstance(shot, str) and shot else None,
                     thought=thought if isinstance(thought, str) and thought else None,
                     instruction=instruction if isinstance(instruction, str) and instruction else None,
                     native=json.dumps({"action": s.get("action"), "info": s.get("info")}, ensure_ascii=False),

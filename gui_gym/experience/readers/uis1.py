@@ -38,6 +38,14 @@ them) are dropped: the direction alone says the same.
 **Screen size**: the first step's image when it exists (header only), else the line's ``screen``
 (written by :func:`write_uis1`; UI-S1's own files have none), else ``screen=``.
 
+**Checks** (:mod:`~gui_gym.experience.readers.checks`): a click's, long press's or swipe's points
+must lie on the screen (``0 ≤ x ≤ width``, ``0 ≤ y ≤ height``) when an image or the line says its
+size; on the ``screen=`` fallback, which is a guess, within ``[0, MAX_SIDE]`` pixels. Boxes must be
+finite and within ``±MAX_SIDE``. Screenshot paths stay inside the data folder — ``image_root``, else
+the file's own folder: a relative path is taken under it, an absolute one (UI-S1's files hold the
+authors' machine's) by its file name in it, and one that climbs out with ``..`` or through a
+symbolic link is refused. Every error names the file and the line (``path:line: step k: ...``).
+
 Example (an eval line and a train line):
     >>> import json, tempfile, pathlib
     >>> eval_line = {"goal": "Note it", "episode_id": 90001, "steps": [
@@ -59,11 +67,13 @@ Example (an eval line and a train line):
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from gui_gym.core.io import atomic_write
+from gui_gym.experience.readers.checks import data_path, on_screen, sane_box, screen_size
 from gui_gym.experience.record import (
     DIRECTIONS,
     Box,
@@ -98,16 +108,17 @@ def image_size(path: str | Path) -> tuple[int, int] | None:
         raise ExperienceError(f"{p}: not a readable image ({err})") from None
 
 
-def _resolve(shot: Any, image_root: str | Path | None) -> str | None:
-    if shot is None:
+def _resolve(shot: Any, root: str | Path) -> str | None:
+    """A step's screenshot as a path inside the data folder ``root`` (module docstring)."""
+    if shot is None or shot == "":
         return None
     if not isinstance(shot, str):
-        raise ExperienceError(f"screenshot must be a path, got {shot!r}")
-    if image_root is None:
-        return shot
-    p = Path(shot)
-    # UI-S1 writes absolute paths of the authors' machine: under image_root they are found by name.
-    return str(Path(image_root) / (p.name if p.is_absolute() else p))
+        raise ExperienceError(f"screenshot must be a path, got {type(shot).__name__}")
+    # UI-S1 writes absolute paths of the authors' machine: they are found by name, never followed.
+    name = Path(shot).name if Path(shot).is_absolute() else shot
+    if not name:
+        raise ExperienceError(f"screenshot {shot[:80]!r} names no file")
+    return str(data_path(root, name))
 
 
 def _boxes(v: Any, what: str) -> list[Box]:
@@ -121,25 +132,23 @@ def _boxes(v: Any, what: str) -> list[Box]:
     for b in v:
         if not isinstance(b, Sequence) or isinstance(b, str) or len(b) != 4:
             raise ExperienceError(f"{what} must be a list of [x1, y1, x2, y2], got {v!r}")
-        out.append(tuple(b))
+        out.append(tuple(sane_box(b, what)))
     return out  # type: ignore[return-value]
 
 
-def _point(v: Any, what: str) -> tuple[float, float] | None:
-    if v is None:
-        return None
-    if (
-        isinstance(v, str)
-        or not isinstance(v, Sequence)
-        or len(v) != 2
-        or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in v)
-    ):
-        raise ExperienceError(f"{what} must be [x, y], got {v!r}")
-    return v[0], v[1]
+def _point(v: Any, what: str, area: tuple[int, int] | None) -> tuple[float, float] | None:
+    """``v`` as a point on ``area`` (``None``: a screen of unknown size), ``None`` when absent."""
+    return None if v is None else on_screen(v, area, what)
 
 
-def _swipe(ac: Mapping[str, Any], check: Mapping[str, Any], screen: tuple[int, int], convention: str) -> UIAction:
-    p1, p2 = _point(ac.get("coordinate"), "coordinate"), _point(ac.get("coordinate2"), "coordinate2")
+def _swipe(
+    ac: Mapping[str, Any],
+    check: Mapping[str, Any],
+    screen: tuple[int, int],
+    convention: str,
+    area: tuple[int, int] | None,
+) -> UIAction:
+    p1, p2 = _point(ac.get("coordinate"), "coordinate", area), _point(ac.get("coordinate2"), "coordinate2", area)
     label = check.get("direction")
     have_points = p1 is not None and p2 is not None
     if label is not None:
@@ -173,9 +182,14 @@ def parse_step(
     screen: tuple[int, int] = (1080, 2400),
     *,
     swipe_convention: str = "content",
-    image_root: str | Path | None = None,
+    image_root: str | Path = ".",
+    screen_known: bool = True,
 ) -> ExpertStep:
-    """One UI-S1 step as an :class:`ExpertStep` (see the module docstring)."""
+    """One UI-S1 step as an :class:`ExpertStep` (see the module docstring).
+
+    ``image_root`` is the data folder its screenshot must lie in; ``screen_known=False`` says
+    ``screen`` is a guess, so points are only held to ``[0, MAX_SIDE]``, not to the screen.
+    """
     if not isinstance(step, Mapping):
         raise ExperienceError(f"a step is a JSON object, got {type(step).__name__}")
     ac = step.get("action_content")
@@ -184,13 +198,15 @@ def parse_step(
     check = step.get("check_options") or {}
     if not isinstance(check, Mapping):
         raise ExperienceError("check_options must be a JSON object")
+    area = screen if screen_known else None
     kind = ac.get("action")
     boxes: list[Box] = []
     if kind in ("click", "long_press"):
-        action = UIAction(kind, point=ac.get("coordinate"), box=ac.get("bbox"), time=ac.get("time"))
+        point = _point(ac.get("coordinate"), "coordinate", area)
+        action = UIAction(kind, point=point, box=sane_box(ac.get("bbox"), "bbox"), time=ac.get("time"))
         boxes = _boxes(check.get("candidate_bbox"), "check_options.candidate_bbox")
     elif kind == "swipe":
-        action = _swipe(ac, check, screen, swipe_convention)
+        action = _swipe(ac, check, screen, swipe_convention, area)
     elif kind in ("type", "open", "answer", "key"):
         action = UIAction(kind, text=ac.get("text"))
         if kind == "open":
@@ -217,17 +233,23 @@ def parse_step(
     )
 
 
-def _screen(line: Mapping[str, Any], image_root: str | Path | None, default: tuple[int, int]) -> tuple[int, int]:
+def _screen(line: Mapping[str, Any], root: str | Path, default: tuple[int, int]) -> tuple[tuple[int, int], bool]:
+    """The line's screen size and whether the data says it (an image or the line's ``screen``)."""
     steps = line.get("steps") or []
     first = steps[0] if steps and isinstance(steps[0], Mapping) else {}
-    shot = _resolve(first.get("screenshot"), image_root)
-    size = image_size(shot) if shot else None
+    try:
+        shot = _resolve(first.get("screenshot"), root)
+        size = image_size(shot) if shot else None
+    except ExperienceError as err:
+        raise ExperienceError(f"step 0: {err}") from None
     if size is not None:
-        return size
+        return screen_size(*size, f"the size of the image {shot}"), True
     own = line.get("screen")
-    if isinstance(own, Sequence) and len(own) == 2 and all(isinstance(v, int) and v > 0 for v in own):
-        return int(own[0]), int(own[1])
-    return default
+    if own is not None:
+        if isinstance(own, str) or not isinstance(own, Sequence) or len(own) != 2:
+            raise ExperienceError(f"screen must be [width, height], got {own!r}"[:200])
+        return screen_size(own[0], own[1], "screen"), True
+    return default, False
 
 
 def read_uis1(
@@ -239,10 +261,13 @@ def read_uis1(
 ) -> list[Experience]:
     """The episodes of a UI-S1 JSON Lines file.
 
-    ``image_root`` is where the screenshots are (a step's absolute path is looked up there by its
-    file name, a relative one under it); ``screen`` the size when no image says it;
+    ``image_root`` is the data folder, where the screenshots are (default: the file's own
+    folder): a step's relative path is taken under it, an absolute one by its file name in it,
+    and a path that leads out of it is an error. ``screen`` is the size when no image and no
+    ``screen`` field say it (a guess: points are then held to ``[0, MAX_SIDE]`` only);
     ``swipe_convention`` how swipes without a label read (module docstring). An experience's id
-    is ``episode_id``, else ``"<file stem>:<line number>"``.
+    is ``episode_id``, else ``"<file stem>:<line number>"``. Damaged data raises an
+    :class:`ExperienceError` naming the file, the line and the step.
     """
     if swipe_convention not in SWIPE_CONVENTIONS:
         raise ValueError(f"swipe_convention is one of {', '.join(SWIPE_CONVENTIONS)}, got {swipe_convention!r}")
@@ -253,6 +278,7 @@ def read_uis1(
         text = p.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as err:
         raise ExperienceError(f"{p}: not UTF-8 text ({err})") from None
+    root = Path(image_root) if image_root is not None else p.parent
     out = []
     lines = text.splitlines()
     for n, raw in enumerate(lines, 1):
@@ -266,13 +292,20 @@ def read_uis1(
             raise ExperienceError(f"{p}:{n}: not JSON{hint} ({err})") from None
         if not isinstance(line, Mapping) or not isinstance(line.get("steps"), list):
             raise ExperienceError(f"{p}:{n}: an episode is a JSON object with a 'steps' list")
-        size = _screen(line, image_root, screen)
+        try:
+            size, known = _screen(line, root, screen)
+        except ExperienceError as err:
+            raise ExperienceError(f"{p}:{n}: {err}") from None
         steps = []
         for k, step in enumerate(line["steps"]):
             try:
-                steps.append(parse_step(step, size, swipe_convention=swipe_convention, image_root=image_root))
+                steps.append(
+                    parse_step(step, size, swipe_convention=swipe_convention, image_root=root, screen_known=known)
+                )
             except ExperienceError as err:
                 raise ExperienceError(f"{p}:{n}: step {k}: {err}") from None
+            except (ValueError, OverflowError) as err:  # numbers no check foresaw: still named
+                raise ExperienceError(f"{p}:{n}: step {k}: {type(err).__name__}: {str(err)[:200]}") from None
         eid = line.get("episode_id")
         meta: dict[str, Any] = {"line": n}
         for key in ("is_successful", "episode_id"):
@@ -320,6 +353,16 @@ def _action_content(step: ExpertStep, screen: tuple[int, int]) -> dict[str, Any]
     return out
 
 
+def _written_path(shot: str, folder: Path) -> str:
+    """``shot`` relative to ``folder`` when it is an absolute path inside it, else as it is."""
+    if os.path.isabs(shot):
+        try:
+            return Path(os.path.normpath(shot)).relative_to(folder).as_posix()
+        except ValueError:  # not inside: kept, and read back by its name in the data folder
+            pass
+    return shot
+
+
 def write_uis1(experiences: Iterable[Experience], path: str | Path) -> int:
     """Write ``experiences`` as UI-S1's eval-style JSON Lines; the number written.
 
@@ -327,11 +370,13 @@ def write_uis1(experiences: Iterable[Experience], path: str | Path) -> int:
     has ``action_content`` (pixels; a swipe's finger points, the standard ones for its
     direction when it has none), ``check_options`` (the action, ``candidate_bbox`` for a click,
     long press or open with boxes, ``direction`` for a swipe), ``screenshot``,
-    ``step_instruction`` and ``thought`` when set. Lines carry ``screen`` ([w, h]) as well, which
+    ``step_instruction`` and ``thought`` when set (a screenshot in the file's folder as a path
+    relative to it, so that the file and its images move together). Lines carry ``screen`` ([w, h]) as well, which
     UI-S1's code ignores and :func:`read_uis1` reads when there is no image. A step's ``ui`` and
     ``native`` are not part of the format (reading back gives ``native`` = the written
     ``action_content``).
     """
+    folder = Path(os.path.abspath(path)).parent
     lines = []
     for e in experiences:
         canonical = e.id.isascii() and e.id.isdigit() and str(int(e.id)) == e.id  # "0141..." stays text
@@ -352,7 +397,7 @@ def write_uis1(experiences: Iterable[Experience], path: str | Path) -> int:
                 check["candidate_bbox"] = [list(b) for b in s.boxes]
             row: dict[str, Any] = {"action_content": ac}
             if s.screenshot is not None:
-                row["screenshot"] = s.screenshot
+                row["screenshot"] = _written_path(s.screenshot, folder)
             if s.instruction is not None:
                 row["step_instruction"] = s.instruction
             row["check_options"] = check
