@@ -28,7 +28,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
-from _util import canon, find_el, index_of, make, tap
+from _util import canon, find_el, index_of, make, screen_key, state_key, tap
 
 from gui_gym.android.actions import (
     DIRECTIONS,
@@ -962,3 +962,126 @@ def test_androidworld_reason_then_labelled_json_action_is_accepted(reply: str) -
 def test_labelled_json_elsewhere_is_refused(reply: str) -> None:
     with pytest.raises(ActionParseError):
         parse_action(reply)
+
+
+# ----------------------------------------------------------------------------- key presses
+
+#: Every syntax of a standalone Enter: AndroidLab's and MobileRL's text, AndroidWorld's JSON, the object.
+ENTERS: list[tuple[Any, str]] = [
+    ('do(action="Enter")', "androidlab"),
+    ('do(action="Press Enter")', "androidlab"),
+    ('do(action="Enter")', "mobilerl"),
+    ('do(action="Press Enter")', "mobilerl"),
+    ('{"action_type": "keyboard_enter"}', "androidlab"),
+    ({"action_type": "keyboard_enter"}, "androidlab"),
+    (Action("enter"), "androidlab"),
+]
+
+
+def _at(setup: list[str], dialect: str = "androidlab", max_steps: int = 50) -> tuple[Any, dict]:
+    env = make("ContactsAddContact", max_steps=max_steps, action_dialect=dialect)
+    _, info = env.reset(seed=0)
+    for action in setup:
+        _, _, _, _, info = env.step(action)
+        assert info["format_valid"], info
+    return env, info
+
+
+@pytest.mark.parametrize("setup", [[], [LAUNCH]], ids=["home", "contacts"])
+@pytest.mark.parametrize("enter, dialect", ENTERS, ids=[f"{d}:{a!r}" for a, d in ENTERS])
+def test_a_standalone_enter_with_nothing_to_act_on_is_valid_and_changes_nothing(
+    setup: list[str], enter: Any, dialect: str
+) -> None:
+    """A key press a phone takes is a valid action with or without an effect (as Back on the home
+    screen is): with no focused field, Enter says it did nothing, changes nothing but the clock,
+    and still costs a step."""
+    env, _ = _at(setup, dialect, max_steps=len(setup) + 1)
+    dev = env.unwrapped.device
+    state, screen, step = state_key(dev), screen_key(dev), dev.state.step
+    _, reward, term, trunc, info = env.step(enter)
+    assert info["format_valid"] is True and info["action_kind"] == "input" and "reason" not in info
+    assert info["action_description"] == "Press Enter (nothing happens: no text field has focus)"
+    assert (state_key(dev), screen_key(dev)) == (state, screen)
+    assert dev.state.step == step + 1  # the phone took the key event
+    assert trunc and not term and reward == 0.0  # the step was spent
+
+
+@pytest.mark.parametrize("key, said", [("Back", "on the home screen (nothing happens)"), ("Home", "home screen")])
+def test_back_and_home_with_nothing_to_act_on_are_valid_too(key: str, said: str) -> None:
+    env, _ = _at([], max_steps=3)
+    dev = env.unwrapped.device
+    state, screen = state_key(dev), screen_key(dev)
+    for action in (f'do(action="{key}")', f'do(action="Press {key}")'):
+        _, _, _, _, info = env.step(action)
+        assert info["format_valid"] is True and info["action_kind"] == "navigate", info
+        assert said in info["action_description"]
+        assert (state_key(dev), screen_key(dev)) == (state, screen)
+
+
+def test_enter_in_a_full_multiline_field_is_valid_and_changes_nothing() -> None:
+    """Enter's other way of doing nothing (no room for the line break) is a key press too."""
+    from gui_gym.android.sim.widgets import MAX_FIELD_CHARS
+
+    env = make("MarkorCreateNote", max_steps=80)
+    env.reset(seed=0)
+    dev = env.unwrapped.device
+    for _ in range(30):
+        fh = dev.focused_host()
+        if fh is not None and fh[1] in fh[0].multiline:
+            break
+        env.step(env.unwrapped.oracle_action())
+    else:
+        raise AssertionError("the oracle never focused a multi-line field")
+    host, key = fh
+    host.form[key] = "x" * MAX_FIELD_CHARS
+    dev.invalidate()
+    state = state_key(dev)
+    _, _, _, _, info = env.step('do(action="Enter")')
+    assert info["format_valid"] and info["action_description"].startswith("Press Enter (nothing happens: ")
+    assert state_key(dev) == state and host.form[key] == "x" * MAX_FIELD_CHARS
+
+
+def _search_typed(dialect: str) -> tuple[Any, dict]:
+    """Contacts with its search field open and focused (the toolbar's "Search contacts" button)."""
+    env, info = _at([LAUNCH], dialect)
+    _, _, _, _, info = env.step(tap(find_el(info, content_description="Search contacts")))
+    assert info["format_valid"] and env.unwrapped.device.focused_host() is not None, info
+    return env, info
+
+
+def test_enter_after_a_mobilerl_type_submits_as_androidlab_type_does() -> None:
+    """MobileRL's executor types (no Enter) and then sends a standalone Enter; AndroidLab's Type
+    presses the Enter itself. On the Contacts search field, both submit the search: the same
+    phone, down to the whole device state."""
+    lab, _ = _search_typed("androidlab")
+    _, _, _, _, lab_info = lab.step('do(action="Type", text="Ann")')
+    assert lab_info["format_valid"], lab_info
+    assert lab_info["action_description"].startswith('Search contacts for "Ann"')
+
+    mrl, _ = _search_typed("mobilerl")
+    _, _, _, _, typed = mrl.step('do(action="Type", text="Ann")')
+    assert typed["format_valid"] and mrl.unwrapped.device.focused_host() is not None  # typed, not submitted
+    _, _, _, _, info = mrl.step('do(action="Enter")')
+    assert info["format_valid"] is True and info["action_kind"] == "input"
+    assert info["action_description"] == 'Search contacts for "Ann"'
+    assert mrl.unwrapped.device.focused_host() is None  # submitted: the field lost its focus
+    assert state_key(mrl.unwrapped.device) == state_key(lab.unwrapped.device)
+    assert screen_key(mrl.unwrapped.device) == screen_key(lab.unwrapped.device)
+    # and a second Enter, with the field gone, is the valid no-op
+    _, _, _, _, again = mrl.step({"action_type": "keyboard_enter"})
+    assert again["format_valid"] and "nothing happens" in again["action_description"]
+
+
+def test_enter_over_adb_with_no_focused_field_is_taken_silently() -> None:
+    """``input keyevent KEYCODE_ENTER`` (AndroidWorld's ``press_enter_button``) on the simulator's
+    adb: like a phone, it takes the key and reports nothing, whether or not a field has focus."""
+    from gui_gym.android.sim.adb.shell import Shell
+
+    env, _ = _at([LAUNCH])
+    dev = env.unwrapped.device
+    state, step = state_key(dev), dev.state.step
+    sh = Shell(dev)
+    for command in ("input keyevent KEYCODE_ENTER", "input keyevent 66"):
+        result = sh.run(command)
+        assert result.status == 0 and result.stderr == b"", result
+    assert state_key(dev) == state and dev.state.step == step + 2

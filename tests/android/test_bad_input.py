@@ -58,7 +58,6 @@ CASES: list[tuple[str, str, Any, str]] = [
     ("long-press-launcher", "home", {"action_type": "long_press", "x": 540, "y": 1800}, "long"),
     ("type-no-focus", "contacts", 'do(action="Type", text="hello")', "focus"),
     ("type-on-home", "home", 'do(action="Type", text="hello")', "focus"),
-    ("enter-no-focus", "contacts", 'do(action="Enter")', "focus"),
     ("type-empty", "editor", 'do(action="Type", text="")', "nothing"),
     ("launch-unknown-close", "home", 'do(action="Launch", app="Contcts")', "contacts"),
     ("launch-unknown-far", "contacts", {"action_type": "open_app", "app_name": "Quantum Toaster"}, "installed"),

@@ -572,7 +572,7 @@ class Device:
         y = KEYBOARD_TOP + 40 + 3 * 170
 
         def enter() -> str:
-            return self._enter()
+            return self.press_enter()  # the keyboard's own Enter key: the same key event
 
         kb.children.append(
             Node(
@@ -695,7 +695,7 @@ class Device:
         if k == "wait":
             return Outcome(True, "Wait for 3 seconds")
         if k == "enter":
-            return Outcome(True, self._enter())
+            return Outcome(True, self.press_enter())
         if k == "finish":
             msg = a.text or ""
             return Outcome(
@@ -827,7 +827,7 @@ class Device:
         if not enter:
             return done
         self.invalidate()  # Enter's handler sees the typed text
-        pressed = self._enter_after_typing()
+        pressed = self.press_enter()  # a key event: with nothing to do, the text stays typed
         if pressed.startswith("Press Enter"):  # only the key: a line break, the next field, nothing
             return f"{done}; {pressed}"
         return f"{pressed}: {done[0].lower()}{done[1:]}, then Enter"  # Enter acted: that leads
@@ -841,7 +841,7 @@ class Device:
     def _enter(self) -> str:
         fh = self.focused_host()
         if fh is None:
-            raise Inapplicable("Enter needs a focused text field")
+            raise Inapplicable("no text field has focus")
         host, key = fh
         if key in host.multiline:
             old = host.form.get(key, "")
@@ -923,9 +923,15 @@ class Device:
             return self.long_press(x0, y0)
         return self.tap(x0, y0)
 
-    def _enter_after_typing(self) -> str:
-        """The Enter a Type (AndroidLab) or input_text (AndroidWorld) presses after its text:
-        a key event, so one with nothing to do changes nothing and fails nothing."""
+    def press_enter(self) -> str:
+        """Press Enter (``input keyevent KEYCODE_ENTER``, AndroidWorld's ``keyboard_enter``).
+
+        A key event a phone always takes, as Back and Home are: with nothing to act on (no field
+        has focus, a recipient that is not one contact, a full multi-line field) it changes
+        nothing and says so, and is still a valid action that costs a step. The Enter a Type
+        (AndroidLab) or input_text (AndroidWorld) presses after its text is this one too, so a
+        standalone Enter after MobileRL's Type does what AndroidLab's Type does.
+        """
         try:
             return self._enter()
         except Inapplicable as e:
