@@ -215,8 +215,82 @@ def test_a_damaged_file_is_a_clear_error_and_is_never_overwritten(tmp_path, capl
     path.write_text('{"kind": "uimem_memory", "format_version": 1, "data": {"clock": 0')
     with pytest.raises(StateFileError, match="cannot read this uimem_memory"):
         ExperienceMemory.load(path)
-    mem.add_skill("app", "a", "tap b")  # the running copy keeps its change in memory
+    mem.add_skill("app", "a", "tap b")  # the running copy saves its change beside the file
     assert "not overwriting" in caplog.text and path.read_text().endswith('"clock": 0')
+
+
+def _recovered(tmp_path) -> list:
+    return sorted(tmp_path.glob("memory.recovered-*.json"))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [b"\x00\xffgarbage from another process", b"", b'{"kind": "uimem_memory", "format_version": 1, "da'],
+    ids=["garbage", "truncated", "cut-short"],
+)
+def test_a_file_damaged_mid_run_loses_none_of_the_runs_updates(tmp_path, caplog, damage: bytes) -> None:
+    path = tmp_path / "memory.json"
+    mem = ExperienceMemory(path)
+    mem.add_workflow("T", ["open", "save"], scene="app")
+    mem.add_skill("app", "open", "tap the icon")
+    path.write_bytes(damage)  # another process damages the file mid-run
+    with caplog.at_level("WARNING"):
+        mem.add_skill("app", "save", "tap Save")  # the update made after the damage
+        mem.retrieve("T", "strong")  # a use, written at the flush
+        mem.flush()
+        mem.save()
+    assert path.read_bytes() == damage  # the damaged file is left as it is
+    [recovery] = _recovered(tmp_path)
+    assert mem.recovery_path == recovery
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and str(path) in warnings[0] and str(recovery) in warnings[0]
+    # the recovery file is a whole memory: what was read before the damage and every change since
+    back = ExperienceMemory.load(recovery)
+    assert [s["text"] for s in back.skills("app", "save")] == ["tap Save"]
+    assert [s["text"] for s in back.skills("app", "open")] == ["tap the icon"]
+    assert back.plans("T")[0]["n_used"] == 1 and back.skills("app", "open")[0]["n_used"] == 1
+    # later changes of the run go to the same recovery file
+    mem.add_failure("app", "save", "saved too early", "type first")
+    assert _recovered(tmp_path) == [recovery]
+    assert ExperienceMemory.load(recovery).failures("app", "save")[0]["guideline"] == "type first"
+    assert path.read_bytes() == damage
+
+
+def test_after_a_repair_the_memory_follows_the_file_and_names_the_recovery_file(tmp_path, caplog) -> None:
+    path = tmp_path / "memory.json"
+    mem = ExperienceMemory(path)
+    mem.add_skill("app", "a", "tap a")
+    good = path.read_bytes()
+    path.write_text("garbage")
+    mem.add_skill("app", "b", "tap b")
+    recovery = mem.recovery_path
+    assert recovery is not None and ExperienceMemory.load(recovery).skills("app", "b")
+    path.write_bytes(good)  # another process puts a good copy back
+    with caplog.at_level("WARNING"):
+        mem.add_skill("app", "c", "tap c")
+    assert mem.recovery_path is None and str(recovery) in caplog.text
+    assert ExperienceMemory.load(path).skills("app", "c") and not ExperienceMemory.load(path).skills("app", "b")
+    assert ExperienceMemory.load(recovery).skills("app", "b")  # kept, for a person to merge
+    # a damaged file that is removed is written afresh
+    path.write_text("garbage")
+    mem.add_skill("app", "d", "tap d")
+    path.unlink()
+    mem.add_skill("app", "e", "tap e")
+    assert ExperienceMemory.load(path).skills("app", "e") and ExperienceMemory.load(path).skills("app", "d")
+    assert len(_recovered(tmp_path)) == 2
+
+
+def test_a_copy_in_another_process_names_its_own_recovery_file(tmp_path) -> None:
+    path = tmp_path / "memory.json"
+    mem = ExperienceMemory(path)
+    mem.add_skill("app", "a", "tap a")
+    path.write_text("garbage")
+    mem.add_skill("app", "b", "tap b")
+    clone = pickle.loads(pickle.dumps(mem))
+    assert mem.recovery_path is not None and clone.recovery_path is None
+    clone.add_skill("app", "c", "tap c")
+    assert clone.recovery_path not in (None, mem.recovery_path) and len(_recovered(tmp_path)) == 2
+    assert path.read_text() == "garbage"
 
 
 def _doc(data: dict) -> str:
