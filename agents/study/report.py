@@ -2,8 +2,9 @@
 
 :func:`write_report` reads a study directory (:mod:`agents.study.data`), computes its numbers
 (:mod:`agents.study.stats`), draws learning curves under ``OUT/plots/`` (:mod:`agents.study.plots`)
-and renders the tables in the papers' shapes (ADMIRE Table 1/3, App. B.2-B.6, Fig. 4; ProgRM
-Tables 1 and 3; MobileRL Fig. 6). This module holds the Markdown sections and
+and renders the tables in the papers' shapes (ADMIRE Table 1/3/4, App. B.2-B.6, Fig. 4; ProgRM
+Tables 1-3; MobileRL Fig. 6), with the declared comparisons' tests (:data:`~agents.study.stats.PRIMARY`,
+:data:`~agents.study.stats.SECONDARY`). This module holds the Markdown sections and
 :func:`auto_reading`; it re-exports the public names of the data and stats modules, so
 ``from agents.study.report import load_study, aggregate, ...`` keeps working.
 """
@@ -27,17 +28,18 @@ from agents.study.settings import PAPER
 from agents.study.stats import (
     TABLE4_COLUMNS,
     Aggregates,
+    ComparisonResult,
+    FamilyResult,
     SettingAggregate,
     Stat,
     aggregate,
+    families,
     milestone_hit_counts,
-    min_detectable_effect,
     minus,
-    paired,
     scipy_stats,
-    significance,
     summary_table,
     table4,
+    vs_baseline,
 )
 from agents.study.tiers import read_tiers
 from gui_gym.core.io import atomic_write
@@ -55,10 +57,11 @@ __all__ = [
     "StudyData",
     "aggregate",
     "auto_reading",
+    "families",
     "load_study",
     "milestone_hit_counts",
-    "significance",
     "summary_table",
+    "vs_baseline",
     "write_report",
 ]
 
@@ -219,17 +222,20 @@ def _header(data: StudyData) -> list[str]:
 _SUCCESS_HEADER = ("Setting", "n", "Easy", "Medium", "Hard", "All (seen)", "Δ seen", "Unseen", "Δ unseen")
 
 
-def _success_section(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]]) -> list[str]:
+def _success_section(data: StudyData, agg: Aggregates, fams: dict[str, FamilyResult]) -> list[str]:
     lines = ["## Success by difficulty", ""]
     lines.append(
         "Trained success rate (%) on the training tasks at held-out seeds (seen), per tier and overall, and on the "
         "held-out tasks (unseen); Δ is the gain over the policy before RL (untrained, or the warm start) of the same "
         "training seed. Cells are mean ± sample std over the finished seeds (a cell without ± comes from one seed); "
         "n counts finished runs; crashed, diverged and missing runs are not averaged in. Best value per column in "
-        "**bold**; \\* marks p < 0.05 against Outcome (Welch's t-test over seeds, see Significance)."
+        "**bold**; \\* marks the setting of a primary comparison whose Holm-corrected paired p < 0.05 (see "
+        "Significance: each is tested against its paper's control, which is not always Outcome); the other cells are "
+        "not tested."
     )
     lines.append("")
-    p_of = {r["setting"]: r for r in sig}
+    primary = fams.get("primary")
+    marked = {r.comparison.setting for r in primary.significant()} if primary else set()
     u = agg.untrained
     rows = [
         [
@@ -254,10 +260,8 @@ def _success_section(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]]
             _pct(m["unseen_all"]),
             _pct(m["delta_unseen"], signed=True),
         ]
-        for col, split in ((5, "seen"), (7, "unseen")):
-            p = p_of.get(a.name, {}).get(f"welch_{split}")
-            if p is not None and p < 0.05:
-                row[col] += "\\*"
+        if a.name in marked:  # the family's endpoint is seen success: only that cell is tested
+            row[5] += "\\*"
         cells.append(row)
         keys = ("", "", *(f"seen_{t}" for t in TIERS), "seen_all", "delta_seen", "unseen_all", "delta_unseen")
         values.append([m[k].mean if k else None for k in keys])
@@ -300,10 +304,11 @@ def _table4_section(data: StudyData, agg: Aggregates) -> list[str]:
     keys = TABLE4_COLUMNS[family]
     what = (
         "trained success (%) on the seen tasks per task type (Pick, Clean, Heat, Cool, Pick2, Look; a task id "
-        "starts with its type), over all seen tasks, and on the held-out tasks"
+        "starts with its type), over all seen tasks, and on the held-out tasks (a column Table 4 does not have)"
         if family == "ALFWorld"
         else "the mean final task score (×100; upstream WebShop's reward at Buy Now, 0 without a purchase) and "
-        "success (%, a score of 1, verl-agent's rule), on the seen and on the held-out tasks"
+        "success (%, a score of 1, verl-agent's rule), on the seen and on the held-out tasks (the last two columns are "
+        "not in Table 4)"
     )
     lines = [
         "## ADMIRE Table 4's columns",
@@ -378,99 +383,126 @@ def _reward_model_section(data: StudyData, agg: Aggregates) -> list[str]:
     ]
 
 
-def _significance_section(agg: Aggregates, sig: list[dict[str, Any]]) -> list[str]:
+def _pp(d: float | None) -> str:
+    """A difference in percentage points, signed; one that rounds to zero reads +0.0, never -0.0."""
+    return _DASH if d is None else f"{round(100 * d, 1) + 0.0:+.1f}"
+
+
+def _ci(c: tuple[float, float] | None) -> str:
+    return _DASH if c is None else f"[{100 * c[0]:+.1f}, {100 * c[1]:+.1f}]"
+
+
+#: The mark of a comparison whose Holm-corrected p < α, per family.
+_MARKS = {"primary": "\\*", "secondary": "†"}
+_FAMILY_TITLES = {
+    "primary": (
+        "Primary comparisons",
+        "One comparison per paper's headline claim, each against the control that differs from it only in what "
+        "the paper proposes",
+    ),
+    "secondary": (
+        "Secondary comparisons",
+        "The papers' other claims this study can test (ADMIRE's ablations against full ADMIRE under the same "
+        "optimiser, adaptive against static milestones, ProgRM's order of reward models) and the study's own "
+        "controls (its matcher against the paper's pure cosine, step-level against trajectory-level GRPO)",
+    ),
+}
+
+
+def _family_section(name: str, fam: FamilyResult) -> list[str]:
+    """One Holm family: the claims it tests, one row per comparison, and its power at the target effect."""
+    title, what = _FAMILY_TITLES.get(name, (f"{name.capitalize()} comparisons", "Declared comparisons"))
+    mark = _MARKS.get(name, "")
+    lines = [f"### {title}", "", f"{what}, tested together (Holm over this family; {mark}: corrected p < "
+             f"{fam.alpha:g}). The claims, as each paper shows them:", ""]  # fmt: skip
+    for i, r in enumerate(fam.results, 1):
+        c = r.comparison
+        lines.append(f"{i}. **{c.label}** (`{c.setting}` − `{c.baseline}`): {c.claim}.")
+    lines.append("")
+    rows = []
+    for i, r in enumerate(fam.results, 1):
+        why, t, u = r.why_untested(), r.seen, r.unseen
+        if t is None or u is None:  # a setting the study lacks: said, never replaced by another control
+            rows.append([f"{i}. {r.comparison.label}", _DASH, why, *[_DASH] * 8])
+            continue
+        delta = _pp(t.mean) + (mark if r.p_holm is not None and r.p_holm < fam.alpha else "")
+        sd = _DASH if t.sd is None else f"{100 * t.sd:.1f}"
+        power = _DASH if r.power is None else f"{r.power:.2f}"
+        needed = _DASH if r.seeds_needed is None else str(r.seeds_needed)
+        p = _p(t.p) if why is None else why
+        rows.append([f"{i}. {r.comparison.label}", t.n, delta, _ci(t.ci), sd, p, _p(r.p_holm), power, needed,
+                     _pp(u.mean), _ci(u.ci)])  # fmt: skip
+    header = ("Comparison", "pairs", "Δ seen (pp)", "95% CI (seen)", "paired SD (pp)", "p", "p, Holm",
+              f"power at {100 * fam.effect:g} pp", f"seeds for {100 * fam.target_power:.0f} %", "Δ unseen (pp)",
+              "95% CI (unseen)")  # fmt: skip
+    lines += _table(header, rows)
+    lines.append("")
+    m, k = fam.m, fam.declared
+    if m == 0:
+        return [*lines, f"None of the {k} comparisons could be tested in this study (see the rows)."]
+    a = fam.alpha / m
+    note = (
+        f"Holm over the {m} of {k} declared comparisons this study could test. Power is that of Holm's first (and "
+        f"strictest) step, α/m = {fam.alpha:g}/{m} = {a:.4g}, two-sided, by the noncentral t with n − 1 degrees "
+        f"of freedom, against a true difference of {100 * fam.effect:g} pp: in the rows with each comparison's own "
+        "paired SD"
+    )
+    if fam.sd is not None and fam.n is not None and fam.power is not None:
+        note += (
+            f"; at the family's median paired SD, {100 * fam.sd:.1f} pp over {fam.n} paired seeds, it is "
+            f"{fam.power:.2f}, and the smallest difference found with {100 * fam.target_power:.0f} % power is "
+            f"{_DASH if fam.mde is None else f'{100 * fam.mde:.1f}'} pp"
+        )
+    note += (
+        f". Seeds for {100 * fam.target_power:.0f} %: the paired seeds that would give that power at "
+        f"{100 * fam.effect:g} pp with all {k} comparisons tested (α/{k})"
+    )
+    if fam.seeds_needed is not None and fam.sd is not None:
+        note += f"; at the median paired SD, {fam.seeds_needed}"
+    return [*lines, note + "."]
+
+
+def _significance_section(agg: Aggregates, fams: dict[str, FamilyResult], rows: list[dict[str, Any]]) -> list[str]:
     lines = ["## Significance", ""]
-    if "outcome" not in agg:
-        return [*lines, "The study has no `outcome` setting to test against."]
+    if scipy_stats() is None:
+        lines += ["_scipy is not installed, so nothing is tested and no interval is computed._", ""]
+    n_pairs = [r.seen.n for f in fams.values() for r in f.results if r.seen is not None and r.seen.n]
+    small = not n_pairs or max(n_pairs) < 15
     lines.append(
-        "Each setting against Outcome: a paired t-test on the per-seed difference of trained success over the "
-        "training seeds both ran (the same tasks and evaluation seeds), Holm-corrected over the settings "
-        "compared, with a bootstrap 95 % interval of the mean paired difference; Welch's t-test (unequal "
-        "variances, unpaired) on per-seed trained success; and a two-sided Fisher exact test on the success "
-        "counts pooled over every evaluation episode of the finished seeds. Δ is the difference of the means "
-        "in percentage points; n/a: fewer than two seeds in a group, no variance in either, or no episodes."
+        "What this study tests is declared in code before any result (`PRIMARY` and `SECONDARY` in "
+        "`agents/study/stats.py`): trained success on the training tasks at held-out seeds (seen), one paired t-test "
+        "per comparison on the training seeds both settings ran (they share tasks and evaluation seeds), each "
+        "family Holm-corrected on its own. Δ is the mean paired difference in percentage points with its 95 % "
+        + ("Student's t interval (a percentile bootstrap of so few seeds is too narrow; from 15 pairs on the "
+           "interval is a BCa bootstrap)" if small else "interval (Student's t below 15 pairs, BCa bootstrap from "
+           "15 on)")
+        + "; the unseen split is described with its interval, not tested. A large p is not evidence of no effect: "
+        "see each family's power."
+    )  # fmt: skip
+    for name, fam in fams.items():
+        lines += ["", *_family_section(name, fam)]
+    lines += ["", "### Every setting against Outcome (described, not tested)", ""]
+    if "outcome" not in agg:
+        return [*lines, "The study has no `outcome` setting."]
+    lines.append(
+        "The mean paired difference from Outcome (trajectory-level GRPO on the env's check) of each of the "
+        f"{len(rows)} other settings, with its 95 % interval, and the successes pooled over every evaluation "
+        "episode of the finished seeds. No p-values and no marks: these comparisons are not in a family, so an "
+        f"interval here that excludes 0 is one of {len(rows)} uncorrected looks, not a finding."
     )
     lines.append("")
 
     def counts(c: tuple[tuple[int, int], tuple[int, int]]) -> str:
         return f"{c[0][0]}/{c[0][1]} vs {c[1][0]}/{c[1][1]}"
 
-    def pp(d: float | None) -> str:
-        return _DASH if d is None else f"{100 * d:+.1f}"
-
-    def ci(c: tuple[float, float] | None) -> str:
-        return _DASH if c is None else f"[{100 * c[0]:+.1f}, {100 * c[1]:+.1f}]"
-
-    rows = [
-        [
-            agg[r["setting"]].label,
-            pp(r["diff_seen"]),
-            ci(r.get("ci_seen")),
-            _p(r.get("holm_seen")),
-            _p(r["welch_seen"]),
-            _p(r["fisher_seen"]),
-            counts(r["counts_seen"]),
-            pp(r["diff_unseen"]),
-            _p(r.get("holm_unseen")),
-            _p(r["welch_unseen"]),
-            _p(r["fisher_unseen"]),
-            counts(r["counts_unseen"]),
-        ]
-        for r in sig
-    ]
-    header = (
-        "Setting",
-        "Δ seen (pp)",
-        "95% CI (seen)",
-        "paired p, Holm (seen)",
-        "Welch p (seen)",
-        "Fisher p (seen)",
-        "successes (seen)",
-        "Δ unseen (pp)",
-        "paired p, Holm (unseen)",
-        "Welch p (unseen)",
-        "Fisher p (unseen)",
-        "successes (unseen)",
-    )
-    lines += _table(header, rows) if rows else ["Outcome is the only setting."]
-    lines.append("")
-    ns = [a.metrics["seen_all"].n for a in agg.settings.values() if a.metrics["seen_all"].n]
-    stds = [s for a in agg.settings.values() if (s := a.metrics["seen_all"].std) is not None]
-    n = int(statistics.median(ns)) if ns else 0
-    note = (
-        f"How to read this: with n = {n} seed(s) per setting, Welch's test has few degrees of freedom, so only "
-        "large effects reach p < 0.05"
-    )
-    stats = scipy_stats()
-    if stats is None:
-        lines += ["_scipy is not installed, so no p-value could be computed._", ""]
-    elif n >= 2 and stds:
-        s = statistics.median(stds)
-        mdd = stats.t.ppf(0.975, 2 * n - 2) * s * math.sqrt(2 / n)
-        note += (
-            f": at the median seed-to-seed std seen here ({100 * s:.1f} pp), a difference needs to be about "
-            f"{100 * mdd:.0f} pp to get there"
-        )
-    note += (
-        ". A large p is therefore not evidence of no effect. Fisher's test treats every evaluation episode as "
-        "independent and ignores the variation between training seeds, so it asks whether a gap exceeds "
-        "evaluation noise, not whether it would survive retraining, and with many episodes per seed it can "
-        "give small p-values where Welch's does not. Welch's and Fisher's p are not corrected for the "
-        f"{len(sig)} comparisons made here (about {0.05 * len(sig):.1f} of them would fall below 0.05 by chance "
-        "if no setting differed); the paired p-values are, by Holm's method."
-    )
-    diffs = [paired(agg[r["setting"]].metrics["seen_all"], agg["outcome"].metrics["seen_all"]) for r in sig]
-    spreads = [statistics.stdev(d) for d in diffs if len(d) >= 2]
-    pairs = [len(d) for d in diffs if d]
-    if spreads and pairs:
-        mde = min_detectable_effect(statistics.median(spreads), int(statistics.median(pairs)))
-        if mde is not None:
-            note += (
-                f" Minimum detectable effect: with {int(statistics.median(pairs))} paired seeds and the median "
-                f"paired std seen here ({100 * statistics.median(spreads):.1f} pp), a paired test at α = 0.05 "
-                f"finds a difference of {100 * mde:.1f} pp with 80 % power."
-            )
-    return [*lines, note]
+    table = [
+        [agg[r["setting"]].label, r["seen"].n, _pp(r["seen"].mean), _ci(r["seen"].ci), _pp(r["unseen"].mean),
+         _ci(r["unseen"].ci), counts(r["counts_seen"]), counts(r["counts_unseen"])]
+        for r in rows
+    ]  # fmt: skip
+    header = ("Setting", "pairs", "Δ seen (pp)", "95% CI (seen)", "Δ unseen (pp)", "95% CI (unseen)",
+              "successes (seen)", "successes (unseen)")  # fmt: skip
+    return lines + (_table(header, table) if table else ["Outcome is the only setting."])
 
 
 _PAIRS = (("outcome", "spa"), ("milestone-adaptive", "milestone+spa"))
@@ -643,10 +675,30 @@ def _milestone_section(data: StudyData, agg: Aggregates) -> list[str]:
     return lines + _table(header, rows, "l" + "rl" * len(pair))
 
 
-def _ablation_section(agg: Aggregates) -> list[str]:
+def _declared(fams: dict[str, FamilyResult]) -> dict[tuple[str, str], tuple[str, ComparisonResult]]:
+    """(setting, baseline) → (family, result) of every declared comparison."""
+    return {(r.comparison.setting, r.comparison.baseline): (n, r) for n, f in fams.items() for r in f.results}
+
+
+def _test_note(fams: dict[str, FamilyResult], setting: str, baseline: str) -> str:
+    """The declared test of ``setting`` − ``baseline`` in words: its interval and Holm p, or why there is none."""
+    found = _declared(fams).get((setting, baseline))
+    if found is None:
+        return "not tested: no declared comparison"
+    name, r = found
+    if r.seen is None or not r.tested:
+        return r.why_untested() or "not tested"
+    fam = fams[name]
+    verdict = "significant" if r.p_holm is not None and r.p_holm < fam.alpha else "not significant"
+    over = f"the {fam.m} {name} comparisons" if fam.m > 1 else f"the one {name} comparison tested"
+    return f"paired 95 % CI {_ci(r.seen.ci)}, Holm p = {_p(r.p_holm)} over {over}: {verdict}"
+
+
+def _ablation_section(agg: Aggregates, fams: dict[str, FamilyResult]) -> list[str]:
     """ADMIRE App. B.3 / Fig. 4: the full reward against its variants, within each optimiser's view."""
     lines = ["## ADMIRE ablations", ""]
     tables: list[list[str]] = []
+    declared = _declared(fams)
     for suffix, title in (("", "Common optimiser"), (PAPER, "ADMIRE's optimiser (step-level GRPO)")):
         abl = [a for n, a in agg.settings.items() if a.group == "ablation" and (PAPER in n) == bool(suffix)]
         full = agg.settings.get("milestone-adaptive" + suffix)
@@ -657,20 +709,32 @@ def _ablation_section(agg: Aggregates) -> list[str]:
             d = minus(a.mean(key), full.mean(key))
             return _DASH if d is None else f"{100 * d:+.1f}"
 
-        rows = [[f"{full.label} (full)", _n_cell(full), _pct(full.metrics["seen_all"]), _DASH,
+        def test(a: SettingAggregate, full: SettingAggregate = full) -> list[str]:
+            """The declared paired test of the variant against full ADMIRE: interval and Holm p."""
+            name, r = declared.get((a.name, full.name), ("", None))
+            if r is None:
+                return [_DASH, "not declared"]
+            if r.seen is None or not r.tested:
+                return [_ci(r.seen.ci) if r.seen else _DASH, r.why_untested() or _DASH]
+            mark = _MARKS.get(name, "") if r.p_holm is not None and r.p_holm < fams[name].alpha else ""
+            return [_ci(r.seen.ci), f"{_p(r.p_holm)}{mark} ({name})"]
+
+        rows = [[f"{full.label} (full)", _n_cell(full), _pct(full.metrics["seen_all"]), _DASH, _DASH, _DASH,
                  _pct(full.metrics["unseen_all"]), _DASH]]  # fmt: skip
         rows += [
-            [a.label, _n_cell(a), _pct(a.metrics["seen_all"]), diff(a, "seen_all"), _pct(a.metrics["unseen_all"]),
-             diff(a, "unseen_all")]
+            [a.label, _n_cell(a), _pct(a.metrics["seen_all"]), diff(a, "seen_all"), *test(a),
+             _pct(a.metrics["unseen_all"]), diff(a, "unseen_all")]
             for a in abl
         ]  # fmt: skip
-        header = ("Setting", "n", "Seen success", "Δ vs full (pp)", "Unseen success", "Δ unseen vs full (pp)")
+        header = ("Setting", "n", "Seen success", "Δ vs full (pp)", "95% CI, paired (seen)", "p, Holm (family)",
+                  "Unseen success", "Δ unseen vs full (pp)")  # fmt: skip
         tables.append(["", f"**{title}**", "", *_table(header, rows)])
     if not tables:
         return [*lines, "The study has no full ADMIRE setting (milestone-adaptive) or no ablation of it."]
     lines.append(
-        "ADMIRE App. B.3 / Fig. 4: the full reward against its variants, each under the same optimiser. Δ vs full "
-        "is the difference of the means in percentage points (negative: the variant is worse)."
+        "ADMIRE §5.3 / Fig. 4 (the variants defined in App. B.3): the full reward against its variants, each under "
+        "the same optimiser. Δ vs full is the difference of the means in percentage points (negative: the variant "
+        "is worse); the interval and Holm p are the declared paired test's (see Significance), where there is one."
     )
     for t in tables:
         lines += t
@@ -715,8 +779,10 @@ def _progrm_section(data: StudyData, agg: Aggregates) -> list[str]:
     names = [n for n in ("outcome", "orm", "progress-env", "progress-lcs") if n in agg]
     if names:
         lines.append(
-            "ProgRM Table 1's comparison: the env's outcome check, a learned outcome reward model, and progress "
-            "models trained on env milestone labels (Env) or LCS labels. Trained success (%), mean ± std over seeds."
+            "ProgRM Table 1's comparison: a learned outcome reward model (\"w/ ORM\", the paper's baseline) and "
+            "progress models trained on env milestone labels (Env) or LCS labels; the env's own outcome check is "
+            "this study's baseline, not a row of Table 1. Trained success (%), mean ± std over seeds; the order is "
+            "tested in the paper view (see Significance)."
         )
         lines.append("")
         rows = [
@@ -738,9 +804,10 @@ def _progrm_section(data: StudyData, agg: Aggregates) -> list[str]:
     if not models:
         return [*lines, "No reward-model evaluation (models/*/eval.json) was found."]
     lines.append(
-        "ProgRM Table 3's quantities on held-out rollouts of the training tasks: mean absolute progress error at "
-        "key steps (and over all states), the mean predicted score at final states of successful and failed "
-        "trajectories, and success prediction at final states."
+        "On held-out rollouts of the training tasks, ProgRM Table 3's quantities: mean absolute progress error at "
+        "key steps (and over all states) and the mean predicted score at final states of successful and failed "
+        "trajectories; and Table 2's: success prediction at final states (accuracy, precision, recall, F1, "
+        "false-positive rate)."
     )
     lines.append("")
     rows = []
@@ -790,13 +857,38 @@ def _runs_section(data: StudyData) -> list[str]:
     )
 
 
-def _compare(a: float, b: float, tol: float) -> str:
-    return "matches" if abs(a - b) <= tol else "trails" if a < b else "leads"
+def _family_sentences(name: str, fam: FamilyResult) -> list[str]:
+    """What a family's Holm-corrected tests say, what they could not test, and their power."""
+    title = _FAMILY_TITLES.get(name, (f"{name.capitalize()} comparisons", ""))[0]
+    missing = [f"{r.comparison.label} ({r.why_untested()})" for r in fam.results if not r.tested]
+    if fam.m == 0:
+        return [f"{title}: none of the {fam.declared} could be tested here: {'; '.join(missing)}."]
+    sig = fam.significant()
+    head = f"{title} (Holm over {fam.m} of {fam.declared})"
+    if sig:
+        notes = [f"{r.comparison.label}, Δ {_pp(r.seen.mean if r.seen else None)} pp "
+                 f"({_test_note({name: fam}, r.comparison.setting, r.comparison.baseline)})" for r in sig]  # fmt: skip
+        out = [f"{head}: significant at {fam.alpha:g}: {'; '.join(notes)}."]
+    else:
+        best = min((r for r in fam.results if r.p_holm is not None), key=lambda r: r.p_holm or 1.0)
+        out = [f"{head}: none is significant at {fam.alpha:g}; the smallest corrected p is that of "
+               f"{best.comparison.label} ({_p(best.p_holm)})."]  # fmt: skip
+    if missing:
+        out.append(f"Not tested among the {name} comparisons: {'; '.join(missing)}.")
+    if fam.power is not None and fam.sd is not None:
+        out.append(
+            f"At the {name} comparisons' median paired SD ({100 * fam.sd:.1f} pp, {fam.n} paired seeds), Holm's "
+            f"first step (α/{fam.m}) finds {100 * fam.effect:g} pp with power {fam.power:.2f}; "
+            f"{100 * fam.target_power:.0f} % power at {100 * fam.effect:g} pp with all {fam.declared} tested takes "
+            f"{fam.seeds_needed} paired seeds."
+        )
+    return out
 
 
-def auto_reading(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]] | None = None) -> list[str]:
-    """Factual sentences computed from the numbers; each is stated only when its data exist."""
-    sig = significance(agg) if sig is None else sig
+def auto_reading(data: StudyData, agg: Aggregates, fams: dict[str, FamilyResult] | None = None) -> list[str]:
+    """Factual sentences computed from the numbers; each is stated only when its data exist, and a
+    difference is called significant only by its declared family's Holm-corrected test."""
+    fams = families(agg) if fams is None else fams
     out: list[str] = []
     seen = [(a, a.mean("seen_all")) for a in agg.settings.values() if a.mean("seen_all") is not None]
     u_seen, u_unseen = agg.untrained.mean("seen_all"), agg.untrained.mean("unseen_all")
@@ -824,19 +916,8 @@ def auto_reading(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]] | N
         a, v = unseen[0]
         base = f"; the policy before RL scores {100 * u_unseen:.1f}%" if u_unseen is not None else ""
         out.append(f"On unseen tasks the highest success is {a.label}'s ({100 * v:.1f}%){base}.")
-    if sig:
-        hits = [
-            agg[r["setting"]].label + f" (p = {_p(r['welch_seen'])})"
-            for r in sig
-            if r["welch_seen"] is not None and r["welch_seen"] < 0.05
-        ]
-        tested = sum(r["welch_seen"] is not None for r in sig)
-        if hits:
-            out.append(f"Against Outcome on seen tasks, Welch's test gives p < 0.05 for: {', '.join(hits)}.")
-        elif tested:
-            out.append(f"No setting differs from Outcome on seen tasks at p < 0.05 (Welch, {tested} tested).")
-        else:
-            out.append("Too few seeds for Welch's test against Outcome.")
+    for name, fam in fams.items():
+        out += _family_sentences(name, fam)
     for a_name, b_name in _PAIRS:
         if a_name in agg and b_name in agg:
             sa, sb = agg[a_name].metrics["steps_seen"], agg[b_name].metrics["steps_seen"]
@@ -853,31 +934,29 @@ def auto_reading(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]] | N
                 within = abs(d) <= max(spread)
                 msg += f", {'within' if within else 'beyond'} the seed-to-seed std ({max(spread):.2f})"
             out.append(msg + ".")
-    if "progress-env" in agg and "progress-lcs" in agg:
-        e, lcs = agg["progress-env"].mean("seen_all"), agg["progress-lcs"].mean("seen_all")
-        if e is not None and lcs is not None:
-            out.append(
-                f"ProgRM LCS {_compare(lcs, e, 0.005)} ProgRM Env on seen success ({100 * lcs:.1f}% vs {100 * e:.1f}%)."
-            )
+    for suffix in ("", PAPER):  # ProgRM Table 1's order, each view on its own
+        env, lcs = "progress-env" + suffix, "progress-lcs" + suffix
+        if env in agg and lcs in agg and None not in (e := agg[env].mean("seen_all"), c := agg[lcs].mean("seen_all")):
+            out.append(f"{agg[env].label} against {agg[lcs].label} on seen success: {100 * e:.1f}% vs {100 * c:.1f}% "
+                       f"({_test_note(fams, env, lcs)}).")  # fmt: skip
     me, ml = data.models.get("progress-env"), data.models.get("progress-lcs")
     if me and ml and me.status == ml.status == "ok":
         ke, kl = num(me.metrics.get("key_step_mae")), num(ml.metrics.get("key_step_mae"))
         if ke is not None and kl is not None:
             cmp = "lower" if kl < ke else "higher" if kl > ke else "equal"
             out.append(f"The LCS progress model's key-step MAE is {cmp} than the Env model's ({kl:.3f} vs {ke:.3f}).")
-    if "milestone-static" in agg and "milestone-adaptive" in agg:
-        s, a = agg["milestone-static"], agg["milestone-adaptive"]
-        if s.mean("seen_all") is not None and a.mean("seen_all") is not None:
-            msg = (
-                f"{a.label} {_compare(a.mean('seen_all'), s.mean('seen_all'), 0.005)} {s.label} on "
-                f"seen success ({100 * a.mean('seen_all'):.1f}% vs {100 * s.mean('seen_all'):.1f}%)"
+    for suffix in ("", PAPER):  # ADMIRE Table 3, each view on its own
+        ad, st = agg.settings.get("milestone-adaptive" + suffix), agg.settings.get("milestone-static" + suffix)
+        if ad is None or st is None or ad.mean("seen_all") is None or st.mean("seen_all") is None:
+            continue
+        msg = (f"{ad.label} against {st.label} on seen success: {100 * ad.mean('seen_all'):.1f}% vs "
+               f"{100 * st.mean('seen_all'):.1f}% ({_test_note(fams, ad.name, st.name)})")  # fmt: skip
+        if ad.mean("coverage") is not None and st.mean("coverage") is not None:
+            msg += (
+                f"; final milestone coverage {100 * ad.mean('coverage'):.0f}% (adaptive) vs "
+                f"{100 * st.mean('coverage'):.0f}% (static)"
             )
-            if a.mean("coverage") is not None and s.mean("coverage") is not None:
-                msg += (
-                    f"; final milestone coverage {100 * a.mean('coverage'):.0f}% (adaptive) vs "
-                    f"{100 * s.mean('coverage'):.0f}% (static)"
-                )
-            out.append(msg + ".")
+        out.append(msg + ".")
     for suffix in ("", PAPER):  # each view's ablations against the full ADMIRE of the same optimiser
         name = "milestone-adaptive" + suffix
         if name not in agg or (full := agg[name].mean("seen_all")) is None:
@@ -891,7 +970,7 @@ def auto_reading(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]] | N
             abl.sort(key=lambda x: -x[1])
             out.append(
                 f"Against full ADMIRE ({agg[name].label}), the ablations change seen success by: "
-                + ", ".join(f"{a.label} {100 * d:+.1f} pp" for a, d in abl)
+                + "; ".join(f"{a.label} {100 * d:+.1f} pp ({_test_note(fams, a.name, name)})" for a, d in abl)
                 + "."
             )
     bad = [r for r in data.runs if not r.done]
@@ -905,7 +984,7 @@ def auto_reading(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]] | N
     return out
 
 
-def _reading_section(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]], reading: str | None) -> list[str]:
+def _reading_section(data: StudyData, agg: Aggregates, fams: dict[str, FamilyResult], reading: str | None) -> list[str]:
     """The written reading (``reading``, else ``OUT/reading.md``), then the facts generated from the numbers."""
     lines = ["## Reading", ""]
     path = data.out / READING_NAME
@@ -916,7 +995,7 @@ def _reading_section(data: StudyData, agg: Aggregates, sig: list[dict[str, Any]]
     else:
         lines += [f"_No reading written yet (put one in `{READING_NAME}` next to this report). "
                   "Generated from the numbers above:_", ""]  # fmt: skip
-    return lines + [f"- {s}" for s in auto_reading(data, agg, sig)]
+    return lines + [f"- {s}" for s in auto_reading(data, agg, fams)]
 
 
 def _raw_section(data: StudyData) -> list[str]:
@@ -987,7 +1066,7 @@ def write_report(out: str | os.PathLike[str], reading: str | None = None) -> Pat
     """
     data = load_study(out)
     agg = aggregate(data)
-    sig = significance(agg)
+    fams = families(agg)
     plots = data.out / "plots"
     plots.mkdir(parents=True, exist_ok=True)
     for a in agg.settings.values():
@@ -997,17 +1076,17 @@ def write_report(out: str | os.PathLike[str], reading: str | None = None) -> Pat
         _header(data),
         *([w] if (w := _warm_start_section(data.out)) else []),
         *([o] if (o := _optimiser_section(data, agg)) else []),
-        _success_section(data, agg, sig),
+        _success_section(data, agg, fams),
         *([t] if (t := _table4_section(data, agg)) else []),
-        _significance_section(agg, sig),
+        _significance_section(agg, fams, vs_baseline(agg)),
         *([r] if (r := _reward_model_section(data, agg)) else []),
         _steps_section(data, agg),
         _reward_section(agg),
         _milestone_section(data, agg),
-        _ablation_section(agg),
+        _ablation_section(agg, fams),
         _progrm_section(data, agg),
         _runs_section(data),
-        _reading_section(data, agg, sig, reading),
+        _reading_section(data, agg, fams, reading),
         _raw_section(data),
     )
     text = "\n\n".join("\n".join(s) for s in sections) + "\n"

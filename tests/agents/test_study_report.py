@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 from PIL import Image
-from scipy import stats
 
-from agents.study.report import aggregate, auto_reading, load_study, significance, summary_table, write_report
+from agents.study.report import aggregate, auto_reading, families, load_study, summary_table, vs_baseline, write_report
+from agents.study.stats import paired_power
 
 SETTINGS = ("outcome", "spa", "milestone-adaptive")
 SEEDS = (0, 1, 2)
@@ -222,18 +222,17 @@ def test_report_sections_tables_and_plots(study: Path) -> None:
     admire = _row(md, section, "Milestone, adaptive (ADMIRE)")
     assert admire[1] == "2/3 (1 no eval)"
 
-    # significance: the p-values scipy gives for the same per-seed and pooled numbers
-    sig = _row(md, "## Significance", "Outcome + SPA")
-    welch = stats.ttest_ind([1, 5 / 6], [4 / 6, 3 / 6, 5 / 6], equal_var=False).pvalue
-    fisher = stats.fisher_exact([[11, 1], [12, 6]]).pvalue
-    assert sig[1] == f"{100 * (11 / 12 - 2 / 3):+.1f}"
-    # paired on the two seeds SPA finished: 6/6 − 4/6 and 5/6 − 3/6, both +1/3: an interval of one
-    # point and no spread for a t-test
-    assert sig[2] == "[+33.3, +33.3]" and sig[3] == "n/a"
-    assert float(sig[4]) == pytest.approx(welch, abs=5e-4)
-    assert float(sig[5]) == pytest.approx(fisher, abs=5e-4)
-    assert sig[6] == "11/12 vs 12/18"
-    assert "only large effects reach p < 0.05" in md
+    # against Outcome, described: paired on the two seeds SPA finished, 6/6 − 4/6 and 5/6 − 3/6, both +1/3:
+    # a mean of +33.3 pp whose interval is one point; no p-value, no mark (not a declared comparison)
+    sig = _row(md, "### Every setting against Outcome", "Outcome + SPA")
+    assert sig[1:5] == ["2", "+33.3", "[+33.3, +33.3]", "+50.0"]  # unseen: 2/2 − 1/2 and 1/2 − 0/2
+    assert sig[6] == "11/12 vs 12/18" and "\\*" not in "".join(sig)
+    # none of the declared comparisons is in this study: each says why, nothing is tested in its place
+    first = _row(md, "### Primary comparisons", "1. ADMIRE vs Outcome, both step-level GRPO")
+    assert first[2] == "not available: the study has no `milestone-adaptive@paper` or `outcome-step` runs"
+    assert "not available: the study has no `spa@paper` or `outcome` runs" not in md  # it has Outcome
+    assert "None of the 5 comparisons could be tested in this study" in md
+    assert "Welch" not in md and "bootstrap 95" not in md
 
     steps = _row(md, "## Steps to success", "Outcome + SPA")
     assert steps[2] == "4.00 ± 0.00" and steps[3] == "-5.00 ± 0.00"  # 4 steps vs the untrained 9
@@ -283,9 +282,16 @@ def test_aggregate_numbers(study: Path) -> None:
     rows = {r["setting"]: r for r in summary_table(data)}
     assert next(iter(rows)) == "untrained"
     assert rows["spa"]["seen_all_mean"] == pytest.approx(11 / 12) and rows["spa"]["seen_successes"] == 11
-    sig = {r["setting"]: r for r in significance(agg)}
-    assert set(sig) == {"spa", "milestone-adaptive"}
-    assert sig["spa"]["welch_seen"] is not None and 0 <= sig["spa"]["fisher_seen"] <= 1
+    rows = {r["setting"]: r for r in vs_baseline(agg)}
+    assert set(rows) == {"spa", "milestone-adaptive"}
+    # paired seeds 0 and 1: unseen 2/2 − 1/2 and 1/2 − 0/2, both +1/2
+    assert rows["spa"]["unseen"].n == 2 and rows["spa"]["unseen"].mean == pytest.approx(0.5)
+    assert rows["spa"]["counts_seen"] == ((11, 12), (12, 18))
+    fams = families(agg)
+    assert set(fams) == {"primary", "secondary"} and fams["primary"].m == fams["secondary"].m == 0
+    missing = {r.comparison.setting: r.missing for r in fams["primary"].results}
+    assert missing["empo"] == ("empo",) and missing["milestone-adaptive@paper"] == ("milestone-adaptive@paper",
+                                                                                    "outcome-step")  # fmt: skip
 
 
 def test_broken_and_missing_files_are_recorded(study: Path) -> None:
@@ -390,3 +396,50 @@ def test_warm_start_section_says_how_many_tiers_are_in_the_band(study: Path) -> 
     summary["kept"] = stats(0.5, 0.25, 0.125)
     (study / "sft" / "sft_summary.json").write_text(json.dumps(summary))
     assert "kept: every tier at 0 < pass@8 < 1, then the highest pass@1" in write_report(study).read_text()
+
+
+def test_primary_comparisons_by_hand_and_their_marks(tmp_path: Path) -> None:
+    """EMPO and UI-Mem against Outcome on three paired seeds (4 seen episodes each): the family's two
+    tests, Holm over them, the mark from the corrected p, and the comparisons the study cannot make."""
+    wins = {"outcome": (1, 2, 1), "empo": (3, 4, 4), "uimem": (1, 2, 2)}
+    runs = {}
+    for name, per_seed in wins.items():
+        for seed, k in enumerate(per_seed):
+            rows = [_ev("untrained", "seen", "T", i, False) for i in range(4)]
+            rows += [_ev("trained", "seen", "T", i, i < k) for i in range(4)]
+            rows += [_ev("trained", "unseen", "U", i, i < 1) for i in range(2)]
+            runs[name, seed] = rows
+    out = _text_study(tmp_path, "GuiAndroid-v0", runs)
+    fam = families(aggregate(load_study(out)))["primary"]
+    by = {r.comparison.setting: r for r in fam.results}
+    # EMPO: d = 2/4, 2/4, 3/4, t = (7/12) / (s/√3) = 7 on 2 df, p = 1 − 7/√51 = 0.0198; UI-Mem: d = 0, 0, 1/4,
+    # t = 1, p = 1 − 1/√3 = 0.4226. Holm over the two: 2 · 0.0198 = 0.0396, then max(0.0396, 0.4226)
+    empo, uimem = by["empo"], by["uimem"]
+    assert empo.seen.mean == pytest.approx(7 / 12) and empo.seen.p == pytest.approx(1 - 7 / 51**0.5)
+    assert uimem.seen.p == pytest.approx(1 - 1 / 3**0.5)
+    assert (
+        fam.m == 2
+        and empo.p_holm == pytest.approx(2 * (1 - 7 / 51**0.5))
+        and uimem.p_holm == pytest.approx(1 - 1 / 3**0.5)
+    )
+    assert empo.power == pytest.approx(paired_power(0.04, empo.seen.sd, 3, 0.05, m=2))
+    assert by["spa@paper"].why_untested() == "not available: the study has no `spa@paper` runs"
+
+    md = write_report(out).read_text(encoding="utf-8")
+    row = _row(md, "### Primary comparisons", "4. EMPO vs GRPO")
+    assert row[1:8] == ["3", "+58.3\\*", _ci(empo.seen.ci), "14.4", "0.020", "0.040", f"{empo.power:.2f}"]
+    assert _row(md, "### Primary comparisons", "5. UI-Mem vs GRPO")[2:7] == ["+8.3", _ci(uimem.seen.ci), "14.4",
+                                                                             "0.423", "0.423"]  # fmt: skip
+    assert "α/m = 0.05/2 = 0.025" in md
+    # the success table marks EMPO's seen cell (its primary test survives Holm), nothing else
+    success = md.split("## Success by difficulty", 1)[1].split("### Learning curves", 1)[0]
+    assert _row(md, "## Success by difficulty", "EMPO (offline experience)")[5] == "**91.7 ± 14.4\\***"  # bold, marked
+    assert success.count("\\*") == 2  # the legend's and EMPO's
+    assert "None of the 8 comparisons could be tested in this study" in md  # the secondary family
+    reading = md.split("## Reading", 1)[1]
+    assert "Primary comparisons (Holm over 2 of 5): significant at 0.05: EMPO vs GRPO, Δ +58.3 pp" in reading
+    assert "Not tested among the primary comparisons: ADMIRE vs Outcome, both step-level GRPO (not available" in reading
+
+
+def _ci(c: tuple[float, float]) -> str:
+    return f"[{100 * c[0]:+.1f}, {100 * c[1]:+.1f}]"
