@@ -496,7 +496,11 @@ def prepare_warm_start(cfg: StudyConfig, out: Path, progress: bool = True) -> di
 def _clone_results(summary: dict[str, Any]) -> dict[str, Any]:
     """What a clone's summary says of the policy (not where or how long it ran)."""
     keys = ("demonstration_steps", "coverage", "oracle_episodes", "oracle_successes", "kept_epoch", "kept", "before")
-    return {k: summary.get(k) for k in keys}
+    untimed = {k: summary.get(k) for k in keys}
+    for k in ("kept", "before"):  # epoch rows carry their wall seconds
+        if isinstance(untimed[k], dict):
+            untimed[k] = {key: v for key, v in untimed[k].items() if key != "seconds"}
+    return untimed
 
 
 def run_study(

@@ -437,10 +437,17 @@ def test_a_kept_warm_start_without_its_weights_is_cloned_again_and_must_match(tm
     out = tmp_path / "study"
     first = prepare_warm_start(cfg, out, progress=False)
     (out / "sft" / "checkpoint.pt").unlink()  # as in a fresh clone of the repository
-    assert prepare_warm_start(cfg, out, progress=False)["kept"] == first["kept"]
+    again = prepare_warm_start(cfg, out, progress=False)  # the same policy, another wall time
+    assert {k: v for k, v in again["kept"].items() if k != "seconds"} == {
+        k: v for k, v in first["kept"].items() if k != "seconds"
+    }
     assert (out / "sft" / "checkpoint.pt").exists()
     summary = out / "sft" / "sft_summary.json"
     doctored = json.loads(summary.read_text())
+    doctored["kept"]["seconds"] = 1e6  # wall time is not the policy: still accepted
+    summary.write_text(json.dumps(doctored))
+    (out / "sft" / "checkpoint.pt").unlink()
+    prepare_warm_start(cfg, out, progress=False)
     doctored["kept"]["pass@1_all"] = 0.99  # another starting policy than this machine clones
     summary.write_text(json.dumps(doctored))
     (out / "sft" / "checkpoint.pt").unlink()
