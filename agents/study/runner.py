@@ -5,8 +5,9 @@
    or budget is an error (choose another ``--out``).
 2. With ``warm_start``, the starting policy is behaviour-cloned once (``OUT/sft``). The reward
    models the settings need (:mod:`agents.study.reward_models`) are then trained once on rollouts
-   of the training tasks: the warm-started actor's own (ProgRM §3.1), or the oracle mix without a
-   warm start. A model that cannot be built fails only the settings that read it.
+   of the training tasks: the warm-started actor's own (ProgRM §3.1 learns from its agents' rollouts,
+   Qwen2.5-7B's and GPT-4o-mini's, plus App. B's synthesis), or the oracle mix without a warm start.
+   A model that cannot be built fails only the settings that read it.
 3. Each run (setting, seed) trains the same candidate policy with the same algorithm on the
    same tasks (:class:`~agents.train.Trainer`, directory ``OUT/runs/<setting>/seed<k>``). Before
    and after training it is evaluated (greedily, or sampled with ``eval_sampled``) with the env's
