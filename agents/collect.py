@@ -38,6 +38,10 @@ Failures never end a collect call with a bare exception, nor hang it (errors are
   hung call cannot be stopped. With a timeout its calls run on a helper thread, and a call past
   it raises :class:`EnvTimeoutError` naming the task; the thread stays blocked. Use
   ``vectorization="async"`` to recover from hangs.
+
+``step_timeout_s`` is finite unless ``None`` is passed: :data:`STEP_TIMEOUT_S` (300 s) for a bare
+:func:`collect`, 60 s under :class:`LocalRollouts` (and the trainer), so a hung env never hangs
+the caller.
 """
 
 from __future__ import annotations
@@ -84,6 +88,7 @@ log = logging.getLogger(__name__)
 __all__ = [
     "EPISODE_CLASSES",
     "RESET_FAILURES_TO_RETIRE",
+    "STEP_TIMEOUT_S",
     "EnvTimeoutError",
     "Episode",
     "Instance",
@@ -605,6 +610,11 @@ class _Running:
 
 #: How many resets in a row a sub-env may fail before it takes no more episodes in a collect call.
 RESET_FAILURES_TO_RETIRE = 2
+#: :func:`collect`'s default bound on one reset or step of the vector env, in seconds: generous
+#: (a real device's reset may take a minute), yet finite, so that a hung env cannot hang the call.
+#: Not shorter than :class:`agents.distributed.RayRollouts`' default episode timeout (300 s), which
+#: bounds its actors' collect calls and retries their episodes on a fresh actor.
+STEP_TIMEOUT_S = 300.0
 
 
 class _Collector:
@@ -824,7 +834,7 @@ def collect(
     iteration: int = 0,
     on_episode: Callable[[Episode], None] | None = None,
     *,
-    step_timeout_s: float | None = None,
+    step_timeout_s: float | None = STEP_TIMEOUT_S,
     max_retries: int = 2,
     rebuild: Callable[[], gym.vector.VectorEnv] | None = None,
 ) -> tuple[list[Episode], list[tuple[Instance, str]]]:
@@ -832,11 +842,16 @@ def collect(
 
     ``envs`` comes from :func:`make_vector_env`. ``on_episode`` is called as each episode
     finishes (progress bars). Failures go as the module docstring says: ``step_timeout_s``
-    bounds each reset and step of the vector env (``None``: no bound); an episode whose
-    sub-env died or timed out is retried at most ``max_retries`` times on a new vector env
-    from ``rebuild()``. Without ``rebuild``, ``envs`` is closed then and the episodes not
-    finished are reported. A sync env that hangs raises :class:`EnvTimeoutError`; an async
-    env that an exception (Ctrl-C) leaves in the middle of a call is closed.
+    bounds each reset and step of the vector env (default :data:`STEP_TIMEOUT_S`, 300 s;
+    ``None``: no bound, and a hung env hangs the call). When it fires on an async env, the
+    workers are killed and the episode under way in the hung sub-env is retried at most
+    ``max_retries`` times on a new vector env from ``rebuild()``, then reported in the errors
+    ("task T seed S: gave up after N attempts: it ran past step_timeout_s=300s"); without
+    ``rebuild``, ``envs`` is closed and the episodes not finished are reported ("not run: the
+    vector env was lost ..."). On a sync env the hung call cannot be stopped: ``envs`` is
+    closed and :class:`EnvTimeoutError` is raised ("task T seed S: sub-env i: its step did not
+    return within step_timeout_s=300s. ..."), its thread left blocked. An async env that an
+    exception (Ctrl-C) leaves in the middle of a call is closed.
     """
     if step_timeout_s is not None and not step_timeout_s > 0:
         raise ValueError(f"step_timeout_s must be positive or None, got {step_timeout_s}")
@@ -901,6 +916,10 @@ class LocalRollouts:
     def collect(
         self, policy: TrainablePolicy, instances: Sequence[Instance], greedy: bool = False, iteration: int = 0
     ) -> tuple[list[Episode], list[tuple[Instance, str]]]:
+        """:func:`collect` over this machine's vector env, each reset and step bounded by
+        ``step_timeout_s`` (default 60 s): a hung async worker is killed and its episode retried
+        or reported; a hung sync env raises :class:`EnvTimeoutError` and the next call builds
+        new sub-envs."""
         import torch
 
         if self.envs.closed:  # lost in an earlier call and not rebuilt then

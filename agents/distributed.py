@@ -96,8 +96,9 @@ class _RolloutWorker:
         if epoch is not None and epoch != self.epoch:
             self.envs.call("set_epoch", epoch)
             self.epoch = epoch
-        with torch.no_grad():
-            result = collect(self.envs, self.policy, [instance], greedy=greedy, iteration=iteration)
+        with torch.no_grad():  # a hung env is bounded by RayRollouts' episode timeout, which kills this actor
+            result = collect(self.envs, self.policy, [instance], greedy=greedy, iteration=iteration,
+                             step_timeout_s=None)  # fmt: skip
         return pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
 
 

@@ -10,6 +10,10 @@ phone starts in that task's initial state (the instruction is printed). Port 503
 server's own: stop a running ``adb server`` first (``adb kill-server``), or pick another port.
 With ``--device-port`` the phone also listens as a network device (adbd's transport protocol), so
 a real adb server reaches it with ``adb connect 127.0.0.1:PORT``.
+
+Limits: ``--max-connections`` (default 64) connections at once, on each port — one more is
+refused (``FAIL`` "at its limit of N connections") and logged; ``--max-storage-mb`` (default
+256) MiB in the phone's storage — a push that would pass it fails and stores nothing.
 """
 
 from __future__ import annotations
@@ -26,8 +30,12 @@ def cmd_serve_adb(args: argparse.Namespace) -> int:
 
     from gui_gym.android.sim.adb.server import serve_adb
 
+    # unset limits keep the server's defaults (importing them for argparse would slow every command)
+    limits = {} if args.max_connections is None else {"max_connections": args.max_connections}
+    if args.max_storage_mb is not None:
+        limits["max_storage"] = args.max_storage_mb << 20
     try:
-        server = serve_adb(host=args.host, port=args.port, serial=args.serial)
+        server = serve_adb(host=args.host, port=args.port, serial=args.serial, **limits)
     except OSError as err:
         where = f"{args.host}:{args.port}"
         print(f"error: cannot listen on {where}: {err} (is an adb server running there?)", file=sys.stderr)
@@ -45,7 +53,8 @@ def cmd_serve_adb(args: argparse.Namespace) -> int:
         from gui_gym.android.sim.adb.transport import DeviceTransport
 
         try:
-            device = DeviceTransport(server, host=args.host, port=args.device_port).start()
+            conns = {k: v for k, v in limits.items() if k == "max_connections"}
+            device = DeviceTransport(server, host=args.host, port=args.device_port, **conns).start()
         except OSError as err:
             server.close()
             print(f"error: cannot listen on {args.host}:{args.device_port}: {err}", file=sys.stderr)
@@ -65,6 +74,13 @@ def cmd_serve_adb(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve-adb", help="serve the simulated phone as an adb device", description=__doc__)
     p.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -74,4 +90,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--task", help="set this task up on the phone first")
     p.add_argument("--seed", type=int, default=0, help="the task instance's seed")
     p.add_argument("--device-port", type=int, help="also listen here as a network device (adb connect)")
+    p.add_argument(
+        "--max-connections", type=_positive, default=None,
+        help="connections served at once, per port; more are refused (default 64)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-storage-mb", type=_positive, default=None, metavar="MB",
+        help="MiB the phone's storage holds; a push past it fails (default 256)",
+    )  # fmt: skip
     p.set_defaults(func=cmd_serve_adb)

@@ -14,6 +14,14 @@ Routes: ``GET /`` (start page), ``POST /new`` (field ``task``: a goal id, or emp
 goal), ``GET /s/<id>`` (the session's page), ``POST /s/<id>/act`` (fields ``action`` =
 ``search`` with ``query``, or ``click[...]``), ``GET /replay/<n>?step=<k>``.
 
+Limits, so that slow or greedy clients cannot hold the server: a connection must deliver its
+whole request (line, headers and body) within ``request_timeout`` seconds (default 10) — a
+client that sends nothing or dribbles its bytes is disconnected then, without an answer; at most
+``max_connections`` (default 64) are served at once — one more gets ``503 Service Unavailable``
+with a one-line reason and is closed; a request line over 64 KiB gets 414, request line and
+headers over :data:`MAX_HEAD` bytes (16 KiB) or over 100 header lines get 431, and a form over
+:data:`MAX_BODY` bytes (64 KiB) gets 413.
+
 Example:
     >>> from gui_gym.webshop.engine import Shop
     >>> server = serve(Shop.generated(num_products=200), port=0)
@@ -25,11 +33,17 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import html
+import http.client
+import io
+import logging
 import random
 import re
 import secrets
+import socket
 import threading
+import time
 import urllib.parse
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -44,10 +58,26 @@ from gui_gym.webshop.goals import split_indices
 from gui_gym.webshop.pages import render_html
 from gui_gym.webshop.tasks import GoalTask, goal_tasks, resolve
 
-__all__ = ["Replay", "ShopServer", "read_replays", "serve"]
+__all__ = [
+    "MAX_BODY",
+    "MAX_CONNECTIONS",
+    "MAX_HEAD",
+    "REQUEST_TIMEOUT",
+    "Replay",
+    "ShopServer",
+    "read_replays",
+    "serve",
+]
 
 MAX_BODY = 64 * 1024
+#: The request line and headers together, in bytes (a browser sends well under 8 KiB).
+MAX_HEAD = 16 * 1024
 MAX_SESSIONS = 1000
+#: Seconds a connection may take to send its whole request.
+REQUEST_TIMEOUT = 10.0
+#: Connections served at once (each holds a thread).
+MAX_CONNECTIONS = 64
+log = logging.getLogger(__name__)
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'"
 _SESSION = re.compile(r"^/s/([0-9a-f]{16})(/act)?$")
 _REPLAY = re.compile(r"^/replay/(\d{1,6})$")
@@ -74,7 +104,7 @@ class ShopServer:
     """A running shop: ``url``, ``shutdown()``; sessions live in memory (the oldest go first)."""
 
     shop: Shop
-    httpd: ThreadingHTTPServer
+    httpd: _HTTPServer
     replays: list[Replay] = field(default_factory=list)
     sessions: OrderedDict[str, Session] = field(default_factory=OrderedDict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -119,6 +149,112 @@ class ShopServer:
         return session, replay.actions
 
 
+class _HTTPServer(ThreadingHTTPServer):
+    """A thread per connection, at most ``max_connections`` at once; one more gets a 503."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], max_connections: int) -> None:
+        super().__init__(address, handler)
+        self.max_connections = max_connections
+        self.active = 0
+        self.refused = 0
+        self._count = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._count:
+            full = self.active >= self.max_connections
+            if not full:
+                self.active += 1
+        if full:
+            self.refused += 1
+            log.warning(
+                "webshop server: refused a connection from %s: at its limit of %d connections",
+                client_address[0], self.max_connections,
+            )  # fmt: skip
+            _refuse(request, self.max_connections)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:  # no thread was started: its slot is free again
+            self._release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        with self._count:
+            self.active -= 1
+
+
+#: How long a refused connection may take to read its 503 (this runs on the accepting thread).
+_REFUSE_LINGER_S = 0.25
+
+
+def _refuse(sock: socket.socket, limit: int) -> None:
+    """Answer 503 and close: the request already sent is read first (closing with unread input
+    resets the connection, and the client could lose the answer), briefly, then dropped."""
+    body = f"503 Service Unavailable: the shop is at its limit of {limit} connections; try again shortly\n".encode()
+    head = (
+        "HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        f"Content-Length: {len(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
+    )
+    deadline = time.monotonic() + _REFUSE_LINGER_S
+    with contextlib.suppress(OSError):
+        sock.settimeout(_REFUSE_LINGER_S)
+        sock.sendall(head.encode() + body)
+        sock.shutdown(socket.SHUT_WR)
+        while (left := deadline - time.monotonic()) > 0:
+            sock.settimeout(left)
+            if not sock.recv(65536):
+                break
+    with contextlib.suppress(OSError):
+        sock.close()
+
+
+class _Deadline(io.RawIOBase):
+    """A connection's input that ends in a :class:`TimeoutError` once *seconds* have passed since
+    it was opened, however the client paces its bytes (a per-read timeout alone lets a client
+    that sends one byte at a time hold its thread for ever)."""
+
+    def __init__(self, sock: socket.socket, seconds: float) -> None:
+        self.sock, self.seconds = sock, seconds
+        self.deadline = time.monotonic() + seconds
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"the request took longer than {self.seconds:g} s")
+        self.sock.settimeout(left)
+        return self.sock.recv_into(buffer)
+
+
+class _Request(io.BufferedReader):
+    """The request's input: by its deadline (:class:`_Deadline`), and at most :data:`MAX_HEAD`
+    bytes of request line and headers (past it the headers' parser answers 431)."""
+
+    def __init__(self, sock: socket.socket, seconds: float) -> None:
+        super().__init__(_Deadline(sock, seconds))
+        self.head = 0
+        self.lines = 0
+
+    def readline(self, size: int | None = -1) -> bytes:
+        line = super().readline(-1 if size is None else size)
+        self.head += len(line)
+        self.lines += 1
+        # the request line is read first, and answered 414 by the handler past 64 KiB
+        if self.lines > 1 and self.head > MAX_HEAD:
+            raise http.client.LineTooLong(f"request line and headers of more than {MAX_HEAD} bytes")
+        return line
+
+
 def _page(title: str, body: str) -> str:
     return (
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
@@ -128,8 +264,19 @@ def _page(title: str, body: str) -> str:
 
 class _Handler(BaseHTTPRequestHandler):
     server_version = "gui-gym-webshop"
-    timeout = 15  # seconds a client may take to send its request (a stalled body frees its thread)
+    timeout = REQUEST_TIMEOUT  # seconds a client may take to send its whole request
     shop_server: ShopServer  # set on the subclass by serve()
+
+    def setup(self) -> None:
+        super().setup()
+        # one request per connection (HTTP/1.0): the connection's deadline is the request's
+        self.rfile.close()  # the plain reader setup() made; the socket stays open
+        self.rfile = _Request(self.connection, float(self.timeout))
+
+    def send_response_only(self, code: int, message: str | None = None) -> None:
+        # the answer gets the full timeout again, not what the request left of it
+        self.connection.settimeout(self.timeout)
+        super().send_response_only(code, message)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # quiet: a test suite and a person's terminal need no access log
@@ -283,14 +430,19 @@ def serve(
     port: int = 0,
     replays: Sequence[Replay] = (),
     block: bool = False,
-    request_timeout: float = 15.0,
+    request_timeout: float = REQUEST_TIMEOUT,
+    max_connections: int = MAX_CONNECTIONS,
 ) -> ShopServer:
     """Start the shop's server (in a thread unless *block*). Loopback by default: the shop is
-    for one machine's person and tests, not a network. A client that stalls longer than
-    *request_timeout* seconds mid-request is disconnected."""
-    handler = type("Handler", (_Handler,), {"timeout": request_timeout})
-    httpd = ThreadingHTTPServer((host, port), handler)
-    httpd.daemon_threads = True
+    for one machine's person and tests, not a network. A connection that has not sent its whole
+    request within *request_timeout* seconds is disconnected; past *max_connections* at once a
+    connection gets 503 (see the module docstring)."""
+    if not request_timeout > 0:
+        raise ValueError(f"request_timeout must be positive, got {request_timeout}")
+    if int(max_connections) < 1:
+        raise ValueError(f"max_connections must be at least 1, got {max_connections}")
+    handler = type("Handler", (_Handler,), {"timeout": float(request_timeout)})
+    httpd = _HTTPServer((host, port), handler, int(max_connections))
     server = ShopServer(shop, httpd, list(replays))
     handler.shop_server = server  # type: ignore[attr-defined]
     if block:

@@ -22,6 +22,14 @@ Behind it is :class:`~gui_gym.android.sim.adb.shell.Shell` over a
 path, and agent text is data. Malformed requests get ``FAIL`` with a reason; a client that
 stalls is dropped after ``timeout`` seconds; nothing a client sends raises in the server.
 
+Limits (each a constructor argument and a ``gui-gym serve-adb`` flag): at most
+``max_connections`` connections at once (default :data:`~gui_gym.android.sim.adb.listener.MAX_CONNECTIONS`,
+64) — one more is answered ``FAIL`` "the adb server is at its limit of N connections…" in place
+of its first request's answer, logged and closed; and at most ``max_storage`` bytes (default
+:data:`MAX_STORAGE`, 256 MiB) in the phone's storage, which a push (``SEND``) may not take past
+it — the push fails with the sync protocol's ``FAIL`` naming the limit, and nothing of the file
+is stored. A single pushed file is at most 64 MiB.
+
 Example:
     >>> import socket
     >>> server = serve_adb(port=0)
@@ -41,10 +49,10 @@ import struct
 import threading
 from typing import Any
 
-from gui_gym.android.sim.adb.listener import Listener
-from gui_gym.android.sim.adb.shell import PROPS, Shell
+from gui_gym.android.sim.adb.listener import MAX_CONNECTIONS, Listener, linger_close
+from gui_gym.android.sim.adb.shell import MAX_FILE, PROPS, Shell
 
-__all__ = ["ADB_VERSION", "FEATURES", "SERIAL", "AdbServer", "serve_adb"]
+__all__ = ["ADB_VERSION", "FEATURES", "MAX_STORAGE", "SERIAL", "AdbServer", "serve_adb"]
 
 #: The adb server protocol version this server speaks (adb 1.0.41).
 ADB_VERSION = 41
@@ -54,6 +62,11 @@ FEATURES = ("shell_v2",)
 MAX_REQUEST = 32 * 1024  # a shell command with an agent's 10,000-character text fits
 MAX_SYNC_PATH = 1024
 SYNC_CHUNK = 64 * 1024
+#: The phone's storage by default: pushes may not take the files it holds (in memory) past this.
+MAX_STORAGE = 256 << 20
+#: How long a client refused mid-push may go on sending (its file is read and dropped) before the
+#: connection closes: a client still writing when it closes would lose the FAIL sent to it.
+FAIL_LINGER_S = 5.0
 TRANSPORT_ID = 1
 _FILE_MODE, _DIR_MODE = 0o100644, 0o040755
 log = logging.getLogger(__name__)
@@ -61,6 +74,10 @@ log = logging.getLogger(__name__)
 
 class _Closed(Exception):
     """The client went away (or sent something no adb client sends)."""
+
+
+class _Refused(_Closed):
+    """Answered ``FAIL`` while the client may still be sending: read the rest before closing."""
 
 
 class AdbServer(Listener):
@@ -72,6 +89,8 @@ class AdbServer(Listener):
         host, port: where to listen (port 0: any free port, read :attr:`port`).
         serial: the device's serial.
         timeout: seconds a client may stall mid-request before it is dropped.
+        max_connections: connections served at once; one more is answered ``FAIL`` and closed.
+        max_storage: bytes the phone's storage may hold; a push that would pass it fails.
     """
 
     def __init__(
@@ -81,27 +100,38 @@ class AdbServer(Listener):
         port: int = 5037,
         serial: str = SERIAL,
         timeout: float = 30.0,
+        max_connections: int = MAX_CONNECTIONS,
+        max_storage: int = MAX_STORAGE,
     ) -> None:
+        if int(max_storage) < 0:
+            raise ValueError(f"max_storage must be at least 0 bytes, got {max_storage}")
         if backend is None:
             from gui_gym.android.backends.sim import SimBackend
 
             backend = SimBackend()
-        super().__init__(host, port, timeout)
+        super().__init__(host, port, timeout, max_connections)
         self.backend, self.serial = backend, serial
+        self.max_storage = int(max_storage)
         self.shell = Shell(backend.device)
         self.lock = threading.Lock()  # one command at a time on the phone
 
     name = "adb-server"
 
     # -- one connection ------------------------------------------------------------------------
+    def refuse(self, conn: socket.socket) -> None:
+        """Over the connection limit: ``FAIL`` where the client awaits its first request's status."""
+        _fail(conn, f"the adb server is at its limit of {self.max_connections} connections; try again shortly")
+
     def handle(self, conn: socket.socket) -> None:
-        try:
-            with conn:
+        with conn:
+            try:
                 self._session(conn)
-        except (_Closed, OSError):
-            pass
-        except Exception:  # a bug must not take the server down; the client sees its connection close
-            log.exception("adb server: a request failed")
+            except _Refused:
+                linger_close(conn, min(self.timeout, FAIL_LINGER_S), limit=MAX_FILE + SYNC_CHUNK)
+            except (_Closed, OSError):
+                pass
+            except Exception:  # a bug must not take the server down; the client sees its connection close
+                log.exception("adb server: a request failed")
 
     def _session(self, conn: socket.socket) -> None:
         bound = False
@@ -258,15 +288,32 @@ class AdbServer(Listener):
         conn.sendall(b"DONE" + struct.pack("<I", 0))
 
     def _send(self, conn: socket.socket, spec: str) -> None:
+        """``SEND``: the file's ``DATA`` chunks, then ``DONE``; stored whole at ``DONE`` or not at all.
+        The phone's lock is held throughout, so the storage counted at the start stays true."""
         path = spec.rsplit(",", 1)[0] if "," in spec else spec
+        target = self.shell.path(path)
+        # what the phone may still take: a file pushed over another replaces it, freeing its bytes
+        used = sum(len(data) for p, data in self.shell.files.items() if p != target)
+        room = self.max_storage - used
         parts, total = [], 0
         while True:
             header = _read_exact(conn, 8)
             sid, value = header[:4], struct.unpack("<I", header[4:])[0]
             if sid == b"DATA":
-                if value > SYNC_CHUNK or total + value > (64 << 20):
-                    _sync_fail(conn, "the file is too large for the simulated phone")
+                if value > SYNC_CHUNK:
+                    _sync_fail(conn, f"a DATA chunk of {value} bytes; at most {SYNC_CHUNK}")
                     raise _Closed
+                if total + value > MAX_FILE:
+                    _sync_fail(conn, f"the file is too large for the simulated phone (at most {MAX_FILE} bytes)")
+                    raise _Refused
+                if total + value > room:
+                    _sync_fail(
+                        conn,
+                        f"No space left on device: the simulated phone's storage is limited to {self.max_storage} "
+                        f"bytes (max_storage; {_mib(self.max_storage)}), {used} bytes are in use and this push "
+                        "would pass it",
+                    )
+                    raise _Refused
                 parts.append(_read_exact(conn, value))
                 total += value
             elif sid == b"DONE":
@@ -323,6 +370,10 @@ def _fail(conn: socket.socket, message: str) -> None:
     data = message.encode()
     with contextlib.suppress(OSError):
         conn.sendall(b"FAIL" + f"{len(data):04x}".encode() + data)
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):g} MiB"
 
 
 def _sync_fail(conn: socket.socket, message: str) -> None:

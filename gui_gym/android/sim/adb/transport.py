@@ -9,9 +9,14 @@ version 0x01000001 on), command XOR 0xFFFFFFFF — then the payload.
 - ``CNXN``: the host's version, max payload and banner; the device answers with its own banner
   (``device::ro.product.name=…;…;features=shell_v2``). No ``AUTH``: the phone trusts loopback.
 - ``OPEN(host_id, 0, "service")``: a stream; ``OKAY(device_id, host_id)`` accepts it, ``CLSE``
-  refuses it. The service runs as on the smart socket (shell, shell,v2, exec, sync).
+  refuses it. The service runs as on the smart socket (shell, shell,v2, exec, sync), each on a
+  thread: a link holds at most ``max_streams`` open streams (default :data:`MAX_STREAMS`), and an
+  ``OPEN`` past that is refused (``CLSE``, logged), as adbd refuses a service it cannot start.
 - ``WRTE(id, id, data)`` carries a stream's bytes each way; every ``WRTE`` is acknowledged by an
   ``OKAY`` before the next one is sent. ``CLSE`` ends a stream.
+
+At most ``max_connections`` hosts are linked at once (:class:`~gui_gym.android.sim.adb.listener.Listener`);
+one more is closed at once (the transport protocol has no way to say why before ``CNXN``).
 
 Example:
     >>> from gui_gym.android.sim.adb.server import AdbServer
@@ -32,14 +37,16 @@ import struct
 import threading
 from typing import Any
 
-from gui_gym.android.sim.adb.listener import Listener
+from gui_gym.android.sim.adb.listener import MAX_CONNECTIONS, Listener
 
-__all__ = ["DeviceTransport", "message"]
+__all__ = ["MAX_STREAMS", "DeviceTransport", "message"]
 
 A_SYNC, A_CNXN, A_AUTH, A_OPEN = 0x434E5953, 0x4E584E43, 0x48545541, 0x4E45504F
 A_OKAY, A_CLSE, A_WRTE, A_STLS = 0x59414B4F, 0x45534C43, 0x45545257, 0x534C5453
 VERSION = 0x01000001
 MAX_PAYLOAD = 256 * 1024
+#: Streams (services, a thread each) one host may hold open at once by default.
+MAX_STREAMS = 64
 log = logging.getLogger(__name__)
 
 
@@ -126,6 +133,13 @@ class _Link:
                 if not service.startswith(("shell", "exec:", "sync:")):
                     self.send(message(A_CLSE, 0, arg0))
                     continue
+                if len(self.streams) >= self.owner.max_streams:  # each stream is a thread: bounded
+                    log.warning(
+                        "device transport: refused a stream (%s): the host holds %d open, the limit",
+                        service[:40], len(self.streams),
+                    )  # fmt: skip
+                    self.send(message(A_CLSE, 0, arg0))
+                    continue
                 stream = self.streams[local] = _Stream(self, local, arg0)
                 self.send(message(A_OKAY, local, arg0))
                 threading.Thread(target=self._serve, args=(stream, service), daemon=True).start()
@@ -158,13 +172,25 @@ class _Link:
 
 class DeviceTransport(Listener):
     """The phone of *server* (an :class:`~gui_gym.android.sim.adb.server.AdbServer`) listening as a
-    network device on *host*:*port* (``adb connect host:port``)."""
+    network device on *host*:*port* (``adb connect host:port``): at most *max_connections* hosts at
+    once, each with at most *max_streams* open streams (see the module docstring)."""
 
     name = "adb-device"
 
-    def __init__(self, server: Any, host: str = "127.0.0.1", port: int = 5555, timeout: float = 30.0) -> None:
-        super().__init__(host, port, timeout)
+    def __init__(
+        self,
+        server: Any,
+        host: str = "127.0.0.1",
+        port: int = 5555,
+        timeout: float = 30.0,
+        max_connections: int = MAX_CONNECTIONS,
+        max_streams: int = MAX_STREAMS,
+    ) -> None:
+        if int(max_streams) < 1:
+            raise ValueError(f"max_streams must be at least 1, got {max_streams}")
+        super().__init__(host, port, timeout, max_connections)
         self.server = server
+        self.max_streams = int(max_streams)
 
     def banner(self) -> bytes:
         from gui_gym.android.sim.adb.server import FEATURES
