@@ -10,7 +10,9 @@ epoch (App. B.2), and coverage, the share of tasks that have milestones (App. B.
 The book is a :class:`~wrappers.state.SharedState`: give it a ``path`` and the envs of an
 ``AsyncVectorEnv`` (or several machines on a shared disk) read and refine one book; without a
 path it is shared in memory. Hit counts are added up in memory and written with the next
-change or :meth:`flush`, so a busy book does not rewrite its file every episode.
+change or :meth:`flush`, so a busy book does not rewrite its file every episode. A file damaged
+during a run is left as it is, and the run's changes (hit counts included) go to a recovery file
+beside it, named in a warning (:mod:`wrappers.state`).
 
 Example:
     >>> from gui_gym.core import Step, Trajectory

@@ -8,7 +8,8 @@ MobileRL's Table 4.
 
 Trainers that roll out a group per instance call :func:`adjust_group`. For one env at a time,
 :class:`ShortestPathReward` keeps a running T_min per instance in a :class:`ShortestLengths`
-that any number of envs (and processes, with a file) can share.
+that any number of envs (and processes, with a file) can share; a file damaged during a run is
+left as it is and the run's lengths go to a recovery file beside it (:mod:`wrappers.state`).
 
 Example (a group of four rollouts of one instance; the shortest success took 4 steps):
 

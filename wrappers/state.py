@@ -11,8 +11,20 @@ document goes to a temporary file that is flushed and fsynced, the current file 
 to ``<path>.bak``, and only then the temporary file replaces ``<path>`` (an atomic rename). A
 crash at any point leaves a complete ``<path>``. A file that does not parse (empty, not UTF-8,
 not JSON, nested too deeply, the wrong kind, or a document its class's ``_check`` rejects)
-raises :class:`StateFileError`, naming the file, the problem and the backup; it is never
-overwritten by an empty document.
+raises :class:`StateFileError` at load, naming the file, the problem and the backup; it is never
+overwritten.
+
+**A file damaged during a run** (another process writes garbage into it or truncates it) is left
+as it is, and the run's changes are not lost: each change (and :meth:`~SharedState.save`) writes
+the whole document — what was read before the damage plus every change since — atomically to a
+recovery file beside it, ``<stem>.recovered-<date>-<time>-<pid>-<tag><suffix>`` (one per process
+and object, so that no two writers share one; a pickled copy names its own), and the first such
+write names both files in a ``log.warning``. Later changes of the run go to the same recovery file
+(:attr:`~SharedState.recovery_path`). When the file reads again (repaired or replaced by another
+process), the state follows it as before and a warning names the recovery file, which holds what
+the run wrote meanwhile; a damaged file deleted meanwhile is written afresh. To go on from a
+recovery file, rename it over the damaged one. This holds for every shared state: the milestone
+book, SPA's shortest lengths, UI-Mem's memory.
 
 Checkpoints (``torch.save`` files) load through :func:`read_torch_checkpoint`, which first
 checks every member of the zip archive ``torch.save`` writes against the CRC-32 stored with it
@@ -32,7 +44,9 @@ import json
 import logging
 import os
 import re
+import secrets
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
@@ -107,12 +121,14 @@ class SharedState:
 
     kind: ClassVar[str] = "state"
     format_version: ClassVar[int] = 1
+    _recovery: Path | None = None  # the class default too: copies pickled before it existed load
 
     def __init__(self, path: str | os.PathLike | None = None) -> None:
         self.path = Path(path) if path is not None else None
         self._lock = threading.RLock()
         self._stamp: tuple[int, int, int] | None = None
         self._file_ok = True  # False while the file on disk does not parse
+        self._recovery = None  # where changes go while the file does not parse
         self._data: dict[str, Any] = self._empty()
         if self.path is not None and self.path.exists():
             self._data = self._read_file(self.path)
@@ -150,6 +166,12 @@ class SharedState:
             self._before_write(self._data)
             atomic_write_json(target, self._document())
         return target
+
+    @property
+    def recovery_path(self) -> Path | None:
+        """The recovery file this object writes to while its file does not parse (``None``: none);
+        see the module docstring."""
+        return self._recovery
 
     def to_dict(self) -> dict[str, Any]:
         with self._lock:
@@ -206,13 +228,14 @@ class SharedState:
             self._data = self._read_file(self.path)
             self._file_ok = True
         except StateFileError as e:
-            log.error("%s; keeping the copy in memory", e)
+            log.error("%s; keeping the copy read before", e)
             self._file_ok = False
         self._stamp = stamp
 
     @contextlib.contextmanager
     def _change(self) -> Iterator[dict[str, Any]]:
-        """Reload, let the caller change the document, write it back (under the locks)."""
+        """Reload, let the caller change the document, write it back (under the locks). While the
+        file does not parse, the document goes to the recovery file instead (module docstring)."""
         with self._lock:
             if self.path is None:
                 yield self._data
@@ -222,18 +245,49 @@ class SharedState:
                 # Under the lock, always re-read: a file replaced by another process can reuse the
                 # inode, size and (coarse) mtime of the one we read, and its change would be lost.
                 self._refresh(force=True)
+                if not self._file_ok and self._file_stamp() is None:
+                    self._file_ok = True  # the damaged file was removed: nothing left there to keep
+                if self._file_ok and self._recovery is not None:
+                    log.warning(
+                        "%s reads again; this %s follows it from now on. %s holds what this run wrote "
+                        "while it did not parse",
+                        self.path,
+                        self.kind,
+                        self._recovery,
+                    )
+                    self._recovery = None
                 yield self._data
                 self._before_write(self._data)
-                if not self._file_ok:  # never replace a file we could not read
-                    log.error("%s does not parse; not overwriting it, the change stays in memory", self.path)
-                    return
-                atomic_write_json(self.path, self._document())
-                self._stamp = self._file_stamp()
+                if self._file_ok:
+                    atomic_write_json(self.path, self._document())
+                    self._stamp = self._file_stamp()
+                else:  # never replace a file we could not read
+                    self._write_recovery()
+
+    def _write_recovery(self) -> None:
+        """Write the whole document to the recovery file (named on the first call), never to the
+        damaged file, which stays as it is for a person to look at."""
+        assert self.path is not None
+        first = self._recovery is None
+        if self._recovery is None:
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            name = f"{self.path.stem}.recovered-{stamp}-{os.getpid()}-{secrets.token_hex(3)}{self.path.suffix}"
+            self._recovery = self.path.with_name(name)
+        atomic_write_json(self._recovery, self._document(), backup=False)
+        if first:
+            log.warning(
+                "%s does not parse; not overwriting it (it is left as it is). This run's %s, with its "
+                "changes, is written to %s instead, and so are its later changes",
+                self.path,
+                self.kind,
+                self._recovery,
+            )
 
     def __getstate__(self) -> dict[str, Any]:
         with self._lock:
             state = self.__dict__.copy()
         del state["_lock"]
+        state["_recovery"] = None  # a copy elsewhere names its own recovery file, never this one
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:

@@ -113,12 +113,14 @@ def test_corrupt_file_is_a_clear_error_and_is_never_overwritten(tmp_path, caplog
     with pytest.raises(StateFileError, match=r"cannot read.*previous good copy is .*book\.json\.bak"):
         MilestoneBook.load(path)
     assert MilestoneBook.load(f"{path}.bak").templates("A") == ["a"]
-    # A running book keeps its copy in memory and refuses to overwrite the broken file.
-    with caplog.at_level("ERROR"):
+    # A running book keeps the copy it read, refuses to overwrite the broken file and writes its
+    # change to a recovery file beside it.
+    with caplog.at_level("WARNING"):
         assert book.templates("A") == ["a"]
         book.update(successful("C", ["c"]))
     assert "not overwriting" in caplog.text
     assert path.read_text().endswith("[")
+    assert book.recovery_path is not None and MilestoneBook.load(book.recovery_path).templates("C") == ["c"]
 
 
 def test_wrong_kind_and_missing_files(tmp_path):
@@ -162,6 +164,143 @@ def test_pickled_book_keeps_its_file(tmp_path):
     clone = pickle.loads(pickle.dumps(book))
     clone.update(successful("B", ["b"]))
     assert book.templates("B") == ["b"]  # the original reloads what the clone wrote
+
+
+# ----------------------------------------------------------------------------- damaged mid-run
+
+DAMAGES = {
+    "garbage": b"\x00\xffgarbage from another process",
+    "truncated": b"",
+    "cut-short": b'{"kind": "milestone_book", "format_version": 1, "da',
+}
+
+
+def _recovered(path) -> list:
+    return sorted(path.parent.glob(f"{path.stem}.recovered-*{path.suffix}"))
+
+
+def _one_warning(caplog) -> str:
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1, warnings
+    return warnings[0]
+
+
+@pytest.mark.parametrize("damage", DAMAGES.values(), ids=list(DAMAGES))
+def test_a_book_damaged_mid_run_loses_none_of_the_runs_updates(tmp_path, caplog, damage: bytes):
+    path = tmp_path / "book.json"
+    book = MilestoneBook(path, generator=keep_all)
+    book.update(successful("A", ["Open A", "Save <X>"]), epoch=0)
+    book.record("A", ["Open A"], epoch=0)  # a hit counted before the damage, not yet written
+    path.write_bytes(damage)  # another process damages the file mid-run
+    with caplog.at_level("WARNING"):
+        book.update(successful("B", ["Open B"]), epoch=1)  # the update made after the damage
+        book.record("B", ["Open B"], epoch=1)
+        book.flush()
+        book.save()
+    assert path.read_bytes() == damage  # the damaged file is left as it is
+    [recovery] = _recovered(path)
+    assert book.recovery_path == recovery
+    warning = _one_warning(caplog)
+    assert str(path) in warning and str(recovery) in warning
+    # the recovery file is a whole book: what was read before the damage and every change since
+    back = MilestoneBook.load(recovery)
+    assert back.templates("A") == ["Open A", "Save <X>"] and back.templates("B") == ["Open B"]
+    assert back.hit_counts("A") == {0: {"Open A": 1}} and back.hit_counts("B") == {1: {"Open B": 1}}
+    # later changes of the run go to the same recovery file
+    book.set("C", ["Open C"])
+    assert _recovered(path) == [recovery] and MilestoneBook.load(recovery).templates("C") == ["Open C"]
+    assert path.read_bytes() == damage
+
+
+@pytest.mark.parametrize("damage", DAMAGES.values(), ids=list(DAMAGES))
+def test_spa_lengths_damaged_mid_run_lose_none_of_the_runs_updates(tmp_path, caplog, damage: bytes):
+    path = tmp_path / "spa.json"
+    lengths = ShortestLengths(path)
+    lengths.observe("a", 5)
+    path.write_bytes(damage)
+    with caplog.at_level("WARNING"):
+        assert lengths.observe("a", 3) == 3  # a shorter success after the damage
+        assert lengths.observe("b", 7) == 7
+        lengths.save()
+    assert path.read_bytes() == damage
+    [recovery] = _recovered(path)
+    assert lengths.recovery_path == recovery
+    warning = _one_warning(caplog)
+    assert str(path) in warning and str(recovery) in warning
+    assert ShortestLengths.load(recovery).to_dict() == {"shortest": {"a": 3, "b": 7}}
+    assert lengths.observe("c", 2) == 2 and _recovered(path) == [recovery]
+    assert ShortestLengths.load(recovery).get("c") == 2 and path.read_bytes() == damage
+
+
+@pytest.mark.parametrize("cls", [MilestoneBook, ShortestLengths])
+def test_after_a_repair_the_state_follows_the_file_and_names_the_recovery_file(tmp_path, caplog, cls):
+    def change(state, key: str) -> None:
+        state.set(key, [f"open {key}"]) if cls is MilestoneBook else state.observe(key, 1)
+
+    def has(path, key: str) -> bool:
+        return key in cls.load(path).to_dict()["tasks" if cls is MilestoneBook else "shortest"]
+
+    path = tmp_path / "state.json"
+    state = cls(path)
+    change(state, "a")
+    good = path.read_bytes()
+    path.write_text("garbage")
+    change(state, "b")
+    recovery = state.recovery_path
+    assert recovery is not None and has(recovery, "b")
+    path.write_bytes(good)  # another process puts a good copy back
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        change(state, "c")
+    assert state.recovery_path is None and str(recovery) in _one_warning(caplog)
+    assert has(path, "c") and not has(path, "b") and has(recovery, "b")  # kept, for a person to merge
+    # a damaged file that is removed is written afresh
+    path.write_text("garbage")
+    change(state, "d")
+    path.unlink()
+    change(state, "e")
+    assert has(path, "d") and has(path, "e") and len(_recovered(path)) == 2
+
+
+@pytest.mark.parametrize("cls", [MilestoneBook, ShortestLengths])
+def test_a_copy_in_another_process_names_its_own_recovery_file(tmp_path, cls):
+    import pickle
+
+    def change(state, key: str) -> None:
+        state.set(key, [f"open {key}"]) if cls is MilestoneBook else state.observe(key, 1)
+
+    path = tmp_path / "state.json"
+    state = cls(path)
+    change(state, "a")
+    path.write_text("garbage")
+    change(state, "b")
+    clone = pickle.loads(pickle.dumps(state))
+    assert state.recovery_path is not None and clone.recovery_path is None
+    change(clone, "c")
+    assert clone.recovery_path not in (None, state.recovery_path) and len(_recovered(path)) == 2
+    assert path.read_text() == "garbage"
+
+
+def test_two_writers_on_a_damaged_file_each_keep_their_updates(tmp_path):
+    path = tmp_path / "spa.json"
+    ShortestLengths(path).observe("before", 4)
+    good = path.read_bytes()
+    path.write_text("garbage")
+    # a worker that opens the damaged file fails at once; ones already running keep their updates
+    with pytest.raises(StateFileError):
+        ShortestLengths(path)
+    path.write_bytes(good)
+    states = [ShortestLengths(path) for _ in range(2)]
+    path.write_text("garbage")
+    for w, lengths in enumerate(states):
+        for i in range(3):
+            lengths.observe(f"w{w}-{i}", 10 + i)
+    recoveries = {s.recovery_path for s in states}
+    assert None not in recoveries and len(recoveries) == 2 and len(_recovered(path)) == 2
+    for w, lengths in enumerate(states):
+        back = ShortestLengths.load(lengths.recovery_path).to_dict()["shortest"]
+        assert back == {"before": 4, **{f"w{w}-{i}": 10 + i for i in range(3)}}
+    assert path.read_text() == "garbage"
 
 
 # ----------------------------------------------------------------------------- damaged documents

@@ -21,17 +21,10 @@ text kept. Time is the memory's clock, one :meth:`~ExperienceMemory.tick` per tr
 The memory is a :class:`~wrappers.state.SharedState`: in memory, or a JSON file shared by
 processes (atomic writes under a file lock; a damaged file is a clear error at load and never
 overwritten). Uses counted by :meth:`retrieve` stay in memory until the next write or
-:meth:`flush`, as the milestone book's hit counts do.
-
-**A file damaged during a run** (another process writes garbage into it or truncates it) is left
-as it is, and the run's updates are not lost: each change, :meth:`flush` and :meth:`save` writes
-the whole memory — what was read before the damage plus every change since — atomically to a
-recovery file beside it, ``<stem>.recovered-<date>-<time>-<pid>-<tag><suffix>`` (one per process
-and memory object, so that no two writers share one), and the first such write says where in a
-``log.warning``. Later writes of the run go to the same recovery file. When the file reads again
-(repaired or replaced by another process), the memory follows it as before and a warning names
-the recovery file, which holds what the run wrote meanwhile; a file deleted meanwhile is written
-afresh. To go on from a recovery file, rename it over the damaged one.
+:meth:`flush`, as the milestone book's hit counts do. A file damaged during a run is left as it
+is and the run's updates are not lost: as for every shared state, each change, :meth:`flush` and
+:meth:`save` writes the whole memory to a recovery file beside it, named in a warning
+(:attr:`~wrappers.state.SharedState.recovery_path`; see :mod:`wrappers.state`).
 
 >>> mem = ExperienceMemory()
 >>> mem.add_workflow("ContactsAddContact", ["Open Contacts", "Enter {{Name}}", "Tap Save"], scene="contacts")
@@ -46,24 +39,16 @@ afresh. To go on from a recovery file, rename it over the damaged one.
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import os
-import secrets
-import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from gui_gym.core.io import atomic_write_json
 from wrappers.memory.guidance import Guidance, GuidanceStep, check_level
 from wrappers.memory.ranking import RANKINGS, recency, score_plans
 from wrappers.memory.templates import instantiate
-from wrappers.state import SharedState, file_lock
-
-log = logging.getLogger(__name__)
+from wrappers.state import SharedState
 
 __all__ = ["ExperienceMemory", "MemoryConfig"]
 
@@ -126,7 +111,6 @@ class ExperienceMemory(SharedState):
     """
 
     kind = "uimem_memory"
-    _recovery: Path | None = None  # the class default too: copies pickled before it existed load
 
     def __init__(
         self,
@@ -139,13 +123,7 @@ class ExperienceMemory(SharedState):
         self.matcher = matcher
         self.extractor = extractor  # what the self-evolving update extracts with (None: the built-in one)
         self._pending: Counter[tuple[str, ...]] = Counter()  # uses not yet written
-        self._recovery = None  # where the memory goes while the file does not parse
         super().__init__(path)
-
-    @property
-    def recovery_path(self) -> Path | None:
-        """The recovery file this memory writes to while its file does not parse (``None``: none)."""
-        return self._recovery
 
     # -- document -------------------------------------------------------------------------------
     def _empty(self) -> dict[str, Any]:
@@ -209,54 +187,6 @@ class ExperienceMemory(SharedState):
             if entry is not None:
                 entry["n_used"] += n
         self._pending.clear()
-
-    @contextlib.contextmanager
-    def _change(self) -> Iterator[dict[str, Any]]:
-        """:meth:`SharedState._change`, except that while the file on disk does not parse the
-        memory is written to a recovery file beside it (SharedState would keep the change in
-        memory only, and a run's updates would be lost at exit); see the module docstring."""
-        if self.path is None:
-            with super()._change() as data:
-                yield data
-            return
-        with self._lock, file_lock(self.path):
-            # Under the lock, always re-read (SharedState's reason: a replaced file may look unchanged).
-            self._refresh(force=True)
-            if not self._file_ok and self._file_stamp() is None:
-                self._file_ok = True  # the damaged file was removed: nothing left there to keep
-            if self._file_ok and self._recovery is not None:
-                log.warning(
-                    "%s reads again; the memory follows it from now on. %s holds what this run wrote "
-                    "while it did not parse",
-                    self.path,
-                    self._recovery,
-                )
-                self._recovery = None
-            yield self._data
-            self._before_write(self._data)
-            if self._file_ok:
-                atomic_write_json(self.path, self._document())
-                self._stamp = self._file_stamp()
-            else:
-                self._write_recovery()
-
-    def _write_recovery(self) -> None:
-        """Write the whole memory to the recovery file (named on the first call), never to the
-        damaged file, which stays as it is for a person to look at."""
-        assert self.path is not None
-        first = self._recovery is None
-        if self._recovery is None:
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            name = f"{self.path.stem}.recovered-{stamp}-{os.getpid()}-{secrets.token_hex(3)}{self.path.suffix}"
-            self._recovery = self.path.with_name(name)
-        atomic_write_json(self._recovery, self._document(), backup=False)
-        if first:
-            log.warning(
-                "%s does not parse; not overwriting it (it is left as it is). This run's memory, with "
-                "its changes, is written to %s instead, and so are its later changes",
-                self.path,
-                self._recovery,
-            )
 
     def flush(self) -> None:
         """Write the uses counted since the last write (a no-op when there are none)."""
@@ -500,7 +430,6 @@ class ExperienceMemory(SharedState):
         # a copy in a worker or a checkpoint reads and counts; merging and extracting (an embedding
         # model, an LLM client) belong to the process that made the memory
         state["matcher"] = state["extractor"] = None
-        state["_recovery"] = None  # a copy elsewhere names its own recovery file, never this one
         return state
 
     def __len__(self) -> int:
