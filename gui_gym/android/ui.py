@@ -114,7 +114,7 @@ class Node:
         children: list[Node] | None = None,
         on_tap: Callable[[], Any] | None = None,
         on_long_press: Callable[[], Any] | None = None,
-        on_scroll: Callable[[str, float], bool] | None = None,
+        on_scroll: Callable[[str, float], bool | str] | None = None,
         field: Any = None,
         label: str = "",
         role: str = "",

@@ -12,6 +12,7 @@ from _util import (
     canon,
     check_ui_xml,
     find_el,
+    index_of,
     long_press,
     make,
     random_action,
@@ -20,7 +21,7 @@ from _util import (
     tap,
 )
 
-from gui_gym.android.actions import parse_action
+from gui_gym.android.actions import Action, format_action, parse_action
 from gui_gym.android.forest import element_box
 from gui_gym.android.sim.apps import APPS
 from gui_gym.android.sim.apps.contacts import ContactDetail, ContactEditor, ContactList
@@ -324,6 +325,80 @@ def test_scroll_has_no_effect_on_a_short_list() -> None:
     before = state_key(env.unwrapped.device)
     _, _, term, _, _ = env.step('do(action="Swipe", direction="up")')
     assert not term and state_key(env.unwrapped.device) == before
+
+
+# ----------------------------------------------------------------------------- sliders
+
+
+def _on_the_brightness_slider(level: int):
+    """The Display page of Settings with the brightness at ``level``: the env, the device and the
+    slider's ``ui_elements`` index and box."""
+    env = make("SystemBrightnessMax")
+    env.reset(seed=0)
+    for _ in range(2):  # launch Settings, open Display
+        _, _, _, _, info = env.step(env.unwrapped.oracle_action())
+    dev = env.unwrapped.device
+    dev.state.settings["brightness"] = level
+    dev.invalidate()
+    slider = find_el(info, content_description="Brightness level")
+    return env, dev, index_of(info, slider), box(slider)
+
+
+@pytest.mark.parametrize(
+    "start, finger, dist, level, said",
+    [
+        (45, "right", "short", 70, "right (to 70%)"),
+        (45, "right", "long", 100, "right (to 100%, the maximum)"),
+        (45, "left", "short", 20, "left (to 20%)"),
+        (45, "left", "long", 0, "left (to 0%, the minimum)"),
+        (100, "right", "medium", 100, "right (already at 100%, the maximum)"),
+        (0, "left", "medium", 0, "left (already at 0%, the minimum)"),
+    ],
+)
+def test_a_slider_drag_says_which_way_the_thumb_went_and_where_it_stopped(
+    start: int, finger: str, dist: str, level: int, said: str
+) -> None:
+    """A finger swipe to the right moves a slider's thumb right; the step names that direction and
+    the value it set (a short and a long swipe differ), not a scroll of content."""
+    env, dev, _, el = _on_the_brightness_slider(start)
+    _, _, _, _, info = env.step(format_action(Action("swipe", direction=finger, dist=dist, element=el)))
+    assert info["format_valid"], info
+    assert dev.state.settings["brightness"] == level
+    assert info["action_description"] == f'Drag the "Brightness level" slider {said}'
+    # across it is refused, and says why
+    _, _, _, _, info = env.step(format_action(Action("swipe", direction="up", element=el)))
+    assert not info["format_valid"] and "moves sideways" in info["reason"]
+
+
+def test_every_syntax_describes_a_slider_drag_the_same_way() -> None:
+    """AndroidWorld's ``scroll left`` (it names the content's direction), MobileRL's start/end
+    swipe and android_env's raw touches all move the thumb right here, and say so."""
+    _, _, index, (left, top, _, bottom) = _on_the_brightness_slider(20)
+    y = (top + bottom) // 2
+    ways = [
+        [{"action_type": "scroll", "direction": "left", "index": index}],
+        [f'do(action="Swipe", start=[{left + 100},{y}], end=[{left + 460},{y}])'],
+        [
+            {"action_type": "TOUCH", "touch_position": [(left + 100) / SCREEN_W, y / SCREEN_H]},
+            {"action_type": "LIFT", "touch_position": [(left + 460) / SCREEN_W, y / SCREEN_H]},
+        ],
+    ]
+    for way in ways:
+        env, dev, _, _ = _on_the_brightness_slider(20)
+        for action in way:
+            _, _, _, _, info = env.step(action)
+        assert info["format_valid"], (way, info)
+        assert dev.state.settings["brightness"] == 70, way
+        assert info["action_description"] == 'Drag the "Brightness level" slider right (to 70%)', way
+
+
+def test_lists_keep_the_scroll_wording() -> None:
+    """A list names the content's direction: a finger swipe up scrolls it down."""
+    env = make("ContactsEditPhone")
+    env.reset(seed=0)
+    env.step(LAUNCH)
+    _, _, _, _, info = env.step('do(action="Swipe", direction="up", dist="medium")')
+    assert info["format_valid"] and info["action_description"].startswith("Scroll down the "), info
 
 
 # ----------------------------------------------------------------------------- android_env raw touch

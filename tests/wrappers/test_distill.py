@@ -309,9 +309,14 @@ def test_signature_masks_what_differs_between_instances() -> None:
 
 
 def test_collapse_repeats() -> None:
-    assert collapse_repeats(["Open Display", "Scroll left the slider", "Scroll left the slider"]) == [
+    drags = [
+        'Drag the "Brightness level" slider right (to 85%)',
+        'Drag the "Brightness level" slider right (to 100%, the maximum)',
+    ]  # the value differs between drags: still one stage
+    assert collapse_repeats(["Open Display", *drags]) == ["Open Display", drags[1]]
+    assert collapse_repeats(["Open Display", "Scroll down the list", "Scroll down the list"]) == [
         "Open Display",
-        "Scroll left the slider",
+        "Scroll down the list",
     ]
     keypad = ['Tap "8" on the keypad', 'Tap "3" on the keypad', "Start"]
     assert collapse_repeats(keypad) == ['Tap "3" on the keypad', "Start"]

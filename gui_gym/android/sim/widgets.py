@@ -4,7 +4,7 @@ A :class:`Screen` (an activity on an app's back stack) and a :class:`Dialog` are
 picklable data: what they show is rebuilt into :class:`~gui_gym.android.ui.Node` trees every
 step by :meth:`build`, and their behaviour lives in the callbacks the build attaches.
 Everything an app needs to look like Android — toolbars, fields with focus, switches,
-scrolling lists, FABs, tabs, menus, date and time pickers — is a method of :class:`UI`.
+sliders, scrolling lists, FABs, tabs, menus, date and time pickers — is a method of :class:`UI`.
 """
 
 from __future__ import annotations
@@ -604,6 +604,46 @@ class UI:
                 checked=checked,
                 on_tap=tap,
                 role="checkbox",
+                label=label,
+            )
+        )
+
+    def slider(
+        self, label: str, value: int, on_change: Callable[[int], Any], rid: str = "", step: int = 100, h: int = 130
+    ) -> Node:
+        """A SeekBar from 0 to 100 percent (text "NN%"), dragged sideways.
+
+        A finger swipe to the right moves the thumb right (a scroll's content direction is the
+        opposite: AndroidWorld's ``scroll left`` is this swipe) and raises the value by ``step``
+        times the swipe's share of the width (short 0.25, medium 0.5, long 0.75), clamped to
+        0-100; to the left lowers it. Vertical swipes are refused. The action is described by the
+        change it made, not as a scroll: ``Drag the "Brightness level" slider right (to 70%)``,
+        ``(to 100%, the maximum)`` at an end, ``(already at 100%, the maximum)`` when the thumb
+        was there already.
+        """
+
+        def drag(content_dir: str, frac: float) -> str:
+            if content_dir not in ("left", "right"):
+                raise Inapplicable(f'the "{label}" slider moves sideways: swipe left or right on it')
+            thumb = "right" if content_dir == "left" else "left"  # the finger's direction
+            new = max(0, min(100, value + round(frac * step) * (1 if thumb == "right" else -1)))
+            end = {0: ", the minimum", 100: ", the maximum"}.get(new, "")
+            if new != value:
+                on_change(new)
+            where = f"to {new}%" if new != value else f"already at {new}%"
+            return f'Drag the "{label}" slider {thumb} ({where}{end})'
+
+        return self.add(
+            Node(
+                "android.widget.SeekBar",
+                self.rect(h),
+                f"{value}%",
+                rid=rid,
+                desc=label,
+                on_scroll=drag,
+                focusable=True,
+                role="slider",
+                style=value,
                 label=label,
             )
         )

@@ -11,11 +11,13 @@ Sound & vibration (Do Not Disturb), Location, and read-only pages (Apps, Storage
 Like Android, turning airplane mode on turns Wi-Fi and Bluetooth off, and turning it off
 turns back on those that were on before; either radio may still be switched on in flight.
 
-The brightness level is an ``android.widget.SeekBar`` (id ``com.android.settings:id/seekbar``,
-desc "Brightness level", text "NN%") that is dragged sideways: a finger swipe to the right
-on it raises the level by the swipe's share of the full range (short 25, medium 50, long 75
-points), to the left lowers it, clamped to 0-100. (Scroll actions name the content direction,
-so AndroidWorld's ``scroll left`` raises the level.) Vertical swipes on it are refused.
+The brightness level is an ``android.widget.SeekBar`` (id ``android:id/seekbar``, desc
+"Brightness level", text "NN%"; :meth:`~gui_gym.android.sim.widgets.UI.slider`) that is dragged
+sideways: a finger swipe to the right on it raises the level by the swipe's share of the full
+range (short 25, medium 50, long 75 points), to the left lowers it, clamped to 0-100. (Scroll
+actions name the content direction, so AndroidWorld's ``scroll left`` raises the level.)
+Vertical swipes on it are refused. The step says what the thumb did and where it stopped:
+``Drag the "Brightness level" slider right (to 70%)``, ``... right (to 100%, the maximum)``.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gui_gym.android.sim.apps.base import App
-from gui_gym.android.sim.widgets import UI, Inapplicable, MenuDialog, Screen
+from gui_gym.android.sim.widgets import UI, MenuDialog, Screen
 from gui_gym.android.ui import Node
 
 if TYPE_CHECKING:
@@ -165,28 +167,12 @@ class DisplayPage(Page):
     def content(self, ui: UI, dev: Device) -> None:
         s = dev.state.settings
         ui.text("Brightness level", h=100, size=44, rid=f"{PKG}:id/brightness_title")
-        level = s["brightness"]
-
-        def drag(direction: str, frac: float) -> bool:
-            if direction not in ("left", "right"):
-                raise Inapplicable("the brightness slider moves sideways: swipe left or right on it")
-            old = s["brightness"]
-            s["brightness"] = max(0, min(100, old + round(frac * SLIDER_STEP) * (1 if direction == "left" else -1)))
-            return s["brightness"] != old
-
-        ui.add(
-            Node(
-                "android.widget.SeekBar",
-                ui.rect(130),
-                f"{level}%",
-                rid="android:id/seekbar",
-                desc="Brightness level",
-                on_scroll=drag,
-                focusable=True,
-                role="slider",
-                style=level,
-                label="Brightness level",
-            )
+        ui.slider(
+            "Brightness level",
+            s["brightness"],
+            lambda level: s.__setitem__("brightness", level),
+            rid="android:id/seekbar",
+            step=SLIDER_STEP,
         )
         ui.spacer(30)
         setting_switch(
