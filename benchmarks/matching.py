@@ -2,8 +2,9 @@
 
 Usage::
 
-    python benchmarks/matching.py            # ~25 s
-    python benchmarks/matching.py --quick    # ~10 s: one cold round, no fresh-seed set
+    python benchmarks/matching.py               # ~90 s on 2 cores
+    python benchmarks/matching.py --quick       # one cold round, no fresh-seed set
+    python benchmarks/matching.py --no-unseen   # leaves out the general sets' unseen files
 
 What is measured (one process; wall and CPU time; torch on all cores, CPU only):
 
@@ -20,12 +21,21 @@ What is measured (one process; wall and CPU time; torch on all cores, CPU only):
   its ``dev`` and ``test`` halves, looked at while the rules were extended;
   ``phrasing_pairs_unseen.jsonl``: written apart and not looked at), guarded and the paper's
   cosine at δ = 0.75;
+* accuracy on the general sets (``benchmarks/data/matching/general_<writer>_<dev|unseen>.jsonl``:
+  milestone / action pairs of all three families written by people and models who had not seen
+  the simulator's phrasing; the ``dev`` files were looked at while the families' words and the
+  world-free rules were written, the ``unseen`` ones were not), overall and per family, writer,
+  milestone style and action source, guarded (with each row's family's words, and with the
+  world-free rules alone) and the paper's cosine at δ = 0.75;
 * accuracy per mode on the shipped set (``gui_gym/android/data/matching_pairs.jsonl``) at each
   mode's default δ, on the whole set and on the held-out half of the task templates; δ chosen on
   the calibration half and reported on the held-out half; the best δ on the whole set (an upper
   bound: δ tuned on the test data); the guarded mode without each of its rule families; and,
   unless ``--quick``, on a fresh set generated from seed 2 (new names, values and alternatives;
   the same task templates), which was not looked at while the guarded rules were written.
+
+The phone's sets are scored with the Android family's words (``family_of("GuiAndroid-v0").matching()``),
+each general row with its family's.
 """
 
 from __future__ import annotations
@@ -51,6 +61,10 @@ from wrappers import matching
 from wrappers.matching import DEFAULT_DELTA, MODES, RULES, SemanticMatcher, accuracy, best_delta
 
 TARGET = 2000.0  # cached pairs/s
+GENERAL = Path(__file__).resolve().parent / "data" / "matching"
+#: The env whose family's words score a general row of each family.
+FAMILY_ENVS = {"android": "GuiAndroid-v0", "alfworld": "ALFWorld-v0", "webshop": "WebShop-v0"}
+PHONE = FAMILY_ENVS["android"]
 FRESH_SEED = 2  # a set nobody looked at while the guarded rules were written (those saw seeds 0 and 1)
 PAPER = (500, 11.0)  # ADMIRE App. B.4.2: 500 pairs in 11 s
 DELTAS = np.round(np.arange(0.30, 0.951, 0.01), 2)
@@ -64,8 +78,52 @@ def timed(fn: Callable[[], object]) -> tuple[float, float]:
 
 
 def clear_rule_caches() -> None:
-    for f in (matching.rephrase, matching.normalize, matching._values, matching._polar, matching._conflicts):
-        f.cache_clear()
+    matching.clear_rule_caches()
+
+
+def read_rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def family_scores(rows: list[dict], mode: str, words: bool = True) -> np.ndarray:
+    """Each row scored by a matcher of ``mode`` with its family's words (or none)."""
+    out = np.zeros(len(rows), dtype=np.float32)
+    for family, env_id in FAMILY_ENVS.items():
+        idx = [i for i, r in enumerate(rows) if r.get("family", "android") == family]
+        if idx:
+            m = SemanticMatcher(mode=mode, vocabulary=env_id if words else None)
+            out[idx] = m.pair_scores([rows[i]["action"] for i in idx], [rows[i]["milestone"] for i in idx])
+    return out
+
+
+def general_report(unseen: bool) -> list[str]:
+    """The general sets' accuracy, overall and by family, writer, milestone style and action source."""
+    files = sorted(GENERAL.glob("general_*_dev.jsonl"))
+    if unseen:
+        files += sorted(GENERAL.glob("general_*_unseen.jsonl"))
+    lines = []
+    for split in ("dev", "unseen"):
+        rows = [r for f in files if f.stem.endswith(split) for r in read_rows(f)]
+        if not rows:
+            continue
+        y = np.array([r["label"] for r in rows], dtype=bool)
+        verdicts = {
+            "guarded": family_scores(rows, "guarded") > DEFAULT_DELTA["guarded"],
+            "guarded, world-free rules": family_scores(rows, "guarded", words=False) > DEFAULT_DELTA["guarded"],
+            "cosine δ=0.75": family_scores(rows, "cosine") > DEFAULT_DELTA["cosine"],
+        }
+        names = [f.name for f in files if f.stem.endswith(split)]
+        lines.append(f"\ngeneral sets, {split} ({', '.join(names)}; {len(rows)} pairs, {int(y.sum())} positive):")
+        lines.append("| slice | pairs | " + " | ".join(verdicts) + " |")
+        lines.append("|---|---:|" + "---:|" * len(verdicts))
+        slices = [("all", np.ones(len(rows), dtype=bool))]
+        for key in ("family", "writer", "milestone_style", "action_source"):
+            for value in sorted({str(r.get(key)) for r in rows}):
+                slices.append((f"{key}={value}", np.array([str(r.get(key)) == value for r in rows])))
+        for name, sel in slices:
+            accs = " | ".join(f"{np.mean(v[sel] == y[sel]):.1%}" for v in verdicts.values())
+            lines.append(f"| {name} | {int(sel.sum())} | {accs} |")
+    return lines
 
 
 def fmt(x: float, nd: int = 0) -> str:
@@ -76,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="one cold round, few cached rounds, no fresh-seed set")
     ap.add_argument("--rounds", type=int, default=None, help="cold rounds (default 3; 1 with --quick)")
+    ap.add_argument("--no-unseen", action="store_true", help="leave out the general sets' unseen files")
     args = ap.parse_args(argv)
     cold_rounds = args.rounds or (1 if args.quick else 3)
     warm_rounds = 3 if args.quick else 10
@@ -85,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     w_imp, c_imp = timed(lambda: __import__("sentence_transformers"))
     import torch
 
-    probe = SemanticMatcher()
+    probe = SemanticMatcher(vocabulary=PHONE)
     w_load, c_load = timed(probe.load)
 
     rows = load_pairs()
@@ -96,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     n = len(rows)
 
     # -- speed --
-    matchers = {mode: SemanticMatcher(mode=mode) for mode in MODES[::-1]}
+    matchers = {mode: SemanticMatcher(mode=mode, vocabulary=PHONE) for mode in MODES[::-1]}
     colds: dict[str, list[tuple[float, float]]] = {mode: [] for mode in matchers}
     for _ in range(cold_rounds):  # interleaved, so that a slow phase of the machine hits both modes
         for mode, m in matchers.items():
@@ -148,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         }
     ablation = {}
     for rule in RULES:
-        m = SemanticMatcher(rules=[r for r in RULES if r != rule])
+        m = SemanticMatcher(rules=[r for r in RULES if r != rule], vocabulary=PHONE)
         s = m.pair_scores(actions, milestones)
         d_cal, _ = best_delta(s[cal], labels[cal], DELTAS)
         ablation[rule] = (accuracy(s[cal], labels[cal], d_cal), accuracy(s[held], labels[held], d_cal), d_cal)
@@ -159,7 +218,9 @@ def main(argv: list[str] | None = None) -> int:
         h1 = np.array([r["split"] == "heldout" for r in rows1])
         fresh = {}
         for mode in MODES[::-1]:
-            s1 = SemanticMatcher(mode=mode).pair_scores([r["action"] for r in rows1], [r["milestone"] for r in rows1])
+            s1 = SemanticMatcher(mode=mode, vocabulary=PHONE).pair_scores(
+                [r["action"] for r in rows1], [r["milestone"] for r in rows1]
+            )
             fresh[mode] = (accuracy(s1, y1, DEFAULT_DELTA[mode]), accuracy(s1[h1], y1[h1], DEFAULT_DELTA[mode]))
         fresh_n = (len(rows1), int(y1.sum()))
 
@@ -168,12 +229,12 @@ def main(argv: list[str] | None = None) -> int:
         path = DATA_PATH.with_name(name)
         if not path.exists():
             continue
-        rows2 = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        rows2 = read_rows(path)
         y2 = np.array([r["label"] for r in rows2])
         for split in sorted({r["split"] for r in rows2}):
             sel = np.array([r["split"] == split for r in rows2])
             for mode in MODES[::-1]:
-                s2 = SemanticMatcher(mode=mode).pair_scores(
+                s2 = SemanticMatcher(mode=mode, vocabulary=PHONE).pair_scores(
                     [r["action"] for r, k in zip(rows2, sel, strict=True) if k],
                     [r["milestone"] for r, k in zip(rows2, sel, strict=True) if k],
                 )
@@ -241,6 +302,8 @@ def main(argv: list[str] | None = None) -> int:
         print("actions; wrong target / polarity / value and partial-progress negatives), at the default δ:")
         for (name, split, mode), (a, n2) in phrasing.items():
             print(f"  {name} [{split}, {n2} pairs] {mode}: {a:.1%}")
+    for line in general_report(unseen=not args.no_unseen):
+        print(line)
     g = speed["guarded"]
     print(
         f"\nTARGET cached >= {fmt(TARGET)} pairs/s: guarded batched {fmt(g['batch'])}, one call per pair "

@@ -42,6 +42,7 @@ from typing import Any, Protocol
 
 import gymnasium as gym
 
+from gui_gym.core.family import family_matching
 from gui_gym.core.trajectory import Step, Trajectory
 from wrappers.admire import AdmireConfig, Matches, asymmetric_credit, curriculum_weight, match_milestones
 from wrappers.book import MilestoneBook, record_trajectory, trajectory_record
@@ -59,6 +60,26 @@ class Matcher(Protocol):
     def score(self, action: str, milestone: str) -> float: ...
 
 
+def with_family_words(matcher: Matcher, env: Any) -> Matcher:
+    """The matcher with the words of ``env``'s family (an env, env id or family;
+    :func:`~gui_gym.core.family.family_matching`), when it takes words (``with_vocabulary``) and
+    was built without any; otherwise the matcher as it is. An env whose family has no words, or
+    that names no family, leaves it as it is: the matcher's world-free rules apply."""
+    bind = getattr(matcher, "with_vocabulary", None)
+    if bind is None or env is None or getattr(matcher, "vocabulary", None) is not None:
+        return matcher
+    try:
+        vocabulary = family_matching(env)
+    except ValueError:  # an unknown id, or an env class without a family
+        return matcher
+    return bind(vocabulary) if vocabulary is not None else matcher
+
+
+def _env_id(env: gym.Env) -> str | None:
+    spec = getattr(env, "spec", None)
+    return getattr(spec, "id", None)
+
+
 class MilestoneReward(RewardShaping):
     """ADMIRE (Eq. 8-11, Alg. 1 line 35) on any env that keeps the env contract.
 
@@ -68,7 +89,8 @@ class MilestoneReward(RewardShaping):
             milestones the env gives at reset (``info["task_milestones"]``).
         matcher: scores an action description against a milestone (default:
             :class:`~wrappers.matching.SemanticMatcher`, whose encoder and embedding cache every
-            matcher of a process shares).
+            matcher of a process shares). A matcher that takes a family's words and has none is
+            given the env's (:func:`with_family_words`).
         config: ADMIRE's hyperparameters and ablation switches (:class:`AdmireConfig`).
         epoch: the training epoch E of λ(E) = λ0·γ^E; trainers call :meth:`set_epoch`.
         batch: with a book, leave Phase 1 and the final credit to :func:`settle_milestones`
@@ -100,6 +122,7 @@ class MilestoneReward(RewardShaping):
         self.batch = bool(batch) and book is not None
         self.config = config or AdmireConfig()
         self._matcher = matcher
+        self._bound: Matcher | None = None  # the matcher with the env family's words
         self.epoch = int(epoch)
         self.record_observations = book is not None  # the built-in generator reads them
         # (task, epoch, milestone template); provisional with batch=True: the book has the settled counts
@@ -114,11 +137,15 @@ class MilestoneReward(RewardShaping):
     # -- configuration -------------------------------------------------------------------
     @property
     def matcher(self) -> Matcher:
-        if self._matcher is None:  # matchers share one encoder and embedding cache per process
-            from wrappers.matching import SemanticMatcher
+        """The matcher this wrapper scores with: the one given (or the default), with the words of
+        the env's family (:func:`with_family_words`)."""
+        if self._bound is None:
+            if self._matcher is None:  # matchers share one encoder and embedding cache per process
+                from wrappers.matching import SemanticMatcher
 
-            self._matcher = SemanticMatcher()
-        return self._matcher
+                self._matcher = SemanticMatcher()
+            self._bound = with_family_words(self._matcher, self.env)
+        return self._bound
 
     @property
     def delta(self) -> float:
@@ -202,6 +229,7 @@ class MilestoneReward(RewardShaping):
         if not self.batch:
             return None
         return SETTLE_TERM, {
+            "env": _env_id(self.env),  # whose family's words the matcher uses when the batch is settled
             "placeholders": dict(episode.meta.get("placeholders") or {}),
             "trajectory": trajectory_record(episode) if episode.success else None,
         }
@@ -260,31 +288,40 @@ def settle_milestones(
     initialises them). Phase 2 (lines 19-35): every episode of the batch is credited against the
     milestones as they are now (Eq. 8-11, weighted by λ(E)); its ``milestone`` term is replaced
     and its hits are counted in the book. Episodes without a milestone payload (built without
-    ``batch=True``) are left as they are.
+    ``batch=True``) are left as they are. Each episode is matched with the words of its env's
+    family (the payload's ``env``, :func:`with_family_words`).
     """
     config = config or AdmireConfig()
     delta = float(config.delta if config.delta is not None else matcher.delta)
     mine = [ep for ep in episodes if isinstance(ep.settle.get(SETTLE_TERM), dict)]
-    superior: dict[str, tuple[tuple[int, int, int], Trajectory]] = {}
+    bound: dict[Any, Matcher] = {}
+
+    def matcher_of(ep: SettleEpisode) -> Matcher:
+        env = ep.settle[SETTLE_TERM].get("env")
+        if env not in bound:
+            bound[env] = with_family_words(matcher, env)
+        return bound[env]
+
+    superior: dict[str, tuple[tuple[int, int, int], Trajectory, Matcher]] = {}
     for ep in mine:
         record = ep.settle[SETTLE_TERM].get("trajectory")
         if not ep.success or not isinstance(record, dict):
             continue
         rank = (ep.length, ep.group, ep.member)
         if ep.task_id not in superior or rank < superior[ep.task_id][0]:
-            superior[ep.task_id] = (rank, record_trajectory(record))
+            superior[ep.task_id] = (rank, record_trajectory(record), matcher_of(ep))
     changed = 0
     for task_id in sorted(superior):
-        trajectory = superior[task_id][1]
+        _, trajectory, scorer = superior[task_id]
         current = book.milestones(task_id, trajectory.meta.get("placeholders") or {})
         descriptions = [s.action_description for s in trajectory.steps]
-        hit_all = bool(current) and match_milestones(descriptions, current, matcher.score, delta).count == len(current)
+        hit_all = bool(current) and match_milestones(descriptions, current, scorer.score, delta).count == len(current)
         changed += book.update(trajectory, epoch, hit_all)
     for ep in mine:
         placeholders = ep.settle[SETTLE_TERM].get("placeholders") or {}
         templates = book.templates(ep.task_id)
         milestones = [instantiate(t, placeholders) for t in templates]
-        matches = match_milestones(ep.descriptions, milestones, matcher.score, delta)
+        matches = match_milestones(ep.descriptions, milestones, matcher_of(ep).score, delta)
         ep.set_component(SETTLE_TERM, milestone_credit(matches, ep.success, len(milestones), config, epoch))
         book.record(ep.task_id, [templates[i] for i in matches.hits if i is not None], epoch)
         ep.milestones = (matches.count, len(milestones))

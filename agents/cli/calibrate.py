@@ -2,8 +2,8 @@
 
 ::
 
-    gui-gym calibrate-matcher [--pairs FILE.jsonl] [--mode all|guarded|cosine] [--deltas 0.30:0.95:0.05]
-                              [--split all|calib|heldout] [--plot FILE.png]
+    gui-gym calibrate-matcher [--pairs FILE.jsonl] [--env ENV_ID] [--mode all|guarded|cosine]
+                              [--deltas 0.30:0.95:0.05] [--split all|calib|heldout] [--plot FILE.png]
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def cmd_calibrate_matcher(args: argparse.Namespace) -> int:
     summary = []
     for mode in modes:
         try:
-            matcher = SemanticMatcher(model=args.model, mode=mode)
+            matcher = SemanticMatcher(model=args.model, mode=mode, vocabulary=args.env or None)
             scores = matcher.pair_scores(
                 [r["action"] for r in rows], [r["milestone"] for r in rows], progress=not args.quiet
             )
@@ -150,6 +150,12 @@ def add_parser(sub: Any) -> None:
         "milestone / action / label rows (default: the set shipped with gui-gym, drawn from the simulator).",
     )
     p.add_argument("--pairs", metavar="FILE.jsonl", help="labelled pairs (default: the shipped set)")
+    p.add_argument(
+        "--env",
+        default="GuiAndroid-v0",
+        metavar="ENV_ID",
+        help="whose family's words the guarded matcher uses (default: GuiAndroid-v0; '' for the world-free rules)",
+    )
     p.add_argument("--mode", choices=("all", "guarded", "cosine"), default="all", help="matcher mode (default: all)")
     p.add_argument(
         "--deltas",

@@ -25,7 +25,9 @@ from typing import Any
 from gui_gym.alfworld.catalog import generated, select, spec_of
 from gui_gym.alfworld.commands import KINDS, candidate_kind, command_kind
 from gui_gym.alfworld.engine import WELCOME
+from gui_gym.alfworld.matching import VOCABULARY
 from gui_gym.core.family import Candidate, EditActions
+from gui_gym.core.matching import MatchingVocabulary
 from gui_gym.core.task import TaskSpec
 
 __all__ = ["FAMILY", "ALFWorldFamily"]
@@ -76,6 +78,10 @@ class ALFWorldFamily:
         for command in commands[:limit]:
             out.append(Candidate(command, candidate_kind(command), command, command_kind(command)))
         return out
+
+    def matching(self) -> MatchingVocabulary:
+        """The household's words for ADMIRE's milestone matcher (:mod:`gui_gym.alfworld.matching`)."""
+        return VOCABULARY
 
     def edit_actions(self) -> EditActions:
         return EditActions(noop="look", noop_kind="wait", noop_description="look")

@@ -25,8 +25,10 @@ import numpy as np
 from gui_gym.android.actions import DIRECTIONS, DISTANCES, Action, ActionParseError, format_action, parse_action
 from gui_gym.android.candidates import APPS, KINDS, candidate_actions
 from gui_gym.android.forest import element_box
+from gui_gym.android.matching import VOCABULARY
 from gui_gym.android.screen import screen_text
 from gui_gym.core.family import Candidate, EditActions, select_tasks
+from gui_gym.core.matching import MatchingVocabulary
 from gui_gym.core.task import TaskSpec
 
 __all__ = ["FAMILY", "AndroidFamily", "action_examples", "action_prompt"]
@@ -131,6 +133,10 @@ class AndroidFamily:
         if u < 0.93:
             return format_action(Action(("back", "home", "enter")[int(rng.integers(3))]))
         return format_action(Action("launch", app=APPS[int(rng.integers(len(APPS)))]))
+
+    def matching(self) -> MatchingVocabulary:
+        """The phone's words for ADMIRE's milestone matcher (:mod:`gui_gym.android.matching`)."""
+        return VOCABULARY
 
     def edit_actions(self) -> EditActions:
         swipe_up = format_action(Action("swipe", direction="up", dist="medium"))

@@ -12,7 +12,9 @@ family's :class:`EnvFamily` and uses that —
 - :meth:`~EnvFamily.admissible_actions`: the actions that apply now, each a :class:`Candidate`
   with its action kind and a label, for candidate policies and SB3;
 - :attr:`~EnvFamily.candidate_kinds`: the family's own candidate kinds (a policy's features);
-- :meth:`~EnvFamily.edit_actions`: optional no-op and effectless actions for ProgRM's synthesis.
+- :meth:`~EnvFamily.edit_actions`: optional no-op and effectless actions for ProgRM's synthesis;
+- ``matching()`` (optional): the family's words for ADMIRE's milestone matcher, a
+  :class:`~gui_gym.core.matching.MatchingVocabulary` (:func:`family_matching`).
 
 An env class names its family with a class attribute ``family`` holding an
 :class:`EnvFamily` or a ``"module:attribute"`` string (loaded on first use), so a new family
@@ -35,6 +37,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import gymnasium as gym
 
+from gui_gym.core.matching import MatchingVocabulary
 from gui_gym.core.task import DIFFICULTIES, TaskSpec
 
 __all__ = [
@@ -42,6 +45,7 @@ __all__ = [
     "EditAction",
     "EditActions",
     "EnvFamily",
+    "family_matching",
     "family_of",
     "family_tasks",
     "select_tasks",
@@ -167,6 +171,28 @@ def family_tasks(
     if callable(tasks_for):
         return tasks_for(selection, dict(env_kwargs or {}))
     return family.tasks(selection)
+
+
+def family_matching(
+    env: gym.Env | gym.envs.registration.EnvSpec | str | EnvFamily | None,
+) -> MatchingVocabulary | None:
+    """The milestone matcher's vocabulary of a family (or of an env, spec or id, see
+    :func:`family_of`): what its optional ``matching()`` returns; ``None`` when it has none, or for
+    ``None``. Not a member of :class:`EnvFamily`: a family without words of its own leaves it out.
+
+    >>> import gui_gym
+    >>> family_matching("GuiAndroid-v0").name, family_matching(None)
+    ('android', None)
+    """
+    if env is None:
+        return None
+    matching = getattr(family_of(env), "matching", None)
+    vocabulary = matching() if callable(matching) else None
+    if vocabulary is not None and not isinstance(vocabulary, MatchingVocabulary):
+        raise ValueError(
+            f"{type(family_of(env)).__name__}.matching() gave {type(vocabulary).__name__}, not a MatchingVocabulary"
+        )
+    return vocabulary
 
 
 def select_tasks(specs: Iterable[TaskSpec], selection: str | Sequence[str] | None, family: str) -> list[TaskSpec]:

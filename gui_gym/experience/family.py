@@ -20,6 +20,7 @@ from typing import Any
 
 from gui_gym.android.family import FAMILY as ANDROID
 from gui_gym.core.family import Candidate
+from gui_gym.core.matching import MatchingVocabulary
 from gui_gym.core.task import TaskSpec
 from gui_gym.experience.record import ACTIONS, BUTTONS
 
@@ -78,6 +79,10 @@ class ExperienceFamily:
     def admissible_actions(self, obs: Any, info: dict[str, Any] | None = None, limit: int = 96) -> list[Candidate]:
         """The actions a person could take on the expert's screen, as on ``GuiAndroid-v0``."""
         return ANDROID.admissible_actions(obs, info, limit)
+
+    def matching(self) -> MatchingVocabulary:
+        """The phone's words: an expert's steps are described as ``GuiAndroid-v0`` describes them."""
+        return ANDROID.matching()
 
     def edit_actions(self) -> None:
         """An expert's screen changes only along its trajectory: ProgRM's synthesis has nothing to edit."""

@@ -27,8 +27,10 @@ from typing import Any
 
 from gui_gym.core import contract as C
 from gui_gym.core.family import Candidate
+from gui_gym.core.matching import MatchingVocabulary
 from gui_gym.core.task import TaskSpec
 from gui_gym.webshop.expert import goal_query
+from gui_gym.webshop.matching import VOCABULARY
 from gui_gym.webshop.pages import BACK_TO_SEARCH, END_BUTTON, NEXT_PAGE, PREV_PAGE, SUB_PAGES
 
 __all__ = ["FAMILY", "WebShopFamily", "candidate_kind", "product_phrase"]
@@ -139,6 +141,10 @@ class WebShopFamily:
                 label = f"open {titles.get(label, label)}"
             out.append(Candidate(action, kind, label, action_kind))
         return out[:limit]
+
+    def matching(self) -> MatchingVocabulary:
+        """The shop's words for ADMIRE's milestone matcher (:mod:`gui_gym.webshop.matching`)."""
+        return VOCABULARY
 
     def edit_actions(self) -> None:
         """WebShop has no action that changes nothing on every page, so ProgRM's synthesis has none."""

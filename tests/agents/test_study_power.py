@@ -142,8 +142,6 @@ def test_paired_differences_use_the_seeds_both_ran() -> None:
     assert paired(a, b) == [0.25, 0.25]
 
 
-
-
 def test_the_declared_comparisons() -> None:
     # one primary comparison per paper, named by the paper its claim cites
     papers = [c.claim.split()[0] for c in PRIMARY]
