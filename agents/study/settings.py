@@ -308,8 +308,9 @@ _WEBSHOP_TRAIN = ",".join(f"human:{n}" for n in (
     1680, 1728, 1740, 1764, 1872, 1944, 1992, 2112,  # 6 and more
 ))  # fmt: skip
 _WEBSHOP_HELDOUT = ",".join(f"human:{n}" for n in (2160, 2196, 1632, 1656, 2172, 2184))
-#: ADMIRE Table 4's comparison on the text families: GRPO against ADMIRE, under both optimisers.
-_TEXT_SETTINGS = ("outcome", "milestone-adaptive", "milestone-adaptive@paper", "milestone-static@paper")
+#: ADMIRE Table 4's comparison on the text families: GRPO against ADMIRE, under both optimisers, with the
+#: step-level control that makes ADMIRE's primary comparison one of rewards alone.
+_TEXT_SETTINGS = ("outcome", "outcome-step", "milestone-adaptive", "milestone-adaptive@paper", "milestone-static@paper")
 
 #: The full Android study: every setting, ADMIRE's ablations under ADMIRE's own optimiser only.
 _FULL_SETTINGS = tuple(s.name for s in all_settings() if not (s.group == "ablation" and s.view == "common"))
