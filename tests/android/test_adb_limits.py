@@ -132,6 +132,36 @@ def test_a_raw_send_past_the_limit_gets_the_sync_fail(capped: AdbServer) -> None
     assert "/sdcard/big.bin" not in capped.shell.files
 
 
+def test_shell_redirections_count_against_the_storage_limit_too(capped: AdbServer, tmp_path: Path) -> None:
+    """The limit is the phone's, not the push's: ``cat a a > b`` past it fails as a full disk does."""
+    first = tmp_path / "first.bin"
+    first.write_bytes(b"\x01" * (400 * KIB))
+    assert adb(capped.port, "push", str(first), "/sdcard/Download/a.bin").returncode == 0
+    out = adb(capped.port, "shell", "cat /sdcard/Download/a.bin /sdcard/Download/a.bin > /sdcard/Download/b.bin")
+    assert b"No space left on device" in out.stderr and b"limited to 1048576 bytes" in out.stderr
+    assert "/sdcard/Download/b.bin" not in capped.shell.files
+    # within the limit the same redirection works, and writing over a file frees its bytes first
+    assert adb(capped.port, "shell", "cat /sdcard/Download/a.bin > /sdcard/Download/b.bin").returncode == 0
+    assert capped.shell.used() == 800 * KIB
+    assert adb(capped.port, "shell", "cat /sdcard/Download/a.bin > /sdcard/Download/b.bin").returncode == 0
+
+
+def test_a_slow_push_holds_up_no_other_command(capped: AdbServer) -> None:
+    """A client that stalls mid-upload does not hold the phone: other commands are answered, and the
+    push still completes when its data arrives."""
+    with socket.create_connection((capped.host, capped.port), timeout=10) as s:
+        s.sendall(req("host:transport-any") + req("sync:"))
+        assert read_exact(s, 8) == b"OKAYOKAY"
+        spec = b"/sdcard/slow.txt,33188"
+        s.sendall(b"SEND" + struct.pack("<I", len(spec)) + spec + b"DATA" + struct.pack("<I", 5) + b"hello")
+        started = time.monotonic()
+        assert adb(capped.port, "shell", "echo meanwhile").stdout == b"meanwhile\n"
+        assert time.monotonic() - started < 8  # answered while the upload waits (the push's timeout is 10 s)
+        s.sendall(b"DONE" + struct.pack("<I", 0))
+        assert read_exact(s, 8) == b"OKAY" + struct.pack("<I", 0)
+    assert capped.shell.files["/sdcard/slow.txt"] == b"hello"
+
+
 def test_the_defaults_are_finite() -> None:
     srv = AdbServer(port=0)
     try:

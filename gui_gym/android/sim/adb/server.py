@@ -112,7 +112,7 @@ class AdbServer(Listener):
         super().__init__(host, port, timeout, max_connections)
         self.backend, self.serial = backend, serial
         self.max_storage = int(max_storage)
-        self.shell = Shell(backend.device)
+        self.shell = Shell(backend.device, max_storage=self.max_storage)
         self.lock = threading.Lock()  # one command at a time on the phone
 
     name = "adb-server"
@@ -247,6 +247,9 @@ class AdbServer(Listener):
                 _sync_fail(conn, "path too long")
                 return
             arg = _read_exact(conn, length).decode("utf-8", errors="replace")
+            if sid == b"SEND":  # the upload arrives without the phone's lock: a slow one blocks no one
+                self._send(conn, arg)
+                continue
             with self.lock:
                 if sid == b"STAT":
                     conn.sendall(b"STAT" + struct.pack("<III", *self._stat(arg)))
@@ -254,8 +257,6 @@ class AdbServer(Listener):
                     self._list(conn, arg)
                 elif sid == b"RECV":
                     self._recv(conn, arg)
-                elif sid == b"SEND":
-                    self._send(conn, arg)
                 else:
                     _sync_fail(conn, f"unknown sync request {sid!r}")
                     return
@@ -289,11 +290,13 @@ class AdbServer(Listener):
 
     def _send(self, conn: socket.socket, spec: str) -> None:
         """``SEND``: the file's ``DATA`` chunks, then ``DONE``; stored whole at ``DONE`` or not at all.
-        The phone's lock is held throughout, so the storage counted at the start stays true."""
+
+        The chunks are read without the phone's lock (a client that uploads slowly holds up no other
+        command); the lock is taken to count the room at the start, for the early ``FAIL``, and to
+        store the file, where :meth:`Shell.write` checks the storage limit again on what is there then."""
         path = spec.rsplit(",", 1)[0] if "," in spec else spec
-        target = self.shell.path(path)
-        # what the phone may still take: a file pushed over another replaces it, freeing its bytes
-        used = sum(len(data) for p, data in self.shell.files.items() if p != target)
+        with self.lock:  # a file pushed over another replaces it, freeing its bytes
+            used = self.shell.used(but=self.shell.path(path))
         room = self.max_storage - used
         parts, total = [], 0
         while True:
@@ -321,7 +324,8 @@ class AdbServer(Listener):
             else:
                 _sync_fail(conn, f"unexpected {sid!r} in a SEND")
                 raise _Closed
-        problem = self.shell.write(path, b"".join(parts))
+        with self.lock:
+            problem = self.shell.write(path, b"".join(parts))
         if problem:
             _sync_fail(conn, problem)
         else:

@@ -105,8 +105,12 @@ class Shell:
     the simulator's renderer at the device's size).
     """
 
-    def __init__(self, device: Any, screenshot: Callable[[], bytes] | None = None) -> None:
+    def __init__(
+        self, device: Any, screenshot: Callable[[], bytes] | None = None, max_storage: int | None = None
+    ) -> None:
         self.device = device
+        #: bytes every file together may hold (``None``: no limit): pushes and redirections alike
+        self.max_storage = max_storage
         self.files: dict[str, bytes] = {}
         self.dirs: set[str] = {"/", "/sdcard", "/sdcard/Download", "/data", "/data/local", "/data/local/tmp"}
         self.mtimes: dict[str, dt.datetime] = {}  # a file's or folder's last change (else the clock's now)
@@ -316,9 +320,18 @@ class Shell:
             return f"{p}: Is a directory"
         if len(data) > MAX_FILE:
             return f"{p}: No space left on device"
+        if self.max_storage is not None and self.used(but=p) + len(data) > self.max_storage:
+            return (
+                f"{p}: No space left on device: the simulated phone's storage is limited to {self.max_storage} "
+                f"bytes (max_storage), {self.used(but=p)} bytes are in use and this file would pass it"
+            )
         self.files[p] = bytes(data)
         self.mtimes[p] = self.device.state.now
         return None
+
+    def used(self, but: str | None = None) -> int:
+        """Bytes the files hold, leaving out the file at ``but`` (one written over is replaced)."""
+        return sum(len(data) for p, data in self.files.items() if p != but)
 
     def listing(self, path: str) -> list[tuple[str, bool, int]] | None:
         """``(name, is_dir, size)`` of a directory's entries, or ``None`` when it is none."""
