@@ -8,7 +8,9 @@
 
 ``export-experience`` writes the embedded set (the simulator's oracle trajectories) in gui-gym's
 JSON Lines or UI-S1's; with ``--screens DIR`` every step also gets its screenshot (a PNG in DIR,
-1080×2400) and its UI dump, ready for supervised fine-tuning. ``ac-real`` is EMPO's
+1080×2400) and its UI dump, ready for supervised fine-tuning. DIR must lie inside OUT's folder
+(the readers open no screenshot outside a data file's folder): the file names the PNGs relative to
+that folder, so the two move together. ``ac-real`` is EMPO's
 AndroidControl-Real evaluation (:mod:`gui_gym.experience.acreal`): each task played greedily on
 the expert's screens until the first mismatch; it prints PG, TSR and Score.
 """
@@ -37,7 +39,18 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     chosen = select_experiences(embedded_experiences(), args.tasks)
     if args.screens:
-        shots = Path(args.screens)
+        # the readers keep a data file's screenshots inside its folder: the PNGs go there, and
+        # the file names them relative to it, so the file and its screens move together
+        shots, folder = Path(args.screens), Path(args.out).resolve().parent
+        under = _under(shots.resolve(), folder)
+        if under is None:
+            print(
+                f"error: --screens {args.screens} is outside the folder of {args.out} ({folder}); a data "
+                "file's screenshots must lie inside its folder, so put the screens under the output's folder "
+                f"(e.g. --screens {folder / 'screens'})",
+                file=sys.stderr,
+            )
+            return 2
         shots.mkdir(parents=True, exist_ok=True)
         source = SimScreens("xml", pixels=True, screen_size=(1080, 2400), cache_size=1)
         rendered = []
@@ -45,9 +58,9 @@ def cmd_export(args: argparse.Namespace) -> int:
             screens = source.screens(e)
             steps = []
             for t, (step, screen) in enumerate(zip(e.steps, screens, strict=True)):
-                png = shots / f"{e.id.replace('/', '_')}_{t}.png"
-                Image.fromarray(screen.pixels).save(png)
-                steps.append(replace(step, screenshot=str(png), ui=screen.ui))
+                name = f"{e.id.replace('/', '_')}_{t}.png"
+                Image.fromarray(screen.pixels).save(shots / name)
+                steps.append(replace(step, screenshot=(under / name).as_posix(), ui=screen.ui))
             rendered.append(e.with_steps(steps))
         chosen = rendered
     if args.format == "ui-s1":
@@ -61,6 +74,14 @@ def cmd_export(args: argparse.Namespace) -> int:
         atomic_write(args.out, lambda f: f.write(text))
     print(f"{len(chosen)} experiences, {sum(len(e) for e in chosen)} steps -> {args.out}")
     return 0
+
+
+def _under(path: Path, folder: Path) -> Path | None:
+    """``path`` relative to ``folder`` (both resolved), ``None`` when it lies outside it."""
+    try:
+        return path.relative_to(folder)
+    except ValueError:
+        return None
 
 
 def cmd_ac_real(args: argparse.Namespace) -> int:
@@ -117,7 +138,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--screens",
         metavar="DIR",
         help="also write each step's screenshot (PNG) here and, in the gui-gym format, its UI dump "
-        "(UI-S1's format has no field for it)",
+        "(UI-S1's format has no field for it); a folder inside the output file's folder, which the "
+        "file names the PNGs relative to",
     )
     p.set_defaults(func=cmd_export)
     p = sub.add_parser("ac-real", help="EMPO's AndroidControl-Real evaluation: PG, TSR and Score")

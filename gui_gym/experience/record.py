@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -401,8 +401,12 @@ def dumps(experiences: Sequence[Experience]) -> str:
     return "".join(json.dumps(e.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n" for e in experiences)
 
 
-def loads(text: str, where: str = "experiences") -> Iterator[Experience]:
-    """Records of gui-gym's JSON Lines; a damaged line raises :class:`ExperienceError` naming it."""
+def loads(
+    text: str, where: str = "experiences", check: Callable[[Experience], Experience] | None = None
+) -> Iterator[Experience]:
+    """Records of gui-gym's JSON Lines; a damaged line raises :class:`ExperienceError` naming it.
+    ``check`` (a reader's) takes each record and returns it as kept, or raises an
+    :class:`ExperienceError` that is named by the line the same way."""
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -413,6 +417,9 @@ def loads(text: str, where: str = "experiences") -> Iterator[Experience]:
         except json.JSONDecodeError as err:
             raise ExperienceError(f"{where}:{n}: not JSON ({err})") from None
         try:
-            yield Experience.from_dict(data)
+            record = Experience.from_dict(data)
+            if check is not None:
+                record = check(record)
         except ExperienceError as err:
             raise ExperienceError(f"{where}:{n}: {err}") from None
+        yield record

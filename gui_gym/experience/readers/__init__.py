@@ -34,9 +34,11 @@ from __future__ import annotations
 import fnmatch
 import glob
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from gui_gym.experience.readers.checks import data_screenshot
 from gui_gym.experience.readers.odyssey import read_odyssey
 from gui_gym.experience.readers.uis1 import read_uis1, write_uis1
 from gui_gym.experience.record import Experience, ExperienceError, loads
@@ -47,8 +49,33 @@ FORMATS = ("ui-s1", "androidcontrol", "gui-odyssey", "gui-gym")
 _SHARD_GLOBS = ("android_control-*-of-*", "*.tfrecord", "*.tfrecord.gz", "*.tfrecord-*")
 
 
+def _screens_inside(e: Experience, root: Path) -> Experience:
+    """``e`` with every screenshot (and its final one) a path under ``root``, the data folder;
+    an :class:`ExperienceError` naming the step when one leads out (:func:`.checks.data_screenshot`)."""
+    steps = []
+    for k, step in enumerate(e.steps):
+        if step.screenshot is None:
+            steps.append(step)
+            continue
+        try:
+            steps.append(replace(step, screenshot=data_screenshot(root, step.screenshot)))
+        except ExperienceError as err:
+            raise ExperienceError(f"step {k}: {err}") from None
+    final = e.final_screenshot
+    if final is not None:
+        final = data_screenshot(root, final, "final_screenshot")
+    return replace(e, steps=tuple(steps), final_screenshot=final)
+
+
 def read_gui_gym(path: str | Path) -> list[Experience]:
-    """gui-gym's own JSON Lines."""
+    """gui-gym's own JSON Lines.
+
+    Screenshot paths (a step's ``screenshot``, an experience's ``final_screenshot``) are taken
+    under the file's own folder and must stay in it: an absolute path, a ``..`` that climbs out or
+    a symbolic link that leads out is refused, and so is the shard of an AndroidControl reference
+    ``"<shard>#<record>/<observation>"``. The records hold the paths as resolved under the folder
+    (what the env then opens); an error names the file and line (``path:line: step k: ...``).
+    """
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"{p}: no such experience file")
@@ -57,7 +84,7 @@ def read_gui_gym(path: str | Path) -> list[Experience]:
     except UnicodeDecodeError as err:
         raise ExperienceError(f"{p}: not UTF-8 text ({err})") from None
     try:
-        return list(loads(text, where=str(p)))
+        return list(loads(text, where=str(p), check=lambda e: _screens_inside(e, p.parent)))
     except RecursionError:
         raise ExperienceError(f"{p}: a record nested too deeply to be an experience") from None
 

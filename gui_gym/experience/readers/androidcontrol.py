@@ -66,7 +66,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from gui_gym.android.ui import Node, to_xml
-from gui_gym.experience.readers.checks import on_screen, screen_size
+from gui_gym.experience.readers.checks import on_screen, screen_size, split_reference
 from gui_gym.experience.readers.tfrecord import (
     Feature,
     TFRecordError,
@@ -636,11 +636,15 @@ def _screenshots(shard: str, stamp: tuple[int, int], index: int) -> tuple[bytes,
 def load_screenshot(ref: str) -> bytes:
     """The PNG bytes a step's ``screenshot`` reference (``"<shard>#<record>/<observation>"``)
     names. A gzip shard is read from its start up to that record; the last two episodes' images
-    stay cached, so loading an episode's screenshots in turn reads the shard once."""
-    shard, sep, rest = ref.rpartition("#")
-    index, slash, obs = rest.partition("/")
-    if not sep or not slash or not index.isdigit() or not obs.isdigit():
+    stay cached, so loading an episode's screenshots in turn reads the shard once.
+
+    It opens the shard the reference names: a reference read from a file is checked before it
+    gets here (:func:`~gui_gym.experience.readers.read_gui_gym` keeps the shard inside the data
+    file's folder; :func:`read_androidcontrol` names the shards it was given)."""
+    parts = split_reference(ref)
+    if parts is None:
         raise ExperienceError(f"{ref!r} is not a screenshot reference (<shard>#<record>/<observation>)")
+    shard, index, obs = parts
     p = Path(shard)
     if not p.is_file():
         raise FileNotFoundError(f"{shard}: no such shard (screenshot {ref!r})")

@@ -13,7 +13,9 @@ arithmetic after it.
 **Image paths.** A path a data file gives for an image is resolved under the data set's folder
 and must stay there: an absolute path, a ``..`` that climbs out, or a symbolic link that points
 out is refused (:func:`data_path`), so a data file can only make a reader open images of its own
-data set.
+data set. gui-gym's own JSON Lines may also hold AndroidControl's screenshot references,
+``"<shard>#<record>/<observation>"`` (:func:`split_reference`): their shard is held to the same
+rule (:func:`data_screenshot`).
 
 Every check raises :class:`~gui_gym.experience.record.ExperienceError` naming the field; the
 readers add the file and the line or record.
@@ -38,7 +40,16 @@ from typing import Any
 
 from gui_gym.experience.record import ExperienceError
 
-__all__ = ["MAX_SIDE", "data_path", "is_number", "on_screen", "sane_box", "screen_size"]
+__all__ = [
+    "MAX_SIDE",
+    "data_path",
+    "data_screenshot",
+    "is_number",
+    "on_screen",
+    "sane_box",
+    "screen_size",
+    "split_reference",
+]
 
 #: Pixels on a side that no phone or tablet screen reaches (4K phones have 3840): the bound on
 #: coordinates where the data does not say its screen, on boxes and on screen sizes.
@@ -117,3 +128,34 @@ def data_path(root: str | os.PathLike[str], name: str, what: str = "screenshot")
         shown = _shown(name)
         raise ExperienceError(f"{what} {shown} leads out of the data folder {base} (to {real}, by a symbolic link)")
     return full
+
+
+def split_reference(ref: str) -> tuple[str, str, str] | None:
+    """An AndroidControl screenshot reference ``"<shard>#<record>/<observation>"`` as its shard,
+    record and observation (the numbers as written, ASCII digits), ``None`` when ``ref`` is none."""
+    shard, sep, rest = ref.rpartition("#")
+    index, slash, obs = rest.partition("/")
+    if sep and slash and all(v.isascii() and v.isdigit() for v in (index, obs)):
+        return shard, index, obs
+    return None
+
+
+def data_screenshot(root: str | os.PathLike[str], name: str, what: str = "screenshot") -> str:
+    """A screenshot a data file names, as the path under ``root`` to open (:func:`data_path`).
+
+    When ``name`` also reads as an AndroidControl reference (:func:`split_reference`), whoever
+    opens it may take the part before ``#`` as a shard file: that shard must lie inside ``root``
+    too, and the reference comes back as ``"<root/shard>#<record>/<observation>"``, which names
+    the same checked file read either way.
+    """
+    if not name or os.path.normpath(name) == os.curdir:
+        raise ExperienceError(f"{what} {_shown(name)} names no file")
+    ref = split_reference(name)
+    if ref is None:
+        return str(data_path(root, name, what))
+    shard, index, obs = ref
+    if not shard or os.path.normpath(shard) == os.curdir:
+        raise ExperienceError(f"{what} {_shown(name)} names no shard before its '#'")
+    shard_path = data_path(root, shard, f"{what}'s shard")
+    data_path(root, f"{PurePath(shard)}#{index}/{obs}", what)  # and as one path, as an image opener reads it
+    return f"{shard_path}#{index}/{obs}"
