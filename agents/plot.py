@@ -42,7 +42,8 @@ def _row(value: Any) -> dict[str, Any]:
 
 
 def read_metrics(run: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The rows of ``RUN/metrics.jsonl`` (a file path works too), with the columns the plot reads.
+    """The rows of ``RUN/metrics.jsonl`` (or of a finished study run's ``metrics.jsonl.gz``; a file
+    path works too, gzipped when its name ends in ``.gz``), with the columns the plot reads.
 
     A bad line (not JSON, no integer ``iteration``, a plotted column that is not a number) is
     reported with ``file:line`` and skipped, and the skipped lines are counted; a file with
@@ -54,7 +55,11 @@ def read_metrics(run: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 def _metrics_path(run: str | os.PathLike[str]) -> Path:
     path = Path(run)
-    return path / "metrics.jsonl" if path.is_dir() else path
+    if not path.is_dir():
+        return path
+    plain = path / "metrics.jsonl"
+    packed = path / "metrics.jsonl.gz"  # a finished study run's (agents.study.runner.pack_run)
+    return packed if not plain.exists() and packed.is_file() else plain
 
 
 def plot_runs(runs: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], labels: Sequence[str] | None = None):

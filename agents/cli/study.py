@@ -7,9 +7,12 @@
     gui-gym study --mode full-alfworld               # ADMIRE Table 4 on ALFWorld-v0 (and full-webshop)
     gui-gym study --mode quick --settings outcome,spa --seeds 0 --iterations 5 --out runs/try
     gui-gym study --report-only                      # rebuild reward_study.md from the raw files
+    gui-gym study --pack --out benchmarks/results/quick-study   # gzip the finished runs' raw files
 
 Rerunning the same command resumes the study: finished runs are skipped, interrupted ones
 continue from their checkpoints (``--retry-failed`` also reruns crashed and diverged ones).
+A run's ``eval.jsonl`` and ``metrics.jsonl`` are gzipped when it finishes (``--pack`` does it for
+the finished runs of a study written before); the report reads either form.
 """
 
 from __future__ import annotations
@@ -48,7 +51,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--heldout-tasks", help="comma-separated held-out task ids (default: the mode's split)")
     p.add_argument("--rm-episodes", type=int, help="rollouts to train the reward models on (default: the mode's)")
     p.add_argument("--retry-failed", action="store_true", help="rerun crashed and diverged runs")
-    p.add_argument("--report-only", action="store_true", help="only rebuild the report from OUT's raw files")
+    only = p.add_mutually_exclusive_group()
+    only.add_argument("--report-only", action="store_true", help="only rebuild the report from OUT's raw files")
+    only.add_argument(
+        "--pack", action="store_true", help="only gzip the eval.jsonl and metrics.jsonl of OUT's finished runs"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_study)
 
@@ -71,10 +78,17 @@ def _command(args: argparse.Namespace) -> str:
 
 def cmd_study(args: argparse.Namespace) -> int:
     from agents.study.report import write_report
-    from agents.study.runner import estimate_minutes, run_study
+    from agents.study.runner import estimate_minutes, pack_study, run_study
 
     if args.out is None:
         args.out = DEFAULT_OUT.format(mode=args.mode)
+    if args.pack:
+        n = pack_study(args.out)
+        rest = n["finished"] - n["packed"]
+        print(f"packed {n['packed']} of the {n['finished']} finished runs in {args.out}"
+              + (f" (the other {rest} had no plain raw files)" if rest else "")
+              + f"; the finished runs' raw files: {n['before']:,} → {n['after']:,} bytes")  # fmt: skip
+        return 0
     if args.report_only:
         print(f"wrote {write_report(Path(args.out))}")
         return 0

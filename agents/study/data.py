@@ -8,6 +8,10 @@ The runner (``gui-gym study``) leaves, under a study directory ``OUT``::
     OUT/runs/<setting>/seed<k>/metrics.jsonl  the trainer's per-iteration metrics
     OUT/models/<name>/eval.json             ProgRM-style reward-model metrics
 
+A finished run's ``eval.jsonl`` and ``metrics.jsonl`` are gzipped (``eval.jsonl.gz``,
+``metrics.jsonl.gz``: :func:`agents.study.runner.pack_run`); :func:`run_file` finds either form and
+:func:`read_jsonl_objects` reads both, so a study of plain, packed or mixed runs reads the same.
+
 :func:`load_study` reads them without ever failing on one run: a missing or corrupt file turns
 the run into a ``missing`` / ``unreadable`` record with the reason. :func:`num` and :func:`as_list`
 are the lenient value readers the other study modules share.
@@ -24,23 +28,27 @@ from pathlib import Path
 from typing import Any
 
 from agents.study.settings import SETTINGS, Setting, setting
-from gui_gym.core.io import loads_json, read_json
+from gui_gym.core.io import CorruptFileError, loads_json, open_lines, read_json
 
 log = logging.getLogger(__name__)
 
 __all__ = [
     "MODEL_NAMES",
+    "RAW_FILES",
     "TIERS",
     "ModelEval",
     "RunRecord",
     "StudyData",
     "load_study",
     "read_jsonl_objects",
+    "run_file",
 ]
 
 TIERS: tuple[str, ...] = ("easy", "medium", "hard")
 MODEL_NAMES: tuple[str, ...] = ("progress-env", "progress-lcs", "orm")
 _SEED_DIR = re.compile(r"^seed(-?\d+)$")
+#: A run's JSON Lines files: plain while it runs, gzipped (``<name>.gz``) once it has finished.
+RAW_FILES: tuple[str, ...] = ("eval.jsonl", "metrics.jsonl")
 
 
 @dataclass
@@ -127,14 +135,27 @@ def _read_json(path: Path) -> tuple[Any, str | None]:
         return None, f"{path.name} unreadable ({type(e).__name__}: {str(e).removeprefix(f'{path}: ')})"
 
 
+def run_file(run: Path, name: str) -> Path | None:
+    """``run/name`` if it exists, else its gzipped ``run/name.gz`` (a finished run's), else None.
+
+    A run killed between gzipping a file and removing the plain one has both: they hold the same.
+    """
+    for path in (run / name, run / f"{name}.gz"):
+        if path.is_file():
+            return path
+    return None
+
+
 def read_jsonl_objects(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
-    """The object lines of ``path``; corrupt lines (e.g. a truncated last one) are skipped with a warning.
+    """The object lines of ``path`` (gzipped when its name ends in ``.gz``); corrupt lines (e.g. a
+    truncated last one) are skipped with a warning. A damaged gzip raises
+    :class:`~gui_gym.core.io.CorruptFileError` naming the file.
 
     Not :func:`agents.plot.read_metrics`: the report needs to know how many lines were skipped.
     """
     rows: list[dict[str, Any]] = []
     bad: list[int] = []
-    with open(path, "rb") as f:
+    with open_lines(path) as f:
         for n, raw in enumerate(f, 1):
             if not raw.strip():
                 continue
@@ -150,7 +171,8 @@ def read_jsonl_objects(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     problems = []
     if bad:
         log.warning("%s: skipped %d corrupt line(s): %s", path, len(bad), bad[:10])
-        problems.append(f"{path.name}: skipped {len(bad)} corrupt line(s) (line {', '.join(map(str, bad[:5]))})")
+        name = path.name.removesuffix(".gz")  # the same lines, plain or gzipped: the same words in the report
+        problems.append(f"{name}: skipped {len(bad)} corrupt line(s) (line {', '.join(map(str, bad[:5]))})")
     return rows, problems
 
 
@@ -208,14 +230,18 @@ def _load_run(path: Path, name: str, seed: int) -> RunRecord:
         for key, want in (("setting", name), ("seed", seed)):
             if key in status and status[key] != want:
                 run.problems.append(f"status.json says {key}={status[key]!r}, directory says {want!r}")
-    for fname, attr in (("eval.jsonl", "eval_rows"), ("metrics.jsonl", "metrics")):
-        fpath = path / fname
-        if not fpath.is_file():
+    for fname, attr in zip(RAW_FILES, ("eval_rows", "metrics"), strict=True):
+        fpath = run_file(path, fname)
+        if fpath is None:
             if run.done:  # expected of crashed runs; a finished run without it is a data problem
                 run.problems.append(f"{fname} missing")
             continue
         try:
             rows, probs = read_jsonl_objects(fpath)
+        except CorruptFileError as e:  # a damaged gzip
+            log.warning("%s", e)
+            run.problems.append(f"{fpath.name} unreadable ({str(e).removeprefix(f'{fpath}: ')})")
+            continue
         except OSError as e:
             run.problems.append(f"{fname} unreadable ({e})")
             continue

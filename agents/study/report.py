@@ -5,7 +5,9 @@
 and renders the tables in the papers' shapes (ADMIRE Table 1/3/4, App. B.2-B.6, Fig. 4; ProgRM
 Tables 1-3; MobileRL Fig. 6), with the declared comparisons' tests (:data:`~agents.study.stats.PRIMARY`,
 :data:`~agents.study.stats.SECONDARY`). This module holds the Markdown sections and
-:func:`auto_reading`; it re-exports the public names of the data and stats modules, so
+:func:`auto_reading`; the sections of the declared tests (Significance, the ADMIRE ablations) are in
+:mod:`agents.study.report_significance`, the cell and table formatting in
+:mod:`agents.study.report_format`. It re-exports the public names of the data and stats modules, so
 ``from agents.study.report import load_study, aggregate, ...`` keeps working.
 """
 
@@ -18,25 +20,37 @@ import math
 import os
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from agents.study.data import MODEL_NAMES, TIERS, ModelEval, RunRecord, StudyData, as_list, load_study, num
 from agents.study.plots import OVERVIEW_PNG, plot_overview, plot_setting
+from agents.study.report_format import (
+    DASH,
+    bold_best,
+    duration,
+    md_table,
+    n_cell,
+    pct,
+    plain,
+    shorten,
+)
+from agents.study.report_significance import (
+    ablation_section,
+    comparison_note,
+    family_sentences,
+    significance_section,
+)
 from agents.study.settings import PAPER
 from agents.study.stats import (
     TABLE4_COLUMNS,
     Aggregates,
-    ComparisonResult,
     FamilyResult,
     SettingAggregate,
     Stat,
     aggregate,
     families,
     milestone_hit_counts,
-    minus,
-    scipy_stats,
     summary_table,
     table4,
     vs_baseline,
@@ -67,80 +81,6 @@ __all__ = [
 
 REPORT_NAME = "reward_study.md"
 READING_NAME = "reading.md"  # the written reading, kept next to the report
-_DASH = "—"
-
-
-# -- formatting ----------------------------------------------------------------------------
-
-
-def _pct(st: Stat, signed: bool = False) -> str:
-    """``"41.7 ± 5.9"`` in percent; a single seed shows no ±, none shows a dash."""
-    if st.mean is None:
-        return _DASH
-    m = f"{100 * st.mean:+.1f}" if signed else f"{100 * st.mean:.1f}"
-    return m if st.std is None else f"{m} ± {100 * st.std:.1f}"
-
-
-def _plain(st: Stat, digits: int = 2, signed: bool = False) -> str:
-    if st.mean is None:
-        return _DASH
-    m = f"{st.mean:+.{digits}f}" if signed else f"{st.mean:.{digits}f}"
-    return m if st.std is None else f"{m} ± {st.std:.{digits}f}"
-
-
-def _p(p: float | None) -> str:
-    if p is None:
-        return "n/a"
-    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
-
-
-def _cell(text: Any) -> str:
-    """Table-safe text: one line, pipes escaped."""
-    return " ".join(str(text).split()).replace("|", "\\|")
-
-
-def _short(text: str, width: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _table(header: Sequence[str], rows: Iterable[Sequence[Any]], align: str | None = None) -> list[str]:
-    """GitHub Markdown table; ``align`` is one of l/r per column (default: first left, rest right)."""
-    align = align or "l" + "r" * (len(header) - 1)
-    lines = [
-        "| " + " | ".join(_cell(h) for h in header) + " |",
-        "| " + " | ".join("---:" if a == "r" else ":---" for a in align) + " |",
-    ]
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
-    return lines
-
-
-def _n_cell(a: SettingAggregate) -> str:
-    text = f"{a.finished}/{a.runs}"
-    if a.shortfall:
-        text += " (" + ", ".join(f"{n} {why}" for why, n in sorted(a.shortfall.items())) + ")"
-    return text
-
-
-def _duration(s: float | None) -> str:
-    if s is None:
-        return _DASH
-    if s < 120:
-        return f"{s:.0f} s"
-    h, rem = divmod(round(s), 3600)
-    return f"{h} h {rem // 60:02d} min" if h else f"{rem // 60} min {rem % 60:02d} s"
-
-
-def _bold_best(cells: list[list[str]], values: list[list[float | None]], cols: Sequence[int]) -> None:
-    """Bold each column's highest mean (ADMIRE's convention) when at least two rows have one."""
-    for c in cols:
-        col = [v[c] for v in values]
-        present = [v for v in col if v is not None]
-        if len(present) < 2 or max(present) == min(present):
-            continue
-        for r, v in enumerate(col):
-            if v is not None and math.isclose(v, max(present)):
-                cells[r][c] = f"**{cells[r][c]}**"
 
 
 def _tiers_of(data: StudyData) -> dict[str, str]:
@@ -179,7 +119,7 @@ def _header(data: StudyData) -> list[str]:
         tasks = as_list(cfg.get(key))
         count = Counter(tiers.get(t, "unknown") for t in tasks)
         per_tier = ", ".join(f"{count[t]} {t}" for t in (*TIERS, "unknown") if count[t])
-        listing = ", ".join(f"{t} ({tiers.get(t, '?')})" for t in tasks) or _DASH
+        listing = ", ".join(f"{t} ({tiers.get(t, '?')})" for t in tasks) or DASH
         lines.append(f"- **{what}:** {len(tasks)} ({per_tier or 'none'}): {listing}")
     if (cuts := as_list(cfg.get("tier_cuts"))) and (data.out / "tiers.json").is_file():
         lines.append(
@@ -187,7 +127,7 @@ def _header(data: StudyData) -> list[str]:
             f"{cuts[0]}-{int(cuts[1]) - 1}, hard {cuts[1]} and more"
         )
     seeds = as_list(cfg.get("seeds"))
-    lines.append(f"- **Training seeds:** {', '.join(map(str, seeds)) or _DASH} ({len(seeds)} per setting)")
+    lines.append(f"- **Training seeds:** {', '.join(map(str, seeds)) or DASH} ({len(seeds)} per setting)")
     g = cfg.get
     lines.append(
         f"- **Training:** {g('algo', '?')} (the common optimiser; `@paper` runs: see Optimisers), "
@@ -209,9 +149,9 @@ def _header(data: StudyData) -> list[str]:
     finished = st.get("finished")
     when = f"{st.get('started', '?')} → {finished}" if finished else f"started {st.get('started', '?')}, not finished"
     run_s = [r.wall_s for r in data.runs if r.wall_s]
-    summed = (f"; the runs' own times add up to {_duration(sum(run_s))} over {len(run_s)} runs on "
+    summed = (f"; the runs' own times add up to {duration(sum(run_s))} over {len(run_s)} runs on "
               f"{cfg.get('workers', '?')} worker(s)") if run_s else ""  # fmt: skip
-    lines.append(f"- **Wall time:** {_duration(num(st.get('wall_s')))} ({when}{summed})")
+    lines.append(f"- **Wall time:** {duration(num(st.get('wall_s')))} ({when}{summed})")
     lines.append(f"- **Machine:** {st.get('machine', '?')}")
     problems = data.problems + [f"model {m.name}: {m.reason}" for m in data.models.values() if m.status == "unreadable"]
     if problems:
@@ -241,11 +181,11 @@ def _success_section(data: StudyData, agg: Aggregates, fams: dict[str, FamilyRes
         [
             u.label,
             f"{u.finished}/{u.runs} seeds",
-            *(_pct(u.metrics[f"seen_{t}"]) for t in TIERS),
-            _pct(u.metrics["seen_all"]),
-            _DASH,
-            _pct(u.metrics["unseen_all"]),
-            _DASH,
+            *(pct(u.metrics[f"seen_{t}"]) for t in TIERS),
+            pct(u.metrics["seen_all"]),
+            DASH,
+            pct(u.metrics["unseen_all"]),
+            DASH,
         ]
     ]
     cells, values = [], []
@@ -253,12 +193,12 @@ def _success_section(data: StudyData, agg: Aggregates, fams: dict[str, FamilyRes
         m = a.metrics
         row = [
             a.label,
-            _n_cell(a),
-            *(_pct(m[f"seen_{t}"]) for t in TIERS),
-            _pct(m["seen_all"]),
-            _pct(m["delta_seen"], signed=True),
-            _pct(m["unseen_all"]),
-            _pct(m["delta_unseen"], signed=True),
+            n_cell(a),
+            *(pct(m[f"seen_{t}"]) for t in TIERS),
+            pct(m["seen_all"]),
+            pct(m["delta_seen"], signed=True),
+            pct(m["unseen_all"]),
+            pct(m["delta_unseen"], signed=True),
         ]
         if a.name in marked:  # the family's endpoint is seen success: only that cell is tested
             row[5] += "\\*"
@@ -267,16 +207,16 @@ def _success_section(data: StudyData, agg: Aggregates, fams: dict[str, FamilyRes
         values.append([m[k].mean if k else None for k in keys])
     views = {n: data.info(n).view for n in agg.settings}
     if all(v != "paper" for v in views.values()):  # one optimiser for every setting: one table
-        _bold_best(cells, values, range(2, 9))
-        lines += _table(_SUCCESS_HEADER, rows + cells)
+        bold_best(cells, values, range(2, 9))
+        lines += md_table(_SUCCESS_HEADER, rows + cells)
     else:  # the controlled comparison, then each reward under its paper's optimiser (see Optimisers)
         for view, title in (("common", "Common optimiser"), ("paper", "Each paper's optimiser")):
             keep = [i for i, n in enumerate(agg.settings) if views[n] in (view, "both")]
             if not keep:
                 continue
             part, vals = [list(cells[i]) for i in keep], [values[i] for i in keep]  # bolded per table
-            _bold_best(part, vals, range(2, 9))
-            lines += ["", f"**{title}**", "", *_table(_SUCCESS_HEADER, rows + part)]
+            bold_best(part, vals, range(2, 9))
+            lines += ["", f"**{title}**", "", *md_table(_SUCCESS_HEADER, rows + part)]
     lines += ["", "### Learning curves", ""]
     lines.append(
         "Success on the training tasks at held-out seeds (the trainer's learning-curve evaluations, left) and of "
@@ -320,10 +260,10 @@ def _table4_section(data: StudyData, agg: Aggregates) -> list[str]:
     rows, values = [], []
     for name, stats in cols.items():
         label = agg.untrained.label if name == "untrained" else agg[name].label
-        rows.append([label, *(_pct(stats[k]) for k in keys)])
+        rows.append([label, *(pct(stats[k]) for k in keys)])
         values.append([None, *(stats[k].mean for k in keys)])
-    _bold_best(rows[1:], values[1:], range(1, len(keys) + 1))
-    return [*lines, *_table(("Setting", *keys), rows)]
+    bold_best(rows[1:], values[1:], range(1, len(keys) + 1))
+    return [*lines, *md_table(("Setting", *keys), rows)]
 
 
 def _optimiser_section(data: StudyData, agg: Aggregates) -> list[str]:
@@ -336,7 +276,7 @@ def _optimiser_section(data: StudyData, agg: Aggregates) -> list[str]:
     for i in infos:
         o = i.optimiser if i.algo else dataclasses.replace(i.optimiser, algo=algo)  # the study's, where it names none
         view = {"both": "both (the papers' baseline)", "paper": "paper", "common": "common"}.get(i.view, i.view)
-        rows.append([i.label, view, o.describe(), f"`{i.reward}`", i.env_id or _DASH])
+        rows.append([i.label, view, o.describe(), f"`{i.reward}`", i.env_id or DASH])
     return [
         "## Optimisers",
         "",
@@ -345,7 +285,7 @@ def _optimiser_section(data: StudyData, agg: Aggregates) -> list[str]:
         "book settled per batch, ProgRM with REINFORCE++ on its reward model's output alone (its models learnt "
         "from the warm-started actor's rollouts), MobileRL with AdaGRPO. Outcome serves both views.",
         "",
-        *_table(("Setting", "View", "Optimiser", "Reward trained on", "Trained on env"), rows, "lllll"),
+        *md_table(("Setting", "View", "Optimiser", "Reward trained on", "Trained on env"), rows, "lllll"),
     ]
 
 
@@ -360,7 +300,7 @@ def _reward_model_section(data: StudyData, agg: Aggregates) -> list[str]:
         def mean_over_seeds(key: str, window: slice, curves: list[list[dict[str, Any]]] = curves) -> str:
             """The seeds' mean of each run's mean of ``key`` over the iterations in ``window``."""
             vals = [statistics.fmean(xs[window]) for c in curves if (xs := [m[key] for m in c if key in m])]
-            return _DASH if not vals else f"{statistics.fmean(vals):.2f}"
+            return DASH if not vals else f"{statistics.fmean(vals):.2f}"
 
         early, late = slice(None, 5), slice(-5, None)
         rows.append([a.label, str(len(curves)), mean_over_seeds("rm_accuracy", early),
@@ -379,130 +319,8 @@ def _reward_model_section(data: StudyData, agg: Aggregates) -> list[str]:
         "iterations, mean over seeds: accuracy at 0.5 and AUC (the chance a success outscores a failure). A "
         "policy that learns to please the model rather than to finish the task shows as falling accuracy.",
         "",
-        *_table(header, rows),
+        *md_table(header, rows),
     ]
-
-
-def _pp(d: float | None) -> str:
-    """A difference in percentage points, signed; one that rounds to zero reads +0.0, never -0.0."""
-    return _DASH if d is None else f"{round(100 * d, 1) + 0.0:+.1f}"
-
-
-def _ci(c: tuple[float, float] | None) -> str:
-    return _DASH if c is None else f"[{100 * c[0]:+.1f}, {100 * c[1]:+.1f}]"
-
-
-#: The mark of a comparison whose Holm-corrected p < α, per family.
-_MARKS = {"primary": "\\*", "secondary": "†"}
-_FAMILY_TITLES = {
-    "primary": (
-        "Primary comparisons",
-        "One comparison per paper's headline claim, each against the control that differs from it only in what "
-        "the paper proposes",
-    ),
-    "secondary": (
-        "Secondary comparisons",
-        "The papers' other claims this study can test (ADMIRE's ablations against full ADMIRE under the same "
-        "optimiser, adaptive against static milestones, ProgRM's order of reward models) and the study's own "
-        "controls (its matcher against the paper's pure cosine, step-level against trajectory-level GRPO)",
-    ),
-}
-
-
-def _family_section(name: str, fam: FamilyResult) -> list[str]:
-    """One Holm family: the claims it tests, one row per comparison, and its power at the target effect."""
-    title, what = _FAMILY_TITLES.get(name, (f"{name.capitalize()} comparisons", "Declared comparisons"))
-    mark = _MARKS.get(name, "")
-    lines = [f"### {title}", "", f"{what}, tested together (Holm over this family; {mark}: corrected p < "
-             f"{fam.alpha:g}). The claims, as each paper shows them:", ""]  # fmt: skip
-    for i, r in enumerate(fam.results, 1):
-        c = r.comparison
-        lines.append(f"{i}. **{c.label}** (`{c.setting}` − `{c.baseline}`): {c.claim}.")
-    lines.append("")
-    rows = []
-    for i, r in enumerate(fam.results, 1):
-        why, t, u = r.why_untested(), r.seen, r.unseen
-        if t is None or u is None:  # a setting the study lacks: said, never replaced by another control
-            rows.append([f"{i}. {r.comparison.label}", _DASH, why, *[_DASH] * 8])
-            continue
-        delta = _pp(t.mean) + (mark if r.p_holm is not None and r.p_holm < fam.alpha else "")
-        sd = _DASH if t.sd is None else f"{100 * t.sd:.1f}"
-        power = _DASH if r.power is None else f"{r.power:.2f}"
-        needed = _DASH if r.seeds_needed is None else str(r.seeds_needed)
-        p = _p(t.p) if why is None else why
-        rows.append([f"{i}. {r.comparison.label}", t.n, delta, _ci(t.ci), sd, p, _p(r.p_holm), power, needed,
-                     _pp(u.mean), _ci(u.ci)])  # fmt: skip
-    header = ("Comparison", "pairs", "Δ seen (pp)", "95% CI (seen)", "paired SD (pp)", "p", "p, Holm",
-              f"power at {100 * fam.effect:g} pp", f"seeds for {100 * fam.target_power:.0f} %", "Δ unseen (pp)",
-              "95% CI (unseen)")  # fmt: skip
-    lines += _table(header, rows)
-    lines.append("")
-    m, k = fam.m, fam.declared
-    if m == 0:
-        return [*lines, f"None of the {k} comparisons could be tested in this study (see the rows)."]
-    a = fam.alpha / m
-    note = (
-        f"Holm over the {m} of {k} declared comparisons this study could test. Power is that of Holm's first (and "
-        f"strictest) step, α/m = {fam.alpha:g}/{m} = {a:.4g}, two-sided, by the noncentral t with n − 1 degrees "
-        f"of freedom, against a true difference of {100 * fam.effect:g} pp: in the rows with each comparison's own "
-        "paired SD"
-    )
-    if fam.sd is not None and fam.n is not None and fam.power is not None:
-        note += (
-            f"; at the family's median paired SD, {100 * fam.sd:.1f} pp over {fam.n} paired seeds, it is "
-            f"{fam.power:.2f}, and the smallest difference found with {100 * fam.target_power:.0f} % power is "
-            f"{_DASH if fam.mde is None else f'{100 * fam.mde:.1f}'} pp"
-        )
-    note += (
-        f". Seeds for {100 * fam.target_power:.0f} %: the paired seeds that would give that power at "
-        f"{100 * fam.effect:g} pp with all {k} comparisons tested (α/{k})"
-    )
-    if fam.seeds_needed is not None and fam.sd is not None:
-        note += f"; at the median paired SD, {fam.seeds_needed}"
-    return [*lines, note + "."]
-
-
-def _significance_section(agg: Aggregates, fams: dict[str, FamilyResult], rows: list[dict[str, Any]]) -> list[str]:
-    lines = ["## Significance", ""]
-    if scipy_stats() is None:
-        lines += ["_scipy is not installed, so nothing is tested and no interval is computed._", ""]
-    n_pairs = [r.seen.n for f in fams.values() for r in f.results if r.seen is not None and r.seen.n]
-    small = not n_pairs or max(n_pairs) < 15
-    lines.append(
-        "What this study tests is declared in code before any result (`PRIMARY` and `SECONDARY` in "
-        "`agents/study/stats.py`): trained success on the training tasks at held-out seeds (seen), one paired t-test "
-        "per comparison on the training seeds both settings ran (they share tasks and evaluation seeds), each "
-        "family Holm-corrected on its own. Δ is the mean paired difference in percentage points with its 95 % "
-        + ("Student's t interval (a percentile bootstrap of so few seeds is too narrow; from 15 pairs on the "
-           "interval is a BCa bootstrap)" if small else "interval (Student's t below 15 pairs, BCa bootstrap from "
-           "15 on)")
-        + "; the unseen split is described with its interval, not tested. A large p is not evidence of no effect: "
-        "see each family's power."
-    )  # fmt: skip
-    for name, fam in fams.items():
-        lines += ["", *_family_section(name, fam)]
-    lines += ["", "### Every setting against Outcome (described, not tested)", ""]
-    if "outcome" not in agg:
-        return [*lines, "The study has no `outcome` setting."]
-    lines.append(
-        "The mean paired difference from Outcome (trajectory-level GRPO on the env's check) of each of the "
-        f"{len(rows)} other settings, with its 95 % interval, and the successes pooled over every evaluation "
-        "episode of the finished seeds. No p-values and no marks: these comparisons are not in a family, so an "
-        f"interval here that excludes 0 is one of {len(rows)} uncorrected looks, not a finding."
-    )
-    lines.append("")
-
-    def counts(c: tuple[tuple[int, int], tuple[int, int]]) -> str:
-        return f"{c[0][0]}/{c[0][1]} vs {c[1][0]}/{c[1][1]}"
-
-    table = [
-        [agg[r["setting"]].label, r["seen"].n, _pp(r["seen"].mean), _ci(r["seen"].ci), _pp(r["unseen"].mean),
-         _ci(r["unseen"].ci), counts(r["counts_seen"]), counts(r["counts_unseen"])]
-        for r in rows
-    ]  # fmt: skip
-    header = ("Setting", "pairs", "Δ seen (pp)", "95% CI (seen)", "Δ unseen (pp)", "95% CI (unseen)",
-              "successes (seen)", "successes (unseen)")  # fmt: skip
-    return lines + (_table(header, table) if table else ["Outcome is the only setting."])
 
 
 _PAIRS = (("outcome", "spa"), ("milestone-adaptive", "milestone+spa"))
@@ -527,18 +345,18 @@ def _steps_section(data: StudyData, agg: Aggregates) -> list[str]:
     )
     lines.append("")
     u = agg.untrained
-    rows = [[u.label, f"{u.finished}/{u.runs} seeds", _plain(u.metrics["steps_seen"]), _DASH, _DASH]]
+    rows = [[u.label, f"{u.finished}/{u.runs} seeds", plain(u.metrics["steps_seen"]), DASH, DASH]]
     for a in agg.settings.values():
         rows.append(
             [
                 a.label,
-                _n_cell(a),
-                _plain(a.metrics["steps_seen"]),
-                _plain(a.metrics["delta_steps"], signed=True),
+                n_cell(a),
+                plain(a.metrics["steps_seen"]),
+                plain(a.metrics["delta_steps"], signed=True),
                 a.counts["seen"][0],
             ]
         )
-    lines += _table(("Setting", "n", "Steps of successes (seen)", "Δ vs untrained", "successful episodes"), rows)
+    lines += md_table(("Setting", "n", "Steps of successes (seen)", "Δ vs untrained", "successful episodes"), rows)
     tiers = _tiers_of(data)
     for a_name, b_name in _PAIRS:
         if a_name not in agg or b_name not in agg:
@@ -548,9 +366,7 @@ def _steps_section(data: StudyData, agg: Aggregates) -> list[str]:
         sa, sb = a.metrics["steps_seen"], b.metrics["steps_seen"]
         if sa.mean is not None and sb.mean is not None:
             d = sb.mean - sa.mean
-            lines.append(
-                f"Steps of successes: {_plain(sa)} vs {_plain(sb)} ({d:+.2f} steps, {100 * d / sa.mean:+.0f}%)."
-            )
+            lines.append(f"Steps of successes: {plain(sa)} vs {plain(sb)} ({d:+.2f} steps, {100 * d / sa.mean:+.0f}%).")
             lines.append("")
         ta, tb = _task_steps(data, a_name), _task_steps(data, b_name)
         tasks = sorted(set(ta) | set(tb), key=lambda t: (TIERS.index(tiers[t]) if tiers.get(t) in TIERS else 9, t))
@@ -571,8 +387,8 @@ def _steps_section(data: StudyData, agg: Aggregates) -> list[str]:
                 [
                     t,
                     tiers.get(t, "?"),
-                    _DASH if ma is None else f"{ma:.2f} ({len(ta[t])})",
-                    _DASH if mb is None else f"{mb:.2f} ({len(tb[t])})",
+                    DASH if ma is None else f"{ma:.2f} ({len(ta[t])})",
+                    DASH if mb is None else f"{mb:.2f} ({len(tb[t])})",
                     who,
                 ]
             )
@@ -583,7 +399,7 @@ def _steps_section(data: StudyData, agg: Aggregates) -> list[str]:
             f"{wins['one']} task(s) are solved by only one."
         )
         lines.append("")
-        lines += _table(
+        lines += md_table(
             ("Task", "Tier", f"{a.label}: steps (successes)", f"{b.label}: steps (successes)", "Shorter"), rows, "llrrl"
         )
     return lines
@@ -603,10 +419,10 @@ def _reward_section(agg: Aggregates) -> list[str]:
     rows = []
     for a in agg.settings.values():
         m = a.metrics
-        late = [_plain(m["return_late"], 3), _pct(m["train_success_late"]), _plain(m["length_late"], 1)]
-        rows.append([a.label, _n_cell(a), *late, _pct(m["seen_all"])])
+        late = [plain(m["return_late"], 3), pct(m["train_success_late"]), plain(m["length_late"], 1)]
+        rows.append([a.label, n_cell(a), *late, pct(m["seen_all"])])
     header = ("Setting", "n", "R(τ) (late)", "Training success (%, late)", "Episode length (late)", "Eval success (%)")
-    return lines + _table(header, rows)
+    return lines + md_table(header, rows)
 
 
 def _is_milestone(agg: SettingAggregate) -> bool:
@@ -631,15 +447,15 @@ def _milestone_section(data: StudyData, agg: Aggregates) -> list[str]:
         rows.append(
             [
                 a.label,
-                _n_cell(a),
-                _pct(m["seen_all"]),
-                _pct(m["delta_seen"], signed=True),
-                _pct(m["coverage"]),
-                _plain(m["hits_late"]),
-                _pct(m["hit_rate_late"]),
+                n_cell(a),
+                pct(m["seen_all"]),
+                pct(m["delta_seen"], signed=True),
+                pct(m["coverage"]),
+                plain(m["hits_late"]),
+                pct(m["hit_rate_late"]),
             ]
         )
-    lines += _table(
+    lines += md_table(
         ("Setting", "n", "Seen success", "Δ seen", "Coverage (%)", "Hits per episode (late)", "Hit rate (%, late)"),
         rows,
     )
@@ -664,81 +480,15 @@ def _milestone_section(data: StudyData, agg: Aggregates) -> list[str]:
         for n in pair:
             c = counts[n][0].get(t)
             if not c:
-                row += [_DASH, _DASH]
+                row += [DASH, DASH]
                 continue
-            top = "<br>".join(f"{_short(text, 48)} ({k})" for text, k in c.most_common(3))
+            top = "<br>".join(f"{shorten(text, 48)} ({k})" for text, k in c.most_common(3))
             row += [f"{sum(c.values())} over {len(c)}", top]
         rows.append(row)
     header = ["Task"]
     for n in pair:
         header += [f"{agg[n].label}: hits over milestones", f"{agg[n].label}: top milestones"]
-    return lines + _table(header, rows, "l" + "rl" * len(pair))
-
-
-def _declared(fams: dict[str, FamilyResult]) -> dict[tuple[str, str], tuple[str, ComparisonResult]]:
-    """(setting, baseline) → (family, result) of every declared comparison."""
-    return {(r.comparison.setting, r.comparison.baseline): (n, r) for n, f in fams.items() for r in f.results}
-
-
-def _test_note(fams: dict[str, FamilyResult], setting: str, baseline: str) -> str:
-    """The declared test of ``setting`` − ``baseline`` in words: its interval and Holm p, or why there is none."""
-    found = _declared(fams).get((setting, baseline))
-    if found is None:
-        return "not tested: no declared comparison"
-    name, r = found
-    if r.seen is None or not r.tested:
-        return r.why_untested() or "not tested"
-    fam = fams[name]
-    verdict = "significant" if r.p_holm is not None and r.p_holm < fam.alpha else "not significant"
-    over = f"the {fam.m} {name} comparisons" if fam.m > 1 else f"the one {name} comparison tested"
-    return f"paired 95 % CI {_ci(r.seen.ci)}, Holm p = {_p(r.p_holm)} over {over}: {verdict}"
-
-
-def _ablation_section(agg: Aggregates, fams: dict[str, FamilyResult]) -> list[str]:
-    """ADMIRE App. B.3 / Fig. 4: the full reward against its variants, within each optimiser's view."""
-    lines = ["## ADMIRE ablations", ""]
-    tables: list[list[str]] = []
-    declared = _declared(fams)
-    for suffix, title in (("", "Common optimiser"), (PAPER, "ADMIRE's optimiser (step-level GRPO)")):
-        abl = [a for n, a in agg.settings.items() if a.group == "ablation" and (PAPER in n) == bool(suffix)]
-        full = agg.settings.get("milestone-adaptive" + suffix)
-        if full is None or not abl:
-            continue
-
-        def diff(a: SettingAggregate, key: str, full: SettingAggregate = full) -> str:
-            d = minus(a.mean(key), full.mean(key))
-            return _DASH if d is None else f"{100 * d:+.1f}"
-
-        def test(a: SettingAggregate, full: SettingAggregate = full) -> list[str]:
-            """The declared paired test of the variant against full ADMIRE: interval and Holm p."""
-            name, r = declared.get((a.name, full.name), ("", None))
-            if r is None:
-                return [_DASH, "not declared"]
-            if r.seen is None or not r.tested:
-                return [_ci(r.seen.ci) if r.seen else _DASH, r.why_untested() or _DASH]
-            mark = _MARKS.get(name, "") if r.p_holm is not None and r.p_holm < fams[name].alpha else ""
-            return [_ci(r.seen.ci), f"{_p(r.p_holm)}{mark} ({name})"]
-
-        rows = [[f"{full.label} (full)", _n_cell(full), _pct(full.metrics["seen_all"]), _DASH, _DASH, _DASH,
-                 _pct(full.metrics["unseen_all"]), _DASH]]  # fmt: skip
-        rows += [
-            [a.label, _n_cell(a), _pct(a.metrics["seen_all"]), diff(a, "seen_all"), *test(a),
-             _pct(a.metrics["unseen_all"]), diff(a, "unseen_all")]
-            for a in abl
-        ]  # fmt: skip
-        header = ("Setting", "n", "Seen success", "Δ vs full (pp)", "95% CI, paired (seen)", "p, Holm (family)",
-                  "Unseen success", "Δ unseen vs full (pp)")  # fmt: skip
-        tables.append(["", f"**{title}**", "", *_table(header, rows)])
-    if not tables:
-        return [*lines, "The study has no full ADMIRE setting (milestone-adaptive) or no ablation of it."]
-    lines.append(
-        "ADMIRE §5.3 / Fig. 4 (the variants defined in App. B.3): the full reward against its variants, each under "
-        "the same optimiser. Δ vs full is the difference of the means in percentage points (negative: the variant "
-        "is worse); the interval and Holm p are the declared paired test's (see Significance), where there is one."
-    )
-    for t in tables:
-        lines += t
-    return lines
+    return lines + md_table(header, rows, "l" + "rl" * len(pair))
 
 
 _RM_COLUMNS = (
@@ -758,9 +508,9 @@ _RM_COLUMNS = (
 
 def _value(v: Any) -> str:
     if v is None:
-        return _DASH
+        return DASH
     if isinstance(v, bool) or not isinstance(v, int | float):
-        return _short(str(v), 60)
+        return shorten(str(v), 60)
     return str(v) if isinstance(v, int) else f"{v:.3f}"
 
 
@@ -788,14 +538,14 @@ def _progrm_section(data: StudyData, agg: Aggregates) -> list[str]:
         rows = [
             [
                 agg[n].label,
-                _n_cell(agg[n]),
-                *(_pct(agg[n].metrics[f"seen_{t}"]) for t in TIERS),
-                _pct(agg[n].metrics["seen_all"]),
-                _pct(agg[n].metrics["unseen_all"]),
+                n_cell(agg[n]),
+                *(pct(agg[n].metrics[f"seen_{t}"]) for t in TIERS),
+                pct(agg[n].metrics["seen_all"]),
+                pct(agg[n].metrics["unseen_all"]),
             ]
             for n in names
         ]
-        lines += _table(("Setting", "n", "Easy", "Medium", "Hard", "All (seen)", "Unseen"), rows)
+        lines += md_table(("Setting", "n", "Easy", "Medium", "Hard", "All (seen)", "Unseen"), rows)
     else:
         lines.append("The study trains none of these settings.")
     lines += ["", "### Reward models", ""]
@@ -813,10 +563,10 @@ def _progrm_section(data: StudyData, agg: Aggregates) -> list[str]:
     rows = []
     for m in models:
         if m.status != "ok":
-            rows.append([m.name, *[_DASH] * len(_RM_COLUMNS), m.reason])
+            rows.append([m.name, *[DASH] * len(_RM_COLUMNS), m.reason])
             continue
         rows.append([m.name, *(_value(m.metrics.get(k)) for k, _ in _RM_COLUMNS), ""])
-    lines += _table(("Model", *(t for _, t in _RM_COLUMNS), "Note"), rows, "l" + "r" * len(_RM_COLUMNS) + "l")
+    lines += md_table(("Model", *(t for _, t in _RM_COLUMNS), "Note"), rows, "l" + "r" * len(_RM_COLUMNS) + "l")
     extras = []
     for m in models:
         if m.status != "ok":
@@ -840,49 +590,21 @@ def _runs_section(data: StudyData) -> list[str]:
     rows = []
     for r in data.runs:
         err = r.error or r.reason or ""
-        err = _short(err.strip().splitlines()[0], 100) if err.strip() else ""
+        err = shorten(err.strip().splitlines()[0], 100) if err.strip() else ""
         rows.append(
             [
                 r.setting,
                 r.seed,
                 r.status,
-                _DASH if r.iterations is None else r.iterations,
-                _duration(r.wall_s) + (f" (from iteration {r.resumed_at})" if r.resumed_at else ""),
+                DASH if r.iterations is None else r.iterations,
+                duration(r.wall_s) + (f" (from iteration {r.resumed_at})" if r.resumed_at else ""),
                 err,
                 "; ".join(r.problems),
             ]
         )
-    return lines + _table(
+    return lines + md_table(
         ("Setting", "Seed", "Status", "Iterations", "Wall time", "Error", "Data problems"), rows, "lrlrrll"
     )
-
-
-def _family_sentences(name: str, fam: FamilyResult) -> list[str]:
-    """What a family's Holm-corrected tests say, what they could not test, and their power."""
-    title = _FAMILY_TITLES.get(name, (f"{name.capitalize()} comparisons", ""))[0]
-    missing = [f"{r.comparison.label} ({r.why_untested()})" for r in fam.results if not r.tested]
-    if fam.m == 0:
-        return [f"{title}: none of the {fam.declared} could be tested here: {'; '.join(missing)}."]
-    sig = fam.significant()
-    head = f"{title} (Holm over {fam.m} of {fam.declared})"
-    if sig:
-        notes = [f"{r.comparison.label}, Δ {_pp(r.seen.mean if r.seen else None)} pp "
-                 f"({_test_note({name: fam}, r.comparison.setting, r.comparison.baseline)})" for r in sig]  # fmt: skip
-        out = [f"{head}: significant at {fam.alpha:g}: {'; '.join(notes)}."]
-    else:
-        best = min((r for r in fam.results if r.p_holm is not None), key=lambda r: r.p_holm or 1.0)
-        out = [f"{head}: none is significant at {fam.alpha:g}; the smallest corrected p is that of "
-               f"{best.comparison.label} ({_p(best.p_holm)})."]  # fmt: skip
-    if missing:
-        out.append(f"Not tested among the {name} comparisons: {'; '.join(missing)}.")
-    if fam.power is not None and fam.sd is not None:
-        out.append(
-            f"At the {name} comparisons' median paired SD ({100 * fam.sd:.1f} pp, {fam.n} paired seeds), Holm's "
-            f"first step (α/{fam.m}) finds {100 * fam.effect:g} pp with power {fam.power:.2f}; "
-            f"{100 * fam.target_power:.0f} % power at {100 * fam.effect:g} pp with all {fam.declared} tested takes "
-            f"{fam.seeds_needed} paired seeds."
-        )
-    return out
 
 
 def auto_reading(data: StudyData, agg: Aggregates, fams: dict[str, FamilyResult] | None = None) -> list[str]:
@@ -917,7 +639,7 @@ def auto_reading(data: StudyData, agg: Aggregates, fams: dict[str, FamilyResult]
         base = f"; the policy before RL scores {100 * u_unseen:.1f}%" if u_unseen is not None else ""
         out.append(f"On unseen tasks the highest success is {a.label}'s ({100 * v:.1f}%){base}.")
     for name, fam in fams.items():
-        out += _family_sentences(name, fam)
+        out += family_sentences(name, fam)
     for a_name, b_name in _PAIRS:
         if a_name in agg and b_name in agg:
             sa, sb = agg[a_name].metrics["steps_seen"], agg[b_name].metrics["steps_seen"]
@@ -938,7 +660,7 @@ def auto_reading(data: StudyData, agg: Aggregates, fams: dict[str, FamilyResult]
         env, lcs = "progress-env" + suffix, "progress-lcs" + suffix
         if env in agg and lcs in agg and None not in (e := agg[env].mean("seen_all"), c := agg[lcs].mean("seen_all")):
             out.append(f"{agg[env].label} against {agg[lcs].label} on seen success: {100 * e:.1f}% vs {100 * c:.1f}% "
-                       f"({_test_note(fams, env, lcs)}).")  # fmt: skip
+                       f"({comparison_note(fams, env, lcs)}).")  # fmt: skip
     me, ml = data.models.get("progress-env"), data.models.get("progress-lcs")
     if me and ml and me.status == ml.status == "ok":
         ke, kl = num(me.metrics.get("key_step_mae")), num(ml.metrics.get("key_step_mae"))
@@ -950,7 +672,7 @@ def auto_reading(data: StudyData, agg: Aggregates, fams: dict[str, FamilyResult]
         if ad is None or st is None or ad.mean("seen_all") is None or st.mean("seen_all") is None:
             continue
         msg = (f"{ad.label} against {st.label} on seen success: {100 * ad.mean('seen_all'):.1f}% vs "
-               f"{100 * st.mean('seen_all'):.1f}% ({_test_note(fams, ad.name, st.name)})")  # fmt: skip
+               f"{100 * st.mean('seen_all'):.1f}% ({comparison_note(fams, ad.name, st.name)})")  # fmt: skip
         if ad.mean("coverage") is not None and st.mean("coverage") is not None:
             msg += (
                 f"; final milestone coverage {100 * ad.mean('coverage'):.0f}% (adaptive) vs "
@@ -970,7 +692,7 @@ def auto_reading(data: StudyData, agg: Aggregates, fams: dict[str, FamilyResult]
             abl.sort(key=lambda x: -x[1])
             out.append(
                 f"Against full ADMIRE ({agg[name].label}), the ablations change seen success by: "
-                + "; ".join(f"{a.label} {100 * d:+.1f} pp ({_test_note(fams, a.name, name)})" for a, d in abl)
+                + "; ".join(f"{a.label} {100 * d:+.1f} pp ({comparison_note(fams, a.name, name)})" for a, d in abl)
                 + "."
             )
     bad = [r for r in data.runs if not r.done]
@@ -1056,7 +778,7 @@ def _warm_start_section(out: Path) -> list[str]:
         "",
     ]
     header = ("Tier", "pass@1 untrained", f"pass@{k} untrained", "pass@1 at RL start", f"pass@{k} at RL start")
-    return [*lines, *_table(header, rows)]
+    return [*lines, *md_table(header, rows)]
 
 
 def write_report(out: str | os.PathLike[str], reading: str | None = None) -> Path:
@@ -1078,12 +800,12 @@ def write_report(out: str | os.PathLike[str], reading: str | None = None) -> Pat
         *([o] if (o := _optimiser_section(data, agg)) else []),
         _success_section(data, agg, fams),
         *([t] if (t := _table4_section(data, agg)) else []),
-        _significance_section(agg, fams, vs_baseline(agg)),
+        significance_section(agg, fams, vs_baseline(agg)),
         *([r] if (r := _reward_model_section(data, agg)) else []),
         _steps_section(data, agg),
         _reward_section(agg),
         _milestone_section(data, agg),
-        _ablation_section(agg, fams),
+        ablation_section(agg, fams),
         _progrm_section(data, agg),
         _runs_section(data),
         _reading_section(data, agg, fams, reading),

@@ -18,6 +18,8 @@
    line is dropped and its episode evaluated again). ``status.json`` closes the run: ``done``,
    ``crashed`` (an exception; its message is kept) or ``diverged`` (non-finite weights, or most
    updates skipped for non-finite losses), with the iteration the finishing process resumed at.
+   Once it is written the run's ``eval.jsonl`` and ``metrics.jsonl`` are gzipped
+   (:func:`pack_run`; :func:`pack_study` packs the finished runs of an existing study).
 4. With ``workers`` > 1 each run gets a fresh process (nothing of an earlier run carries
    over; the cores are shared among the workers, :func:`gui_gym.core.threads.configure_threads`),
    and a worker whose study process is killed stops too. Runs share only the embeddings they
@@ -35,6 +37,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import logging
@@ -57,7 +60,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from agents.study.data import read_jsonl_objects
+from agents.study.data import RAW_FILES, read_jsonl_objects
 from agents.study.leakage import EXPERIENCE_FILE, check_disjoint, experience_file
 from agents.study.settings import Setting, StudyConfig, setting
 from agents.study.tiers import TIERS_FILE, oracle_tiers, read_tiers
@@ -70,7 +73,7 @@ DEFAULT_ENV = "GuiAndroid-v0"
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FINISHED", "read_status", "run_dir", "run_one", "run_study"]
+__all__ = ["FINISHED", "pack_run", "pack_study", "read_status", "run_dir", "run_one", "run_study"]
 
 FINISHED = ("done", "crashed", "diverged")
 #: Config fields that may change when a study is resumed (more seeds or settings, other workers).
@@ -88,6 +91,64 @@ def read_status(path: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return status if isinstance(status, dict) and status.get("status") in FINISHED else None
+
+
+def pack_run(path: Path) -> list[Path]:
+    """Gzip a finished run's raw files (:data:`~agents.study.data.RAW_FILES`): ``eval.jsonl`` becomes
+    ``eval.jsonl.gz``, ``metrics.jsonl`` ``metrics.jsonl.gz``. Each is compressed with mtime 0 and no
+    name in its header (the same lines give the same bytes), written atomically, and checked to
+    decompress to the plain file's bytes before that is removed. A file already packed is left as it
+    is; returns the files written.
+
+    Only for a finished run: an unfinished one appends to its plain files when it resumes.
+    """
+    written = []
+    for name in RAW_FILES:
+        plain, packed = path / name, path / f"{name}.gz"
+        if not plain.is_file():
+            continue
+        data = plain.read_bytes()
+        blob = gzip.compress(data, compresslevel=9, mtime=0)
+        atomic_write(packed, lambda f, b=blob: f.write(b), binary=True)
+        if gzip.decompress(packed.read_bytes()) != data:  # never remove the only good copy
+            raise OSError(f"{packed} does not decompress to the bytes of {plain}; the plain file is kept")
+        plain.unlink()
+        written.append(packed)
+    return written
+
+
+def _pack(path: Path) -> None:
+    """:func:`pack_run`, for a run that has just finished: a failure only leaves its plain files."""
+    try:
+        pack_run(path)
+    except OSError as e:
+        log.warning("could not gzip the raw files of %s (%s); they stay plain, as readable", path, e)
+
+
+def pack_study(out: str | os.PathLike[str]) -> dict[str, int]:
+    """Gzip the raw files of every finished run (:func:`read_status`) of the study in ``out``
+    (:func:`pack_run`); unfinished runs keep theirs. Running it again changes nothing.
+
+    Returns the counts: ``finished`` runs, runs ``packed`` now, and the raw files' bytes on disk
+    ``before`` and ``after``, over the finished runs.
+    """
+    out = Path(out)
+    runs = out / "runs"
+    if not runs.is_dir():
+        raise FileNotFoundError(f"{out} holds no runs/: is it a `gui-gym study --out` directory?")
+    counts = dict(finished=0, packed=0, before=0, after=0)
+
+    def size(path: Path) -> int:
+        return sum(f.stat().st_size for n in RAW_FILES for f in (path / n, path / f"{n}.gz") if f.is_file())
+
+    for path in sorted(p for p in runs.glob("*/seed*") if p.is_dir()):
+        if read_status(path) is None:
+            continue
+        counts["finished"] += 1
+        counts["before"] += size(path)
+        counts["packed"] += bool(pack_run(path))
+        counts["after"] += size(path)
+    return counts
 
 
 def still_to_run(status: dict[str, Any] | None, retry_failed: bool = False) -> bool:
@@ -369,6 +430,7 @@ def run_one(cfg: StudyConfig, name: str, seed: int, out: str | os.PathLike[str])
     status["wall_s"] = round(time.perf_counter() - t0, 1)  # this process's: from iteration resumed_at on
     status["resumed_at"] = start
     atomic_write_json(path / "status.json", status)
+    _pack(path)
     return status
 
 
@@ -433,6 +495,7 @@ def _crashed(out: Path, name: str, seed: int, error: str) -> dict[str, Any]:
     path = run_dir(out, name, seed)
     path.mkdir(parents=True, exist_ok=True)
     atomic_write_json(path / "status.json", status)
+    _pack(path)
     return status
 
 
@@ -530,6 +593,8 @@ def run_study(
                 if status is not None:  # a failed run is retried from scratch
                     shutil.rmtree(run_dir(out, s.name, seed))
                 jobs.append((s.name, seed))
+            else:  # finished: packed already, unless its process was killed just after status.json
+                _pack(run_dir(out, s.name, seed))
     total = len(settings) * len(cfg.seeds)
     if total > len(jobs):
         print(f"{total - len(jobs)} of {total} runs already finished in {out}: skipped")

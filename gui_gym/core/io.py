@@ -28,7 +28,9 @@ writer process is gone, or one of another host (or an older naming) untouched fo
 :class:`CorruptFileError` (a ``ValueError``) naming the file and the problem: empty, not UTF-8
 (a UTF-8 byte-order mark is accepted), not JSON, nested deeper than :data:`MAX_JSON_DEPTH`,
 a directory, or a zip archive whose members fail their CRC-32 — never a bare
-``RecursionError``, ``UnicodeDecodeError`` or ``zipfile.BadZipFile``.
+``RecursionError``, ``UnicodeDecodeError`` or ``zipfile.BadZipFile``. A JSON Lines file whose
+name ends in ``.gz`` is read through gzip (:func:`open_lines`); a damaged one is a
+:class:`CorruptFileError` too, never a bare ``EOFError`` or ``zlib.error``.
 
 **Plain data only.** Bytes that come from a file or another process are unpickled with
 :func:`load_plain`: it builds the standard containers and numbers, numpy arrays and the classes
@@ -42,6 +44,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import gzip
 import hashlib
 import io
 import json
@@ -52,7 +55,8 @@ import secrets
 import socket
 import time
 import zipfile
-from collections.abc import Callable, Iterable, Mapping
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -68,6 +72,7 @@ __all__ = [
     "check_zip",
     "load_plain",
     "loads_json",
+    "open_lines",
     "read_json",
     "read_jsonl_records",
     "remove_stale_temporaries",
@@ -271,6 +276,36 @@ def read_json(
     return loads_json(path.read_bytes(), str(path), what, max_depth)
 
 
+@contextlib.contextmanager
+def open_lines(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
+    """``path`` opened for reading its lines as bytes; a name ending in ``.gz`` is decompressed first,
+    whole, so that a damaged or truncated gzip raises :class:`CorruptFileError` naming the file before
+    any line is read.
+
+    >>> import tempfile
+    >>> bad = Path(tempfile.mkdtemp()) / "rows.jsonl.gz"
+    >>> _ = bad.write_bytes(gzip.compress(b'{"a": 1}\\n')[:-4])
+    >>> with open_lines(bad) as f:  # doctest: +ELLIPSIS
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    gui_gym.core.io.CorruptFileError: ...rows.jsonl.gz: not a readable gzip file (EOFError: ...); restore it or ...
+    """
+    path = Path(path)
+    if not path.name.endswith(".gz"):
+        with open(path, "rb") as f:
+            yield f
+        return
+    raw = path.read_bytes()
+    try:
+        data = gzip.decompress(raw)
+    except (OSError, EOFError, zlib.error) as e:  # BadGzipFile (an OSError): not gzip or a failed CRC
+        raise CorruptFileError(
+            f"{path}: not a readable gzip file ({type(e).__name__}: {e}); restore it or write it again"
+        ) from None
+    yield io.BytesIO(data)
+
+
 def read_jsonl_records(
     path: str | os.PathLike[str],
     record: str,
@@ -287,7 +322,8 @@ def read_jsonl_records(
     the first few one by one, then one warning counting them all — or, with ``strict``, raises
     :class:`CorruptFileError` naming ``path:line``. A file with lines but no good one raises
     too: it is not a file of ``record``-s. An empty file gives ``[]``. A UTF-8 byte-order mark
-    is accepted. FileNotFoundError (with ``missing_hint``) if there is no file.
+    is accepted. FileNotFoundError (with ``missing_hint``) if there is no file. A ``.gz`` file is
+    read through gzip (:func:`open_lines`).
     """
     what = f"{record} file"
     path = check_file(path, what, missing_hint)
@@ -295,7 +331,7 @@ def read_jsonl_records(
     out: list[T] = []
     bad: list[str] = []  # the first few problems
     skipped = 0
-    with open(path, "rb") as f:
+    with open_lines(path) as f:
         for lineno, raw in enumerate(f, 1):
             raw = raw.removeprefix(_UTF8_BOM)  # at the file's start, or a concatenated file's
             if not raw.strip():

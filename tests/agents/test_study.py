@@ -7,6 +7,7 @@ encoder to keep the suite fast.
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import json
 import os
 import random
@@ -22,6 +23,7 @@ import pytest
 
 import gui_gym  # noqa: F401
 from agents.cli import main
+from agents.study.data import RAW_FILES, load_study, run_file
 from agents.study.leakage import EXPERIENCE_FILE, EXPERIENCE_SEEDS
 from agents.study.runner import estimate_minutes, read_status, run_dir, run_study, train_config
 from agents.study.settings import MODES, SETTINGS, StudyConfig, setting
@@ -48,6 +50,14 @@ def tiny(tmp_encoder: str, **changes) -> StudyConfig:
         extra={"encoder": tmp_encoder},
     )
     return base.with_overrides(**changes)
+
+
+def _raw(d: Path, name: str) -> list[str]:
+    """The lines of a run's eval.jsonl or metrics.jsonl: gzipped once the run has finished, plain before."""
+    path = run_file(d, name)
+    assert path is not None, f"no {name} in {d}"
+    data = path.read_bytes()
+    return (gzip.decompress(data) if path.name.endswith(".gz") else data).decode().splitlines()
 
 
 # ----------------------------------------------------------------------------- reward specs
@@ -130,7 +140,7 @@ def test_smoke_study_end_to_end_and_resume(tmp_path, tiny_encoder):
         d = run_dir(out, name, 0)
         status = read_status(d)
         assert status is not None and status["status"] == "done" and status["iterations"] == 2, status
-        rows = [json.loads(line) for line in (d / "eval.jsonl").read_text().splitlines()]
+        rows = [json.loads(line) for line in _raw(d, "eval.jsonl")]
         # 2 phases × (2 seen tasks + 1 unseen task) × 2 seeds
         assert len(rows) == 12
         assert {(r["phase"], r["split"]) for r in rows} == {
@@ -138,13 +148,24 @@ def test_smoke_study_end_to_end_and_resume(tmp_path, tiny_encoder):
         }
         assert {r["task"] for r in rows if r["split"] == "unseen"} == {"SystemBluetoothTurnOff"}
         assert all(r["score"] == float(r["success"]) for r in rows)  # the phone's task score is its success
-        metrics = [json.loads(line) for line in (d / "metrics.jsonl").read_text().splitlines()]
+        metrics = [json.loads(line) for line in _raw(d, "metrics.jsonl")]
         assert [m["iteration"] for m in metrics] == [-1, 0, 1]
     static = read_status(run_dir(out, "milestone-static", 0))
     assert static["milestone_coverage"] == 1.0 and isinstance(static["milestone_hits"], dict)
-    first = (run_dir(out, "milestone-static", 0) / "metrics.jsonl").read_text().splitlines()[1]
+    first = _raw(run_dir(out, "milestone-static", 0), "metrics.jsonl")[1]
     assert "milestone_hits" in json.loads(first)
     assert read_status(run_dir(out, "outcome", 0))["milestone_hits"] is None
+    # A finished run's raw files are gzipped (byte-reproducibly: no time or name in the header), and read
+    # back as the rows they held.
+    loaded = {r.setting: r for r in load_study(out).runs}
+    for name in ("outcome", "milestone-static"):
+        d = run_dir(out, name, 0)
+        for raw in RAW_FILES:
+            assert not (d / raw).exists() and (d / f"{raw}.gz").read_bytes()[4:8] == bytes(4), (name, raw)
+        keys = ("phase", "split", "task", "seed", "success", "length", "score")
+        written = [{k: json.loads(x)[k] for k in keys} for x in _raw(d, "eval.jsonl")]
+        assert [{k: r[k] for k in keys} for r in loaded[name].eval_rows] == written and len(written) == 12
+        assert loaded[name].metrics == [json.loads(x) for x in _raw(d, "metrics.jsonl")]
 
     text = report.read_text()
     study = json.loads((out / "study.json").read_text())
@@ -182,7 +203,7 @@ def test_a_study_on_another_family(tmp_path, tiny_encoder):
     report = run_study(cfg, out, command="gui-gym study --env TextRooms-v0", progress=False)
     for name in cfg.settings:
         assert read_status(run_dir(out, name, 0))["status"] == "done", name
-    rows = [json.loads(line) for line in (run_dir(out, "outcome", 0) / "eval.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in _raw(run_dir(out, "outcome", 0), "eval.jsonl")]
     assert {r["task"] for r in rows} == {"LightLamp", "OpenChest", "FetchApple"}
     assert {r["difficulty"] for r in rows} == {"easy", "medium"}
     assert read_status(run_dir(out, "milestone-static", 0))["milestone_coverage"] == 1.0
@@ -264,7 +285,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint(tmp_path, tiny_encoder, 
     status = read_status(d)
     assert status["status"] == "done" and status["iterations"] == 2 and status["resumed_at"] == 1
     assert calls["n"] == 3  # one iteration before the interruption, one after: not restarted
-    rows = [json.loads(line) for line in (d / "eval.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in _raw(d, "eval.jsonl")]
     assert sum(r["phase"] == "untrained" for r in rows) == sum(r["phase"] == "trained" for r in rows) == 6
 
 
@@ -299,18 +320,20 @@ def test_cli_rejects_unknown_settings_and_rebuilds_reports(tmp_path, tiny_encode
 def _run_files(d) -> dict:
     """What a finished run leaves, less wall-clock figures (and hit counts and the wall time, which
     cover the iterations since a resume)."""
-    metrics = [json.loads(line) for line in (d / "metrics.jsonl").read_text().splitlines()]
+    metrics = [json.loads(line) for line in _raw(d, "metrics.jsonl")]
     status = json.loads((d / "status.json").read_text())
     return {
-        "eval": [json.loads(line) for line in (d / "eval.jsonl").read_text().splitlines()],
+        "eval": [json.loads(line) for line in _raw(d, "eval.jsonl")],
         "metrics": [{k: v for k, v in m.items() if not k.startswith("time_")} for m in metrics],
         "status": {k: v for k, v in status.items() if k not in ("wall_s", "resumed_at", "milestone_hits")},
     }
 
 
 def _lines(path: Path) -> int:
+    """Lines of a run's metrics.jsonl, or of its metrics.jsonl.gz once it has finished."""
     try:
-        return path.read_text().count("\n")
+        data = path.read_bytes()
+        return (gzip.decompress(data) if path.name.endswith(".gz") else data).count(b"\n")
     except FileNotFoundError:
         return 0
 
@@ -354,7 +377,7 @@ def test_a_killed_study_resumes_to_the_rows_of_an_uninterrupted_one(tmp_path, ti
         # kill when the furthest run has this many metrics rows: short of its last, so that on a loaded
         # machine it cannot also finish (evaluation, status) in the moment the kill takes to arrive
         rows = random.randint(2, cfg.iterations - 1)
-        while max((_lines(f) for f in out.glob("runs/*/seed0/metrics.jsonl")), default=0) < rows:
+        while max((_lines(f) for f in out.glob("runs/*/seed0/metrics.jsonl*")), default=0) < rows:
             assert proc.poll() is None and time.monotonic() < deadline, "the study ended or hung before the kill"
             workers.update(_workers_of(proc.pid))
             time.sleep(0.01)
@@ -379,7 +402,7 @@ def test_a_killed_study_resumes_to_the_rows_of_an_uninterrupted_one(tmp_path, ti
 
     # A duplicated row and a torn last line (an older writer's) are rewritten, not kept.
     d = run_dir(out, "outcome", 0)
-    lines = (d / "eval.jsonl").read_text().splitlines()
+    lines = _raw(d, "eval.jsonl")
     (d / "eval.jsonl").write_text("\n".join([*lines, lines[0]]) + '\n{"phase": "trained", "spl')
     (d / "status.json").unlink()
     run_study(cfg, out, progress=False, report=False)
@@ -407,7 +430,7 @@ def test_the_empo_setting_trains_offline_and_is_judged_live(tmp_path, tiny_encod
     assert ids == sorted(f"{t}/{s}" for t in ("SystemWifiTurnOn", "TasksEditPriority") for s in EXPERIENCE_SEEDS)
 
     def keys(name):
-        rows = (run_dir(out, name, 0) / "eval.jsonl").read_text().splitlines()
+        rows = _raw(run_dir(out, name, 0), "eval.jsonl")
         return sorted((r["phase"], r["split"], r["task"], r["seed"]) for r in map(json.loads, rows))
 
     assert keys("empo") == keys("outcome")  # judged live: the phone's tasks, not experiences
@@ -470,7 +493,7 @@ def test_a_webshop_study_keeps_the_task_score(tmp_path, tiny_encoder):
     cfg = tiny(tiny_encoder, train_tasks="human:1584", heldout_tasks="human:2160", settings=("outcome",),
                iterations=1, max_steps=8, extra={"encoder": tiny_encoder, "env_id": "WebShop-v0"})  # fmt: skip
     report = run_study(cfg, tmp_path / "shop", progress=False)
-    rows = [json.loads(x) for x in (run_dir(tmp_path / "shop", "outcome", 0) / "eval.jsonl").read_text().splitlines()]
+    rows = [json.loads(x) for x in _raw(run_dir(tmp_path / "shop", "outcome", 0), "eval.jsonl")]
     assert len(rows) == 8 and all(0.0 <= r["score"] <= 1.0 for r in rows)
     assert all(r["success"] == (r["score"] == 1.0) for r in rows)  # verl-agent's rule: success is a score of 1
     assert "## ADMIRE Table 4's columns" in report.read_text() and "| Score | Succ. |" in report.read_text()

@@ -3,6 +3,7 @@ ADMIRE's rescaled decay, ProgRM's reward on the model alone and its tracking dur
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import gymnasium as gym
@@ -184,7 +185,8 @@ def test_a_study_tiers_by_oracle_length_and_paper_runs_train(tmp_path, tiny_enco
     assert tiers["TasksEditPriority"]["oracle_steps"] == 6.0
     for name in cfg.settings:
         assert read_status(run_dir(out, name, 0))["status"] == "done", name
-        rows = [json.loads(x) for x in (run_dir(out, name, 0) / "eval.jsonl").read_text().splitlines()]
+        packed = (run_dir(out, name, 0) / "eval.jsonl.gz").read_bytes()  # gzipped when the run finished
+        rows = [json.loads(x) for x in gzip.decompress(packed).splitlines()]
         assert {r["task"]: r["difficulty"] for r in rows} == read_tiers(out)
     md = report.read_text()
     assert "## Optimisers" in md and "**Common optimiser**" in md and "**Each paper's optimiser**" in md

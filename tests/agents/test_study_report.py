@@ -1,18 +1,25 @@
-"""The reward-study report (agents/study/report.py) on a synthetic study directory."""
+"""The reward-study report (agents/study/report.py) on a synthetic study directory, and its raw files gzipped."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import statistics
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image
 
+from agents.cli import main
+from agents.plot import read_metrics
+from agents.study.data import RAW_FILES, read_jsonl_objects
 from agents.study.report import aggregate, auto_reading, families, load_study, summary_table, vs_baseline, write_report
+from agents.study.runner import pack_run, pack_study
 from agents.study.stats import paired_power
+from gui_gym.core.io import CorruptFileError
 
 SETTINGS = ("outcome", "spa", "milestone-adaptive")
 SEEDS = (0, 1, 2)
@@ -443,3 +450,100 @@ def test_primary_comparisons_by_hand_and_their_marks(tmp_path: Path) -> None:
 
 def _ci(c: tuple[float, float]) -> str:
     return f"[{100 * c[0]:+.1f}, {100 * c[1]:+.1f}]"
+
+
+# ----------------------------------------------------------------------------- packed (gzipped) raw files
+
+
+def _raw_files(out: Path) -> dict[str, bytes]:
+    """Every run's raw file by its path under ``out``, as its plain bytes (a .gz decompressed)."""
+    found = {}
+    for path in sorted((out / "runs").glob("*/seed*/*.jsonl*")):
+        data = path.read_bytes()
+        found[str(path.relative_to(out)).removesuffix(".gz")] = gzip.decompress(data) if path.suffix == ".gz" else data
+    return found
+
+
+def test_a_packed_run_reads_back_identically_and_reproducibly(study: Path, tmp_path: Path) -> None:
+    run = study / "runs" / "milestone-adaptive" / "seed1"  # its metrics end in a torn line: kept as it is
+    plain = {n: (run / n).read_bytes() for n in RAW_FILES}
+    before = load_study(study)
+    assert [p.name for p in pack_run(run)] == ["eval.jsonl.gz", "metrics.jsonl.gz"]
+    for name, data in plain.items():
+        assert not (run / name).exists() and gzip.decompress((run / f"{name}.gz").read_bytes()) == data
+    after = load_study(study)
+    for a, b in zip(before.runs, after.runs, strict=True):
+        assert (a.eval_rows, a.metrics, a.problems) == (b.eval_rows, b.metrics, b.problems), (a.setting, a.seed)
+    assert "metrics.jsonl: skipped 1 corrupt line(s) (line 12)" in after.runs[7].problems  # the plain file's name
+    # the same lines give the same bytes: no time or file name in the gzip header
+    again = tmp_path / "again"
+    again.mkdir()
+    for name, data in plain.items():
+        (again / name).write_bytes(data)
+    time.sleep(0.01)
+    pack_run(again)
+    for name in plain:
+        assert (again / f"{name}.gz").read_bytes() == (run / f"{name}.gz").read_bytes()
+
+
+def test_a_study_of_packed_and_plain_runs_reports_as_all_plain(study: Path) -> None:
+    md = write_report(study).read_text(encoding="utf-8")
+    raw = _raw_files(study)
+    for name in SETTINGS:  # seed 0 of each setting packed, the others plain
+        pack_run(study / "runs" / name / "seed0")
+    assert {p.suffix for p in (study / "runs").glob("*/seed*/*.jsonl*")} == {".gz", ".jsonl"}
+    assert write_report(study).read_text(encoding="utf-8") == md
+    assert _raw_files(study) == raw
+    packed = pack_study(study)
+    assert packed["finished"] == 9 and packed["packed"] == 6 and packed["after"] < packed["before"]
+    assert not list((study / "runs").glob("*/seed*/*.jsonl"))
+    assert write_report(study).read_text(encoding="utf-8") == md and _raw_files(study) == raw
+
+
+def test_pack_is_idempotent_and_leaves_unfinished_runs_plain(study: Path, capsys) -> None:
+    unfinished = study / "runs" / "spa" / "seed1"
+    (unfinished / "status.json").unlink()  # a run still training appends to its plain files
+    assert main(["study", "--pack", "--out", str(study)]) == 0
+    assert "packed 8 of the 8 finished runs" in capsys.readouterr().out
+    assert sorted(p.name for p in unfinished.iterdir()) == ["eval.jsonl", "metrics.jsonl"]
+    files = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted((study / "runs").rglob("*.*"))}
+    assert pack_study(study)["packed"] == 0
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted((study / "runs").rglob("*.*"))} == files
+    # a run killed between writing its .gz and removing the plain file: packed again, the same bytes
+    done = study / "runs" / "outcome" / "seed0"
+    gz = (done / "eval.jsonl.gz").read_bytes()
+    (done / "eval.jsonl").write_bytes(gzip.decompress(gz))
+    assert pack_study(study)["packed"] == 1 and (done / "eval.jsonl.gz").read_bytes() == gz
+    assert not (done / "eval.jsonl").exists()
+    assert main(["study", "--pack", "--out", str(study)]) == 0
+    assert "packed 0 of the 8 finished runs" in capsys.readouterr().out
+    assert main(["study", "--pack", "--out", str(study / "nowhere")]) == 2
+    assert "holds no runs/" in capsys.readouterr().err
+
+
+def test_a_corrupt_gz_is_an_error_naming_the_file(study: Path) -> None:
+    run = study / "runs" / "outcome" / "seed1"
+    pack_run(run)
+    path = run / "eval.jsonl.gz"
+    path.write_bytes(path.read_bytes()[:-10])  # truncated
+    with pytest.raises(CorruptFileError, match=re.escape(f"{path}: not a readable gzip file (EOFError")):
+        read_jsonl_objects(path)
+    damaged = run / "metrics.jsonl.gz"
+    data = bytearray(damaged.read_bytes())
+    data[-8] ^= 0xFF  # the CRC-32
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(CorruptFileError, match=re.escape(f"{damaged}: not a readable gzip file (BadGzipFile")):
+        read_jsonl_objects(damaged)
+    record = {(r.setting, r.seed): r for r in load_study(study).runs}["outcome", 1]
+    assert record.eval_rows == [] and not record.usable
+    assert any(p.startswith("eval.jsonl.gz unreadable (not a readable gzip file") for p in record.problems)
+    assert any(p.startswith("metrics.jsonl.gz unreadable (") for p in record.problems)
+    runs = write_report(study).read_text(encoding="utf-8").split("## Runs", 1)[1].split("\n## ", 1)[0]
+    assert "eval.jsonl.gz unreadable (not a readable gzip file (EOFError" in runs
+
+
+def test_the_learning_curve_plot_reads_a_packed_run(study: Path) -> None:
+    run = study / "runs" / "outcome" / "seed0"
+    rows = read_metrics(run)
+    pack_run(run)
+    assert read_metrics(run) == rows and read_metrics(run / "metrics.jsonl.gz") == rows
