@@ -386,7 +386,8 @@ def run_one(cfg: StudyConfig, name: str, seed: int, out: str | os.PathLike[str])
     path = run_dir(out, name, seed)
     path.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    status: dict[str, Any] = {"setting": name, "seed": seed, "reward": s.reward, "status": "done", "error": None}
+    status: dict[str, Any] = {"setting": name, "seed": seed, "reward": s.reward, "status": "done", "error": None,
+                              "code": code_version()}  # fmt: skip
     trainer, start = None, 0
     try:
         missing = [m for m in s.needs if not (out / "models" / m / "best.pt").exists()]
@@ -470,6 +471,23 @@ def _check_resumable(out: Path, cfg: StudyConfig) -> dict[str, Any]:
             "rerun it with the same ones to resume, or choose another --out"
         )
     return study
+
+
+def code_version() -> str | None:
+    """The commit of the code a run trains with (``+dirty`` with uncommitted changes to tracked files),
+    or None outside a git checkout: a study resumed over several sessions says what each run ran."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                               capture_output=True, text=True, timeout=10)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if head.returncode != 0 or not head.stdout.strip():
+        return None
+    return head.stdout.strip() + ("+dirty" if dirty.returncode == 0 and dirty.stdout.strip() else "")
 
 
 def _write_study(out: Path, cfg: StudyConfig, command: str, started: str, wall: float, done: bool) -> None:

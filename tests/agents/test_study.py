@@ -25,7 +25,7 @@ import gui_gym  # noqa: F401
 from agents.cli import main
 from agents.study.data import RAW_FILES, load_study, run_file
 from agents.study.leakage import EXPERIENCE_FILE, EXPERIENCE_SEEDS
-from agents.study.runner import estimate_minutes, read_status, run_dir, run_study, train_config
+from agents.study.runner import code_version, estimate_minutes, read_status, run_dir, run_study, train_config
 from agents.study.settings import MODES, SETTINGS, StudyConfig, setting
 from wrappers import MilestoneReward
 from wrappers.spec import admire_config, make_env, parse_reward, wrapper_chain
@@ -155,6 +155,9 @@ def test_smoke_study_end_to_end_and_resume(tmp_path, tiny_encoder):
     first = _raw(run_dir(out, "milestone-static", 0), "metrics.jsonl")[1]
     assert "milestone_hits" in json.loads(first)
     assert read_status(run_dir(out, "outcome", 0))["milestone_hits"] is None
+    # each run names the code it ran (the commit, +dirty with uncommitted changes), where there is a checkout
+    code = read_status(run_dir(out, "outcome", 0))["code"]
+    assert code == code_version() and (code is None or re.fullmatch(r"[0-9a-f]{40}(\+dirty)?", code))
     # A finished run's raw files are gzipped (byte-reproducibly: no time or name in the header), and read
     # back as the rows they held.
     loaded = {r.setting: r for r in load_study(out).runs}
