@@ -366,7 +366,7 @@ def test_each_text_is_encoded_once(guarded: SemanticMatcher, monkeypatch: pytest
         return real(texts, **kw)
 
     monkeypatch.setattr(guarded.model, "encode", counting)
-    monkeypatch.setattr("wrappers.matching.budget", lambda: 1)  # one thread: every call reaches this model
+    monkeypatch.setattr("wrappers.matching.matcher.budget", lambda: 1)  # one thread: every call reaches this model
     new = [f"Open the note n{uuid.uuid4().hex[:8]}.md" for _ in range(5)]
     m = SemanticMatcher(batch_size=2)  # shares the model and the process cache
     m.encode([*new, new[0]])
