@@ -75,8 +75,8 @@ def main() -> None:
         trainer = Trainer(cfg)
         try:
             assert trainer.reference is not None, f"{algo} has no KL term"
-            same = all(torch.equal(a, b) for a, b in zip(trainer.reference.state_dict().values(),
-                                                         trainer.policy.state_dict().values(), strict=True))  # fmt: skip
+            pairs = zip(trainer.reference.state_dict().values(), trainer.policy.state_dict().values(), strict=True)
+            same = all(torch.equal(a, b) for a, b in pairs)
             episodes, _ = trainer.rollout()
             kl = trainer._token_kl(episodes)
             untrained = copy.deepcopy(trainer.reference)  # the bug's reference: the LM before cloning
