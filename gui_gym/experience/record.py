@@ -56,6 +56,7 @@ __all__ = [
     "content_direction",
     "dumps",
     "finger_direction",
+    "is_number",
     "loads",
     "swipe_points",
 ]
@@ -113,8 +114,9 @@ def swipe_points(direction: str, screen: tuple[int, int]) -> tuple[tuple[int, in
     return start, quarter[_OPPOSITE[direction]]
 
 
-def _finite(c: Any) -> bool:
-    """A number a coordinate can be: no bool, no NaN or infinity, no int too large for a float."""
+def is_number(c: Any) -> bool:
+    """A finite real number, as a coordinate can be: no bool, no NaN or infinity, no int too large
+    for a float."""
     if isinstance(c, bool) or not isinstance(c, (int, float)):
         return False
     try:
@@ -133,7 +135,7 @@ def _point(v: Any, what: str) -> Point | None:
         return None
     if isinstance(v, str) or not isinstance(v, Sequence) or len(v) != 2:
         raise ExperienceError(f"{what} must be [x, y], got {_shown(v)}")
-    if not all(_finite(c) for c in v):
+    if not all(is_number(c) for c in v):
         raise ExperienceError(f"{what} must hold two finite numbers, got {_shown(v)}")
     return v[0], v[1]
 
@@ -143,7 +145,7 @@ def _box(v: Any, what: str) -> Box | None:
         return None
     if isinstance(v, str) or not isinstance(v, Sequence) or len(v) != 4:
         raise ExperienceError(f"{what} must be [x1, y1, x2, y2], got {_shown(v)}")
-    if not all(_finite(c) for c in v):
+    if not all(is_number(c) for c in v):
         raise ExperienceError(f"{what} must hold four finite numbers, got {_shown(v)}")
     x1, y1, x2, y2 = v
     if x2 < x1 or y2 < y1:
@@ -214,7 +216,7 @@ class UIAction:
             if status not in STATUSES:
                 raise ExperienceError(f"a terminate's status is success or failure, got {self.status!r}")
             set_(self, "status", status)
-        if self.time is not None and not _finite(self.time):
+        if self.time is not None and not is_number(self.time):
             raise ExperienceError(f"time must be a number of seconds, got {_shown(self.time)}")
 
     def to_dict(self) -> dict[str, Any]:

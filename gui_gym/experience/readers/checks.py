@@ -32,13 +32,12 @@ Example:
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Sequence
 from pathlib import Path, PurePath
 from typing import Any
 
-from gui_gym.experience.record import ExperienceError
+from gui_gym.experience.record import ExperienceError, is_number
 
 __all__ = [
     "MAX_SIDE",
@@ -54,16 +53,6 @@ __all__ = [
 #: Pixels on a side that no phone or tablet screen reaches (4K phones have 3840): the bound on
 #: coordinates where the data does not say its screen, on boxes and on screen sizes.
 MAX_SIDE = 10_000
-
-
-def is_number(v: Any) -> bool:
-    """A finite real number (no bool, no NaN or infinity, no int too large for a float)."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return False
-    try:
-        return math.isfinite(float(v))
-    except OverflowError:
-        return False
 
 
 def _shown(v: Any) -> str:
