@@ -728,9 +728,11 @@ def _raw_section(data: StudyData) -> list[str]:
         f"Everything above is computed from the files under `{out}`:",
         "",
         "- `study.json`: mode, command, configuration, times, machine",
-        "- `runs/<setting>/seed<k>/status.json`: run status, error, iterations, milestone coverage and hit counts",
-        "- `runs/<setting>/seed<k>/eval.jsonl`: one line per evaluation episode (before and after training)",
-        "- `runs/<setting>/seed<k>/metrics.jsonl`: the trainer's per-iteration metrics",
+        "- `runs/<setting>/seed<k>/status.json`: run status, error, iterations, milestone coverage and hit counts, "
+        "the commit the run ran",
+        "- `runs/<setting>/seed<k>/eval.jsonl.gz`: one line per evaluation episode (before and after training; "
+        "plain `eval.jsonl` while a run trains)",
+        "- `runs/<setting>/seed<k>/metrics.jsonl.gz`: the trainer's per-iteration metrics (likewise)",
         "- `models/<name>/eval.json`: reward-model evaluations",
         "- `plots/`: the learning curves above",
         "",
