@@ -69,6 +69,8 @@ def digest(value: Any) -> str:
 
 
 def make_envs() -> dict[str, gym.Env]:
+    import gui_gym  # noqa: F401  (registers the envs)
+
     return {name: gym.make("GuiAndroid-v0", **kw) for name, kw in ENVS.items()}
 
 
@@ -183,7 +185,6 @@ def episodes_of(task_ids: list[str]) -> list[tuple[str, int, str]]:
 
 
 def record() -> list[dict]:
-    import gui_gym  # noqa: F401  (registers the envs)
     from gui_gym.android.sim.tasks import TASKS
 
     envs = make_envs()
