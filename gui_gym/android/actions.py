@@ -69,6 +69,7 @@ import ast
 import json
 import math
 import re
+import threading
 import warnings
 from dataclasses import asdict, dataclass, fields
 from itertools import islice
@@ -235,11 +236,15 @@ def parse_action(action: str | dict | Action, *, dialect: str = "androidlab", co
     whatever ``action`` is.
     """
     _check_options(dialect, coordinates)
+    if type(action) is str and len(action) <= _MAX_CACHED_TEXT:
+        hit = _PARSED.get((action, dialect, coordinates))
+        if hit is not None:
+            return hit
     try:
         if isinstance(action, Action):
-            return _checked(action)
+            return action if _TRUSTED.get(id(action)) is action else _checked(action)
         if isinstance(action, dict):
-            return _checked(_from_json_dict(action))
+            return _trust(_checked(_from_json_dict(action)))
         if not isinstance(action, str):
             raise ActionParseError(f"an action must be text, a dict or an Action, not {_type_name(action)}")
         text = _plain_str(action)
@@ -248,11 +253,39 @@ def parse_action(action: str | dict | Action, *, dialect: str = "androidlab", co
         text = text.strip()
         if not text:
             raise ActionParseError("empty action")
-        return _checked(_parse_text(text, _Reading(dialect, coordinates)))
+        parsed = _trust(_checked(_parse_text(text, _Reading(dialect, coordinates))))
     except ActionParseError:
         raise
     except Exception as e:  # untrusted input: whatever fails while reading it is a refusal
         raise ActionParseError(f"malformed action: {_error_text(e)}") from None
+    if type(action) is str and len(action) <= _MAX_CACHED_TEXT:
+        _remember(_PARSED, (action, dialect, coordinates), parsed)
+    return parsed
+
+
+# Parsing text compiles it (ast), the largest cost of a step; agents repeat their actions, so
+# the last texts parsed are kept with their result (an Action is frozen: sharing one is safe).
+# The device checks every Action it is handed again; one this module just made and checked
+# (same object, alive in _TRUSTED) is not checked twice.
+_MAX_CACHED_TEXT = 1_000
+_CACHE_SIZE = 4_096
+_PARSED: dict[tuple[str, str, str], Action] = {}
+_TRUSTED: dict[int, Action] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def _remember(cache: dict, key: Any, value: Action) -> None:
+    """Keep ``key -> value`` in ``cache``, dropping the oldest entry past :data:`_CACHE_SIZE`."""
+    with _CACHE_LOCK:
+        cache[key] = value
+        if len(cache) > _CACHE_SIZE:
+            del cache[next(iter(cache))]
+
+
+def _trust(a: Action) -> Action:
+    """``a`` (a checked Action) marked as checked: holding it keeps its ``id`` unique."""
+    _remember(_TRUSTED, id(a), a)
+    return a
 
 
 def _check_options(dialect: str, coordinates: str) -> None:

@@ -53,6 +53,7 @@ from gui_gym.android.ui import SCREEN_H, SCREEN_W, Window, to_xml
 from gui_gym.core import contract as C
 from gui_gym.core.family import select_tasks
 from gui_gym.core.io import Snapshot
+from gui_gym.core.lazy import LazyList
 from gui_gym.core.spaces import AnyText
 
 OBS_MODES = ("text", "pixels", "both")
@@ -97,7 +98,12 @@ class GuiAndroidEnv(gym.Env):
             scrollable nodes, every window, as its agents number them) or ``"dump"`` (every node of
             the dump in document order, AndroidWorld's ``xml_dump_to_ui_elements``). Entries are
             AndroidWorld's ``UIElement`` records; an ``index`` action touches the centre of its
-            element's ``bbox_pixels``, as AndroidWorld's actuation does.
+            element's ``bbox_pixels``, as AndroidWorld's actuation does. The list is built when
+            first read (a :class:`~gui_gym.core.lazy.LazyList` of that step's screen, which
+            pickles as a plain list).
+        info_elements: whether ``info`` carries ``ui_elements`` at all (``index`` actions work
+            either way). ``False`` suits an ``AsyncVectorEnv`` whose policy reads only the
+            observation: a worker then ships no element list through its pipe.
         screen_size: ``(width, height)`` of the rendered screenshot; the device is 1080x2400.
         max_steps: override the per-task step limit (default: the backend's; the simulator gives
             2 x oracle length + 5).
@@ -142,6 +148,7 @@ class GuiAndroidEnv(gym.Env):
         action_dialect: str = "androidlab",
         action_coordinates: str = "pixels",
         backend_options: dict[str, Any] | None = None,
+        info_elements: bool = True,
     ) -> None:
         """See the class docstring; ``action_dialect`` and ``action_coordinates`` are
         :func:`~gui_gym.android.actions.parse_action`'s ``dialect`` and ``coordinates`` for
@@ -181,6 +188,7 @@ class GuiAndroidEnv(gym.Env):
         self.ui_format = ui_format
         self.ui_windows = ui_windows
         self.ui_elements = ui_elements
+        self.info_elements = bool(info_elements)
         self._compressed = None if ui_format in ("xml", "forest") else resolve_format(ui_format)
         self.screen_size = (w, h)
         self.max_steps = max_steps
@@ -381,9 +389,16 @@ class GuiAndroidEnv(gym.Env):
         root = self.backend.tree()
         return [Window(0, "application", 0, "", root.package, root.bounds, root, active=True, focused=True)]
 
-    def _element_list(self) -> list[ForestElement]:
-        """The list ``info["ui_elements"]`` shows, computed once per screen."""
-        source: Any = self._windows() if self.ui_elements == "forest" else self.backend.tree()
+    def _element_source(self) -> Any:
+        """What the element list is read from: the windows (forest) or the active tree (dump),
+        the same objects for as long as the screen is unchanged."""
+        return self._windows() if self.ui_elements == "forest" else self.backend.tree()
+
+    def _element_list(self, source: Any = None) -> list[ForestElement]:
+        """The list ``info["ui_elements"]`` shows of ``source`` (default: the current screen),
+        computed once per screen."""
+        if source is None:
+            source = self._element_source()
         if self._elements_of is not source:
             found = window_elements(source) if self.ui_elements == "forest" else dump_elements(source)
             self._elements, self._elements_of = found, source
@@ -418,13 +433,18 @@ class GuiAndroidEnv(gym.Env):
         task = self._task
         assert task is not None
         n = len(self._milestones)
-        return {
+        info = {
             C.TASK_ID: task.id,
             C.INSTRUCTION: self._instruction,
             C.FORMAT_VALID: valid,
             C.ACTION_DESCRIPTION: description,
             C.MILESTONES: new_milestones,
             C.PROGRESS: self._reached / n if n else 0.0,
-            "ui_elements": [e.element for e in self._element_list()],
-            "backend": self.backend.name,
         }
+        if self.info_elements:
+            # Built on first read, from this step's screen (its nodes stay as they were after
+            # the next step rebuilds the screen): most agents never read it.
+            source = self._element_source()
+            info["ui_elements"] = LazyList(lambda: [e.element for e in self._element_list(source)])
+        info["backend"] = self.backend.name
+        return info

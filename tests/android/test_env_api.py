@@ -345,3 +345,36 @@ def test_tier_without_tasks_is_refused() -> None:
     with pytest.raises(ValueError):
         GuiAndroidEnv(task=["hard"], backend=SimBackend(tasks=only_easy))
     GuiAndroidEnv(task="easy", backend=SimBackend(tasks=only_easy)).reset(seed=0)
+
+
+def test_ui_elements_are_the_steps_own_when_read_late() -> None:
+    """``info["ui_elements"]`` is built on first read, from the screen of its own step."""
+    late = make("ContactsAddContact")
+    eager = make("ContactsAddContact")
+    _, info_l = late.reset(seed=3)
+    _, info_e = eager.reset(seed=3)
+    kept, want = [info_l], [list(info_e["ui_elements"])]
+    for _ in range(6):
+        action = eager.unwrapped.oracle_action()
+        *_, info_l = late.step(action)
+        *_, info_e = eager.step(action)
+        kept.append(info_l)
+        want.append(list(info_e["ui_elements"]))
+    assert not kept[0]["ui_elements"].built  # nobody read it
+    assert [list(i["ui_elements"]) for i in kept] == want
+    assert want[0] != want[-1]
+
+
+def test_info_without_elements_still_takes_index_actions() -> None:
+    env = make("ContactsAddContact", info_elements=False)
+    twin = make("ContactsAddContact")
+    _, info = env.reset(seed=0)
+    _, twin_info = twin.reset(seed=0)
+    assert "ui_elements" not in info
+    i = next(i for i, e in enumerate(twin_info["ui_elements"]) if e.content_description == "Contacts")
+    *_, info = env.step({"action_type": "click", "index": i})
+    *_, twin_info = twin.step({"action_type": "click", "index": i})
+    assert "ui_elements" not in info and info["format_valid"] is True
+    assert info["action_description"] == twin_info["action_description"]
+    *_, info = env.step({"action_type": "click", "index": 10_000})
+    assert info["format_valid"] is False and "out of range" in info["reason"]

@@ -43,3 +43,28 @@ def test_observations_match_the_recording(task: str) -> None:
             assert not differ, f"{ep['kind']} episode (seed {ep['seed']}), step {t}: {differ} differ"
     for env in envs.values():
         env.close()
+
+
+def _screen_views(env) -> tuple[str, str, str]:
+    from gui_gym.android.ui import to_xml
+
+    dev = env.unwrapped.device
+    return to_xml(dev.tree()), to_xml(dev.screen()), to_xml([w.root for w in dev.windows()])
+
+
+@pytest.mark.parametrize("kind", ["mixed", "fuzz"])
+def test_the_kept_screen_equals_a_fresh_build(kind: str) -> None:
+    """Whatever the device keeps between steps (after a refused action it keeps the screen it
+    had) equals what building the screen afresh from its state gives."""
+    envs = R.make_envs()
+    env = envs["xml"]
+    for i, task in enumerate(_task_ids()):
+        _, info = env.reset(seed=1000 + i, options={"task": task})
+        driver = R.Driver(1000 + i, kind)
+        for t in range(20):
+            _, _, term, trunc, info = env.step(driver.act(env, info))
+            kept = _screen_views(env)
+            env.unwrapped.device.invalidate()
+            assert kept == _screen_views(env), f"{task}, step {t}: the kept screen is stale"
+            if term or trunc:
+                break

@@ -608,7 +608,7 @@ class Device:
         except Inapplicable as e:
             if before is not None:
                 self.restore(before)
-            self.invalidate()
+            # Nothing changed, so the screen built before stays (restore() rebuilds).
             return Outcome(False, f"Invalid action: {e}", reason=str(e))
         # Time passes only when something was done: an invalid action is a no-op, so a toast
         # stays and the clock stands still, as if the action had never been sent.
@@ -629,7 +629,6 @@ class Device:
                 raise Inapplicable("no text to delete: the focused field is empty or nothing has focus")
             described = self.type_text("", delete=n)
         except Inapplicable as e:
-            self.invalidate()
             return Outcome(False, f"Invalid action: {e}", reason=str(e))
         self.state.step += 1
         self.state.now += dt.timedelta(seconds=1)
