@@ -7,6 +7,7 @@ serialised: the XML an agent reads carries exactly the attributes a real device'
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -251,7 +252,8 @@ def to_xml(root: Node | list[Node]) -> str:
     androidx's ``UiDevice.dumpWindowHierarchy`` and uiautomator2 write every window."""
     parts = [_XML_HEADER, '<hierarchy rotation="0">']
     for i, r in enumerate(root if isinstance(root, list) else [root]):
-        _node_xml(r, i, parts)
+        head, tail = _xml_entry(r)[1:3]
+        parts += (head, str(i), tail)
     parts.append("</hierarchy>")
     return "".join(parts)
 
@@ -303,19 +305,51 @@ def is_naf(n: Node) -> bool:
     return not any(c.text or c.desc for c in n.walk())
 
 
-def _node_xml(n: Node, index: int, out: list[str]) -> None:
+# A screen is rebuilt from its state after every action, mostly as the same nodes: each node's
+# XML is kept under its content (its attributes and its children's entries), so an unchanged
+# subtree, or a whole unchanged window, costs one lookup per node instead of being written again.
+# An entry is (id, head, tail, has_text): the node's XML is head + its index + tail; has_text
+# says whether its subtree holds a text or a description (what an ancestor's NAF depends on).
+_XmlEntry = tuple[int, str, str, bool]
+_XML_MEMO: dict[tuple, _XmlEntry] = {}
+_XML_MEMO_SIZE = 200_000
+_xml_ids = itertools.count()
+
+
+def _xml_entry(n: Node) -> _XmlEntry:
+    kids: list[Any] = []
+    kids_text = False
+    shown: list[tuple[int, _XmlEntry]] = []
+    for i, c in enumerate(n.children):
+        if c.visible:
+            e = _xml_entry(c)
+            kids.append(e[0])
+            shown.append((i, e))
+            kids_text = kids_text or e[3]
+        else:  # left out of the dump, its index stays taken; only its text can reach an ancestor's NAF
+            hidden = any(d.text or d.desc for d in c.walk())
+            kids.append(-2 if hidden else -1)
+            kids_text = kids_text or hidden
+    key = (
+        n.cls, n.bounds, n.text, n.rid, n.package, n.desc, n.checkable, n.checked, n.clickable, n.enabled,
+        n.focusable, n.focused, n.scrollable, n.long_clickable, n.password, n.selected, tuple(kids),
+    )  # fmt: skip
+    entry = _XML_MEMO.get(key)
+    if entry is not None:
+        return entry
+    naf = n.clickable and n.enabled and not (n.text or n.desc or kids_text) and not n.cls.endswith(_NAF_EXCLUDED)
     l, t, r, b = n.bounds
-    naf = 'NAF="true" ' if is_naf(n) else ""
-    out.append(
-        f'<node {naf}index="{index}" text="{xml_escape(n.text)}" '
-        f'resource-id="{n.rid}" class="{n.cls}" package="{n.package}" content-desc="{xml_escape(n.desc)}" '
-        f'{_flags(n)} bounds="[{l},{t}][{r},{b}]"'
+    tail = (
+        f'" text="{xml_escape(n.text)}" resource-id="{n.rid}" class="{n.cls}" package="{n.package}" '
+        f'content-desc="{xml_escape(n.desc)}" {_flags(n)} bounds="[{l},{t}][{r},{b}]"'
     )
-    if any(c.visible for c in n.children):
-        out.append(">")
-        for i, c in enumerate(n.children):  # an invisible child is left out; its index stays taken
-            if c.visible:
-                _node_xml(c, i, out)
-        out.append("</node>")
+    if shown:
+        tail += ">" + "".join(f"{h}{i}{rest}" for i, (_, h, rest, _) in shown) + "</node>"
     else:
-        out.append(" />")
+        tail += " />"
+    head = '<node NAF="true" index="' if naf else '<node index="'
+    entry = (next(_xml_ids), head, tail, bool(n.text or n.desc) or kids_text)
+    if len(_XML_MEMO) >= _XML_MEMO_SIZE:
+        _XML_MEMO.clear()
+    _XML_MEMO[key] = entry
+    return entry
