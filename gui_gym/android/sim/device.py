@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,6 +113,7 @@ class Device:
         self._screen: Node | None = None
         self._flat: list[Node] | None = None
         self._touchable: list[Node] | None = None
+        self._system: dict[str, tuple[tuple, Node]] = {}
         self.state = DeviceState()
         self.reset()
 
@@ -275,11 +277,14 @@ class Device:
 
     def _build(self) -> None:
         st = self.state
-        status, nav = self._status_bar(), self._nav_bar()
+        status, nav = self._kept("status", self._status_key(), self._status_bar), self._kept("nav", (), self._nav_bar)
         paint: list[Node] = [status]
         windows: list[Window] = []
         if st.recents_open or st.foreground is None:
-            launcher = self._recents() if st.recents_open else self._launcher()
+            if st.recents_open:
+                launcher = self._recents()
+            else:
+                launcher = self._kept("launcher", self._launcher_key(), self._launcher)
             main = decor(LAUNCHER_PACKAGE, launcher, top=0, bottom=SCREEN_H, bars=False)  # the launcher is edge to edge
             windows.append(
                 Window(
@@ -341,7 +346,7 @@ class Device:
                 )
                 paint += [scrim, panel]
         if st.keyboard and self.focused_host() is not None:
-            kb = self._keyboard()
+            kb = self._kept("keyboard", (), self._keyboard)
             windows.append(
                 Window(_WINDOW_IDS["keyboard"], "input_method", 3, "InputMethod", KEYBOARD_PACKAGE, kb.bounds, kb)
             )
@@ -368,6 +373,22 @@ class Device:
             children=paint,
             role="screen",
         )
+
+    def _kept(self, part: str, key: tuple, build: Callable[[], Node]) -> Node:
+        """The system UI's ``part`` (status bar, navigation bar, home screen, keyboard) for
+        ``key``, the state it shows: built once, then the same nodes while ``key`` holds. (No
+        node of a built screen changes afterwards; their handlers act on this device's state.)"""
+        kept = self._system.get(part)
+        if kept is None or kept[0] != key:
+            kept = self._system[part] = (key, build())
+        return kept[1]
+
+    def _status_key(self) -> tuple:
+        s = self.state.settings
+        return (self.state.now.hour, self.state.now.minute, s["airplane"], s["wifi"], s["bluetooth"])
+
+    def _launcher_key(self) -> tuple:
+        return (self.state.now.date(),)
 
     def _status_bar(self) -> Node:
         st, s = self.state, self.state.settings

@@ -13,6 +13,7 @@ tappable; the check mark or Enter opens the thread).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,7 @@ COMPOSER_H = 200  # the message field and Send button at the bottom of a thread
 SNIPPET = 40  # characters of the last message shown in the conversation list
 
 
+@functools.lru_cache(maxsize=4096)  # read for every conversation on every lookup and screen
 def number_key(number: str) -> str:
     """The digits of a phone number without a leading US country code: the conversation key."""
     d = "".join(c for c in number if c.isdigit())
