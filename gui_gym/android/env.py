@@ -341,6 +341,13 @@ class GuiAndroidEnv(gym.Env):
         """The current observation without stepping."""
         return self._obs()
 
+    def current_elements(self) -> list[UIElement]:
+        """The current screen's element list: what ``info["ui_elements"]`` holds (also under
+        ``info_elements=False``), and what an action's ``index`` counts in."""
+        if self._task is None:
+            raise gym.error.ResetNeeded("call reset() before current_elements()")
+        return [e.element for e in self._element_list()]
+
     @property
     def device(self) -> Any:
         """The simulated device of the backend (for code that inspects the simulator)."""

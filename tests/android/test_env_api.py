@@ -376,5 +376,6 @@ def test_info_without_elements_still_takes_index_actions() -> None:
     *_, twin_info = twin.step({"action_type": "click", "index": i})
     assert "ui_elements" not in info and info["format_valid"] is True
     assert info["action_description"] == twin_info["action_description"]
+    assert env.unwrapped.current_elements() == list(twin_info["ui_elements"])
     *_, info = env.step({"action_type": "click", "index": 10_000})
     assert info["format_valid"] is False and "out of range" in info["reason"]
