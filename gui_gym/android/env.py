@@ -210,6 +210,8 @@ class GuiAndroidEnv(gym.Env):
         self._done = True
         self._elements: list[ForestElement] = []
         self._elements_of: Any = None  # the windows (or tree) _elements was read from
+        self._ui = ""
+        self._ui_of: Any = None  # the windows (or tree) _ui was written from
 
     # -- gymnasium API -------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
@@ -426,12 +428,22 @@ class GuiAndroidEnv(gym.Env):
         return obs
 
     def _ui_text(self) -> str:
+        """``obs["ui"]``, written once per screen: a step that changed nothing (a refused action)
+        shows the text it had."""
+        if self.ui_format == "forest" or self.ui_windows == "all":
+            source: Any = self._windows()
+        else:
+            source = self.backend.screen() if self.ui_windows == "merged" else self.backend.tree()  # type: ignore[attr-defined]
+        if source is not self._ui_of:
+            self._ui, self._ui_of = self._write_ui(source), source
+        return self._ui
+
+    def _write_ui(self, source: Any) -> str:
         if self.ui_format == "forest":
-            return json.dumps(to_forest(self._windows()), ensure_ascii=False, separators=(",", ":"))
+            return json.dumps(to_forest(source), ensure_ascii=False, separators=(",", ":"))
         if self.ui_windows == "all":
-            return to_xml([w.root for w in sorted(self._windows(), key=lambda w: w.layer)])
-        tree = self.backend.screen() if self.ui_windows == "merged" else self.backend.tree()  # type: ignore[attr-defined]
-        return to_xml(tree) if self._compressed is None else compress_tree(tree, self._compressed)
+            return to_xml([w.root for w in sorted(source, key=lambda w: w.layer)])
+        return to_xml(source) if self._compressed is None else compress_tree(source, self._compressed)
 
     def _screenshot(self) -> np.ndarray:
         return self.backend.screenshot(self.screen_size)
