@@ -242,7 +242,14 @@ def clip(node: Node, top: int, bottom: int) -> Node | None:
 
 def flatten(root: Node) -> list[Node]:
     """All nodes in pre-order: the list AndroidWorld's ``index`` refers to."""
-    return list(root.walk())
+    out: list[Node] = []
+    stack = [root]
+    while stack:  # walk()'s order, without a generator: read on every tap's hit test
+        n = stack.pop()
+        out.append(n)
+        if n.children:
+            stack.extend(reversed(n.children))
+    return out
 
 
 def to_xml(root: Node | list[Node]) -> str:
