@@ -618,3 +618,34 @@ def test_tolerant_extraction_from_prose(text: str, expected: Action) -> None:
 def test_parse_error_is_a_value_error_with_reason() -> None:
     with pytest.raises(ValueError, match="element"):
         parse_action('do(action="Tap")')
+
+
+def _corpus() -> list:
+    """Every action the recorded observation episodes step (oracle, mixed and fuzzed)."""
+    from tests.android import observation_record
+
+    return [a for ep in observation_record.load() for a in ep["actions"]]
+
+
+@pytest.mark.parametrize("dialect, coordinates", [("androidlab", "pixels"), ("mobilerl", "relative_999")])
+def test_cached_parses_equal_fresh_parses(dialect: str, coordinates: str) -> None:
+    """Parsed texts are kept: a repeated text gives what parsing it afresh gives, per dialect and
+    scale, errors included."""
+    from gui_gym.android import actions as A
+
+    def outcome(a):
+        try:
+            return parse_action(a, dialect=dialect, coordinates=coordinates)
+        except ActionParseError as e:
+            return f"error: {e}"
+
+    corpus = _corpus()
+    assert len(corpus) > 1000
+    first = [outcome(a) for a in corpus]
+    again = [outcome(a) for a in corpus]  # from the cache where kept
+    A._PARSED.clear()
+    A._TRUSTED.clear()
+    fresh = [outcome(a) for a in corpus]
+    assert first == again == fresh
+    kept = sum(type(a) is str for a in corpus)
+    assert kept and A._PARSED, "texts are kept"
