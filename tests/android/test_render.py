@@ -1,14 +1,19 @@
-"""Screenshots: type, size, determinism, and that they follow the screen and the theme."""
+"""Screenshots: type, size, determinism, that they follow the screen and the theme, and that
+frames drawn incrementally equal fresh ones."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import gymnasium as gym
 import numpy as np
 import pytest
 from _util import TASK_IDS, find_el, make, tap
 
 from gui_gym.android.sim.device import Device
 from gui_gym.android.sim.render import Renderer
-from gui_gym.android.ui import to_xml
+from gui_gym.android.ui import Node, to_xml
+from tests.android.observation_record import Driver
 
 LAUNCH = 'do(action="Launch", app="Contacts")'
 
@@ -102,7 +107,7 @@ def test_every_oracle_screen_renders(task_id: str) -> None:
 
 
 def test_cached_frames_match_uncached_renders() -> None:
-    """The label and dimmed-layer caches never change a frame: compare every step of an episode
+    """The label, node and band caches never change a frame: compare every step of an episode
     with dialogs, pickers and the keyboard against a fresh renderer."""
 
     env = make("SimpleCalendarAddOneEvent", obs_mode="pixels", screen_size=(216, 480))
@@ -113,3 +118,73 @@ def test_cached_frames_match_uncached_renders() -> None:
         done = term or trunc
         fresh = Renderer((216, 480)).render(env.unwrapped.device.screen())
         assert np.array_equal(obs["screen"], fresh)
+
+
+def _walk_frames(
+    size: tuple[int, int], tasks: list[str], steps: int, seed: int
+) -> Iterator[tuple[np.ndarray, Node, bool]]:
+    """Random walks (the oracle, taps, long presses, typing, swipes, Back, app switches) over
+    ``tasks``, with the dark theme switched now and then: yields (env frame, screen, dark)."""
+    env = gym.make("GuiAndroid-v0", obs_mode="pixels", screen_size=size)
+    rng = np.random.default_rng(seed)
+    for k, task in enumerate(tasks):
+        obs, info = env.reset(seed=seed + k, options={"task": task})
+        driver = Driver(seed + k, "mixed")
+        dev = env.unwrapped.device
+        for _ in range(steps):
+            if rng.random() < 0.12:  # the theme flips under an unchanged tree, and back
+                dev.state.settings["dark_theme"] = not dev.state.settings.get("dark_theme")
+                dev.invalidate()
+                obs = env.unwrapped.observe()
+            else:
+                obs, _, term, trunc, info = env.step(driver.act(env, info))
+                if term or trunc:
+                    break
+            yield obs["screen"], dev.screen(), bool(dev.state.settings.get("dark_theme"))
+    env.close()
+
+
+@pytest.mark.parametrize("size", [(216, 480), (131, 293)])
+def test_incremental_frames_equal_fresh_renders(size: tuple[int, int]) -> None:
+    """Frames drawn from a renderer's history (kept bands, cached bands, repainted bands) equal a
+    fresh renderer's, over random walks through every task with dialogs, the keyboard, toasts and
+    both themes; a small band cache (evicting all the time) too. No returned frame changes later."""
+    tasks = sorted(TASK_IDS)
+    small = Renderer(size, cache_frames=0.3)
+    recent: list[tuple[np.ndarray, np.ndarray]] = []
+    seen: set[str] = set()
+    frames = 0
+    for frame, screen, dark in _walk_frames(size, tasks, steps=12, seed=size[0]):
+        fresh = Renderer(size).render(screen, dark=dark)
+        np.testing.assert_array_equal(frame, fresh)
+        np.testing.assert_array_equal(small.render(screen, dark=dark), fresh)
+        recent = [*recent[-3:], (frame, frame.copy())]
+        for returned, copy in recent:
+            np.testing.assert_array_equal(returned, copy)
+        seen |= {n.role for n in screen.walk()} | ({"dark"} if dark else set())
+        frames += 1
+    assert frames > 4 * len(tasks)
+    assert {"scrim", "keyboard", "toast", "dark"} <= seen, "the walks missed a case they are meant to cover"
+
+
+@pytest.mark.parametrize("size", [(16, 16), (270, 600)])
+def test_every_op_writes_inside_its_reach(size: tuple[int, int]) -> None:
+    """Repaints rest on each compiled op writing only inside its reach: painted alone on black
+    and on white, no op changes a pixel outside it (at a tiny size too, where shapes overflow
+    their boxes)."""
+    from gui_gym.android.sim.render import _Item
+
+    r = Renderer(size)
+    for _frame, screen, dark in _walk_frames(size, sorted(TASK_IDS)[::3], steps=6, seed=7):
+        r.render(screen, dark=dark)
+    ops = [op for compiled in r._compiled for item in compiled.values() for op in item.ops]
+    assert len(ops) > 50
+    w, h = size
+    for op in ops:
+        l, t, rr, b = op[1]
+        outside = np.ones((h, w), bool)
+        outside[max(t, 0) : max(b, 0), max(l, 0) : max(rr, 0)] = False
+        for bg in ((0, 0, 0), (255, 255, 255)):
+            r._repaint((0, 0, w, h), [_Item(op[1], (op,))], bg)
+            changed = (np.asarray(r._canvas) != bg).any(axis=2)
+            assert not (changed & outside).any(), f"op {op[:3]} writes outside its reach {op[1]}"

@@ -3,12 +3,35 @@
 Every visible node is painted by its ``role`` (button, field, switch, list row, app icon,
 dialog panel, keyboard, toast …) at the requested resolution, with Pillow's embedded
 FreeType font, so text is legible and what a pixel agent sees matches the dump exactly.
-A frame whose tree is unchanged since the last call is served from a cache.
+
+A :class:`Renderer` draws each frame incrementally, byte-identical to painting the whole tree
+afresh (``tests/android/test_render.py`` holds it to that):
+
+* Compiled nodes. A node is compiled once per content (role, bounds, text, state, style) and
+  theme into an :class:`_Item`: the Pillow calls that paint it, its labels already rasterised
+  (FreeType is the costliest call; the label masks are shared by every renderer), and the box
+  each call's pixels can reach. Screens are rebuilt every step but repeat their nodes, so a
+  frame is mostly a list of items compiled before.
+* Bands. The frame's rows are cut into bands, and a band's pixels are a function of the items
+  that reach it, in paint order, and of the theme. A band whose items are the last frame's is
+  kept; one seen a few frames ago comes from an LRU cache of bands (a dialog closing, Back, the
+  home screen after a reset); only the others are repainted, adjacent ones together.
+* Exact repaints. Every Pillow call used writes each pixel from that pixel alone (no
+  anti-aliasing; a label blends with what is under it, a dialog's scrim darkens it), so rows are
+  repainted exactly by filling them with the background and replaying, in paint order, every
+  call that reaches them. Calls run unclipped on one persistent scratch canvas (where Pillow
+  puts a shape's pixels must not depend on a clip), except fills and the scrim, the large ones,
+  which are clipped to the rows: for them it cannot matter.
+* No whole-image conversion. Only repainted bands leave Pillow, each as one ``bytes``, and each
+  call returns a fresh array assembled from the bands' bytes in one pass: the caller's own,
+  never written to again.
 """
 
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -16,7 +39,10 @@ from PIL import Image, ImageDraw, ImageFont
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node
 
 ACCENT = (26, 115, 232)
-_TEXT_CACHE_SIZE = 4096  # rasterised labels kept per renderer
+_TEXT_CACHE_SIZE = 8192  # rasterised labels kept, shared by every renderer in the process
+_ITEM_CACHE_SIZE = 8192  # compiled nodes kept per renderer and theme
+_BANDS = 24  # the frame's rows are cached and repainted in this many bands
+_CACHE_FRAMES = 8  # default budget of a renderer's band cache, in whole frames
 LIGHT = {
     "bg": (255, 255, 255),
     "fg": (32, 33, 36),
@@ -37,8 +63,116 @@ DARK = {
 }
 
 
+#: label masks by (text, font size, anchor): see :meth:`Renderer._glyphs`
+_text_cache: dict[tuple[str, int, str], tuple[Image.Image | None, tuple[int, int]]] = {}
+
+Box = tuple[int, int, int, int]  # left, top, right, bottom; right and bottom exclusive
+
+# Ops, as (kind, reach, *payload): ``reach`` bounds every pixel the op can write.
+_FILL = 0  # (_FILL, reach, colour): a plain rectangle, exactly its reach
+_DRAW = 1  # (_DRAW, reach, ImageDraw method, args, kwargs)
+_PASTE = 2  # (_PASTE, reach, colour, "L" mask the size of reach): a label
+_SHADE = 3  # (_SHADE, reach, lookup table): the dimming under a dialog
+
+
+class _Item:
+    """One node, compiled: the ops that paint it, the union of their reaches, and the bands of
+    rows that union meets (set by the renderer).
+
+    Compared by identity: a renderer compiles each content once, so two frames hold the same
+    item only where they paint the same pixels the same way (after the compile cache is cleared,
+    the same content gets a new item: a needless repaint, never a wrong frame).
+    """
+
+    __slots__ = ("bands", "ops", "reach")
+
+    def __init__(self, reach: Box, ops: tuple[tuple, ...]) -> None:
+        self.reach, self.ops = reach, ops
+        self.bands = range(0)
+
+
+_NOTHING = _Item((0, 0, 0, 0), ())
+
+
+class _Recorder:
+    """Stands in for ``ImageDraw.Draw`` while a node is compiled: keeps each call as an op, and
+    the box it can reach (the shape's box or points, widened by its stroke and a pixel of slack)."""
+
+    def __init__(self, draw: ImageDraw.ImageDraw) -> None:
+        self.draw = draw
+        self.ops: list[tuple] = []
+
+    def _call(self, fn: Any, xy: Any, pad: int, args: tuple = (), **kw: Any) -> None:
+        flat = [v for p in xy for v in (p if isinstance(p, tuple | list) else (p,))]
+        xs, ys = flat[0::2], flat[1::2]
+        reach = (
+            math.floor(min(xs)) - pad,
+            math.floor(min(ys)) - pad,
+            math.ceil(max(xs)) + pad + 1,
+            math.ceil(max(ys)) + pad + 1,
+        )
+        self.ops.append((_DRAW, reach, fn, (xy, *args), kw))
+
+    def rectangle(self, xy: Box, fill: Any = None, outline: Any = None, width: int = 1) -> None:
+        x0, y0, x1, y1 = xy
+        if outline is None and fill is not None and x0 <= x1 and y0 <= y1 and all(type(v) is int for v in xy):
+            self.ops.append((_FILL, (x0, y0, x1 + 1, y1 + 1), fill))
+        else:
+            self._call(self.draw.rectangle, xy, 1, fill=fill, outline=outline, width=width)
+
+    def rounded_rectangle(self, xy: Any, **kw: Any) -> None:
+        self._call(self.draw.rounded_rectangle, xy, 1, **kw)
+
+    def ellipse(self, xy: Any, **kw: Any) -> None:
+        self._call(self.draw.ellipse, xy, 1, **kw)
+
+    def arc(self, xy: Any, start: float, end: float, **kw: Any) -> None:
+        self._call(self.draw.arc, xy, kw.get("width", 1) + 1, (start, end), **kw)
+
+    def line(self, xy: Any, **kw: Any) -> None:
+        self._call(self.draw.line, xy, kw.get("width", 1) + 1, **kw)
+
+    def polygon(self, xy: Any, **kw: Any) -> None:
+        self._call(self.draw.polygon, xy, kw.get("width", 1) + 1, **kw)
+
+    def paste(self, color: tuple[int, int, int], xy: tuple[int, int], mask: Image.Image) -> None:
+        x, y = xy
+        self.ops.append((_PASTE, (x, y, x + mask.width, y + mask.height), color, mask))
+
+    def shade(self, box: Box, lut: list[int]) -> None:
+        self.ops.append((_SHADE, box, lut))
+
+    def item(self) -> _Item:
+        if not self.ops:
+            return _NOTHING
+        boxes = [op[1] for op in self.ops]
+        reach = (
+            min(b[0] for b in boxes),
+            min(b[1] for b in boxes),
+            max(b[2] for b in boxes),
+            max(b[3] for b in boxes),
+        )
+        return _Item(reach, tuple(self.ops))
+
+
+#: the roles :meth:`Renderer._paint` knows; a node of another role paints only a text of its own
+# fmt: off
+_ROLES = frozenset({
+    "statusbar", "navbar", "statustext", "statusicon", "wallpapertext", "toolbar", "title", "text", "subtext",
+    "row", "icon", "navbutton", "fab", "button", "textbutton", "menuitem", "tab", "field", "switch", "checkbox",
+    "avatar", "appicon", "launcher", "recents", "card", "scrim", "panel", "keyboard", "keyrow", "key", "bubble",
+    "toast", "day", "list", "slider",
+})
+# fmt: on
+
+
 class Renderer:
     """Draws a :class:`~gui_gym.android.ui.Node` tree into an ``(h, w, 3)`` uint8 array.
+
+    Each call returns a new array. The renderer repaints only what changed since its last frame
+    and keeps the bands of about ``cache_frames`` frames seen before (see the module's docstring;
+    the default, 8, is 15 MB at 540x1200 and 62 MB at 1080x2400), so one renderer should follow
+    one screen.
 
     Example:
         >>> from gui_gym.android.sim.device import Device
@@ -46,39 +180,146 @@ class Renderer:
         (600, 270, 3)
     """
 
-    def __init__(self, size: tuple[int, int] = (540, 1200)) -> None:
+    def __init__(self, size: tuple[int, int] = (540, 1200), cache_frames: float = _CACHE_FRAMES) -> None:
         self.w, self.h = size
         self.sx, self.sy = self.w / SCREEN_W, self.h / SCREEN_H
         self._fonts: dict[int, ImageFont.FreeTypeFont] = {}
         self._luts: dict[int, list[int]] = {}
-        self._text_cache: dict[tuple[str, int, str], tuple[Image.Image | None, tuple[int, int]]] = {}
-        self._last_key: tuple | None = None
-        self._last: Image.Image | None = None
-        self._base: tuple[tuple, Image.Image] | None = None  # the dimmed layer under a dialog
+        self._compiled: tuple[dict[tuple, _Item], dict[tuple, _Item]] = ({}, {})  # light, dark
+        self._canvas = Image.new("RGB", size)  # scratch: right only inside the rows being repainted
+        self._draw = ImageDraw.Draw(self._canvas)
+        self._band_h = max(1, -(-self.h // _BANDS))
+        n_bands = -(-self.h // self._band_h)
+        self._bands: list[tuple] | None = None  # the band keys of the last frame
+        self._data: list[bytes] = [b""] * n_bands  # and its pixels: per band, RGB bytes
+        self._band_cache: OrderedDict[tuple, bytes] = OrderedDict()  # band key -> its pixels, LRU
+        self._band_bytes, self._max_bytes = 0, int(cache_frames * self.w * self.h * 3)
+        self._last_key: tuple | None = None  # (dark, items) of the last frame; None: draw the next anew
+        self._pal = LIGHT
+        self._rec = _Recorder(self._draw)
 
     # -- public --------------------------------------------------------------------------
     def render(self, root: Node, dark: bool = False) -> np.ndarray:
-        nodes = list(root.walk())
-        sig = _signature(nodes)
-        key = (dark, sig)
-        if key != self._last_key or self._last is None:
-            pal = DARK if dark else LIGHT
-            self._pal = pal
-            # A dialog dims everything under it; that dimmed layer usually stays the same for
-            # several steps, so it is cached and only the dialog is painted anew.
-            scrim = next((i for i, n in enumerate(nodes) if n.role == "scrim"), None)
-            start = 0
-            if scrim is not None and self._base is not None and self._base[0] == (dark, sig[: scrim + 1]):
-                img, start = self._base[1].copy(), scrim + 1
+        """The screen ``root`` as an ``(h, w, 3)`` uint8 array of the caller's own."""
+        items = self._display_list(root, dark)
+        key = (dark, tuple(items))
+        if key != self._last_key:
+            self._update(items, dark, fresh=self._last_key is None)
+            self._last_key = key
+        # A fresh array, assembled from the bands' bytes (which never change) in one pass.
+        out = np.empty(self.h * self.w * 3, np.uint8)
+        view, pos = memoryview(out), 0
+        for data in self._data:
+            view[pos : pos + len(data)] = data
+            pos += len(data)
+        return out.reshape(self.h, self.w, 3)
+
+    # -- frames --------------------------------------------------------------------------
+    def _display_list(self, root: Node, dark: bool) -> list[_Item]:
+        """The compiled items of the nodes that paint, in paint order."""
+        compiled = self._compiled[dark]
+        items: list[_Item] = []
+        for n in root.walk():
+            role = n.role
+            if role not in _ROLES and (not n.text or n.children):
+                continue  # a container: nothing of its own to paint
+            style = n.style
+            if not isinstance(style, str | int | float | tuple | None):
+                style = repr(style)
+            key = (role, n.bounds, n.text, n.desc, n.checked, n.focused, n.selected, n.enabled, style)
+            item = compiled.get(key)
+            if item is None:
+                if len(compiled) >= _ITEM_CACHE_SIZE:
+                    compiled.clear()
+                item = compiled[key] = self._compile(n, dark)
+            if item.ops:
+                items.append(item)
+        return items
+
+    def _compile(self, n: Node, dark: bool) -> _Item:
+        self._pal, self._rec = DARK if dark else LIGHT, _Recorder(self._draw)
+        self._paint(n)
+        item = self._rec.item()
+        l, t, r, b = item.reach
+        if item.ops and r > 0 and l < self.w and b > 0 and t < self.h:
+            item.bands = range(max(t, 0) // self._band_h, (min(b, self.h) - 1) // self._band_h + 1)
+        return item
+
+    def _update(self, items: list[_Item], dark: bool, fresh: bool) -> None:
+        """Bring the bands' pixels to ``items``: each band of rows whose items changed comes from
+        the band cache or is repainted (with its changed neighbours, in one go)."""
+        w, h, bh = self.w, self.h, self._band_h
+        per_band: list[list[_Item]] = [[] for _ in self._data]
+        for item in items:
+            for i in item.bands:
+                per_band[i].append(item)
+        # A band's pixels follow from its index, the theme and the items that reach it, in order.
+        bands = [(i, dark, tuple(band)) for i, band in enumerate(per_band)]
+        last = None if fresh else self._bands
+        cache, canvas = self._band_cache, self._canvas
+        todo: list[int] = []
+        for i, key in enumerate(bands):
+            if last is not None and last[i] == key:
+                continue
+            data = None if fresh else cache.get(key)
+            if data is None:
+                todo.append(i)
             else:
-                img = Image.new("RGB", (self.w, self.h), pal["bg"])
-            self._img, self._draw = img, ImageDraw.Draw(img)
-            for i in range(start, len(nodes)):
-                self._paint(nodes[i])
-                if i == scrim:
-                    self._base = ((dark, sig[: scrim + 1]), img.copy())
-            self._last_key, self._last = key, img
-        return np.array(self._last)  # one copy: the caller owns it
+                cache.move_to_end(key)
+                self._data[i] = data
+        bg = (DARK if dark else LIGHT)["bg"]
+        while todo:
+            run = 1  # adjacent bands are repainted together: fewer passes over the items
+            while run < len(todo) and todo[run] == todo[0] + run:
+                run += 1
+            t, b = todo[0] * bh, min(h, (todo[0] + run) * bh)
+            self._repaint((0, t, w, b), items, bg)
+            for i in todo[:run]:
+                data = canvas.crop((0, i * bh, w, min(h, (i + 1) * bh))).tobytes()
+                self._data[i] = data
+                self._remember(bands[i], data)
+            del todo[:run]
+        self._bands = bands
+
+    def _remember(self, key: tuple, data: bytes) -> None:
+        cache = self._band_cache
+        old = cache.pop(key, None)
+        if old is not None:
+            self._band_bytes -= len(old)
+        cache[key] = data
+        self._band_bytes += len(data)
+        while self._band_bytes > self._max_bytes and cache:
+            self._band_bytes -= len(cache.popitem(last=False)[1])
+
+    def _repaint(self, region: Box, items: list[_Item], bg: tuple[int, int, int]) -> None:
+        """Paint ``region`` of the canvas from the background with every op that reaches it."""
+        l, t, r, b = region
+        ops = [
+            op
+            for item in items
+            if item.reach[0] < r and item.reach[2] > l and item.reach[1] < b and item.reach[3] > t
+            for op in item.ops
+            if op[1][0] < r and op[1][2] > l and op[1][1] < b and op[1][3] > t
+        ]
+        # A fill over the whole region hides all painted before it (the launcher, a keyboard).
+        start = next(
+            (i for i in range(len(ops) - 1, -1, -1) if ops[i][0] == _FILL and _covers(ops[i][1], region)), None
+        )
+        canvas, draw = self._canvas, self._draw
+        if start is None:
+            draw.rectangle((l, t, r - 1, b - 1), fill=bg)
+            start = 0
+        for op in ops[start:]:
+            kind, (x0, y0, x1, y1) = op[0], op[1]
+            if kind == _PASTE:
+                canvas.paste(op[2], op[1], op[3])
+            elif kind == _FILL:
+                draw.rectangle((max(x0, l), max(y0, t), min(x1, r) - 1, min(y1, b) - 1), fill=op[2])
+            elif kind == _DRAW:
+                op[2](*op[3], **op[4])
+            else:  # _SHADE: each pixel from itself, so only the region's part
+                box = (max(x0, l), max(y0, t), min(x1, r), min(y1, b))
+                canvas.paste(canvas.crop(box).point(op[2]), box)
 
     # -- helpers -------------------------------------------------------------------------
     def _box(self, b: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
@@ -90,8 +331,11 @@ class Renderer:
             max(int(t * self.sy), int(bt * self.sy) - 1),
         )
 
-    def _font(self, px: float) -> ImageFont.FreeTypeFont:
-        size = max(6, int(px * self.sy))
+    def _font_size(self, px: float) -> int:
+        """The pixel size of the font for ``px`` device pixels."""
+        return max(6, int(px * self.sy))
+
+    def _font(self, size: int) -> ImageFont.FreeTypeFont:
         f = self._fonts.get(size)
         if f is None:
             f = self._fonts[size] = ImageFont.load_default(size=size)
@@ -109,8 +353,7 @@ class Renderer:
         if not text:
             return
         l, t, r, b = box
-        font = self._font(size)
-        fs = font.size
+        fs = self._font_size(size)
         first = text.split("\n", 1)[0]
         width = r - l - int(pad * self.sx) * 2
         max_chars = max(1, int(width / (0.56 * fs)))
@@ -121,15 +364,16 @@ class Renderer:
         x = (l + r) // 2 if align == "center" else l + int(pad * self.sx)
         mask, (dx, dy) = self._glyphs(first, fs, anchor)
         if mask is not None:
-            self._img.paste(color, (x + dx, y + dy), mask)
+            self._rec.paste(color, (x + dx, y + dy), mask)
 
     def _glyphs(self, text: str, size: int, anchor: str) -> tuple[Image.Image | None, tuple[int, int]]:
-        """The rasterised text as an "L" mask and its offset from the anchor point, cached:
-        screens repeat the same labels, and FreeType rendering is the costliest part of a frame."""
+        """The rasterised text as an "L" mask and its offset from the anchor point, cached for
+        every renderer (the masks are only read): screens and envs repeat the same labels, and
+        FreeType rendering is the costliest part of a frame. Each renderer keeps its own fonts."""
         key = (text, size, anchor)
-        hit = self._text_cache.get(key)
+        hit = _text_cache.get(key)
         if hit is None:
-            font = self._fonts[size]
+            font = self._font(size)
             x0, y0, x1, y1 = font.getbbox(text, anchor=anchor)
             if x1 <= x0 or y1 <= y0:
                 hit = (None, (0, 0))
@@ -137,9 +381,9 @@ class Renderer:
                 mask = Image.new("L", (x1 - x0, y1 - y0), 0)
                 ImageDraw.Draw(mask).text((-x0, -y0), text, fill=255, font=font, anchor=anchor)
                 hit = (mask, (x0, y0))
-            if len(self._text_cache) >= _TEXT_CACHE_SIZE:
-                self._text_cache.clear()
-            self._text_cache[key] = hit
+            if len(_text_cache) >= _TEXT_CACHE_SIZE:
+                _text_cache.clear()
+            _text_cache[key] = hit
         return hit
 
     def _shade(self, box: tuple[int, int, int, int], alpha: int) -> None:
@@ -148,12 +392,11 @@ class Renderer:
         lut = self._luts.get(alpha)
         if lut is None:
             lut = self._luts[alpha] = [v * (255 - alpha) // 255 for v in range(256)] * 3
-        region = (l, t, r + 1, b + 1)
-        self._img.paste(self._img.crop(region).point(lut), region)
+        self._rec.shade((l, t, r + 1, b + 1), lut)
 
     # -- painting ------------------------------------------------------------------------
     def _paint(self, n: Node) -> None:
-        role, pal, d = n.role, self._pal, self._draw
+        role, pal, d = n.role, self._pal, self._rec
         box = self._box(n.bounds)
         l, t, r, b = box
         if r <= l or b <= t:
@@ -202,7 +445,7 @@ class Renderer:
             self._text(box, n.text, 46, pal["hint"] if n.style == "hint" else pal["fg"], pad=20)
             if n.focused:
                 x = (
-                    min(r - 4, l + int(20 * self.sx) + int(len(n.text) * 0.56 * self._font(46).size))
+                    min(r - 4, l + int(20 * self.sx) + int(len(n.text) * 0.56 * self._font_size(46)))
                     if n.style != "hint"
                     else l + int(20 * self.sx)
                 )
@@ -304,7 +547,7 @@ class Renderer:
 
     def _icon(self, box: tuple[int, int, int, int], name: str, color: tuple[int, int, int]) -> None:
         l, t, r, b = box
-        d = self._draw
+        d = self._rec
         cx, cy = (l + r) // 2, (t + b) // 2
         s = max(3, min(r - l, b - t) // 4)
         w = max(1, s // 4)
@@ -388,18 +631,5 @@ _STATUS_GLYPHS = {
 }
 
 
-def _signature(nodes: list[Node]) -> tuple:
-    return tuple(
-        (
-            n.role,
-            n.bounds,
-            n.text,
-            n.desc,
-            n.checked,
-            n.focused,
-            n.selected,
-            n.enabled,
-            n.style if isinstance(n.style, (str, int, tuple)) else None,
-        )
-        for n in nodes
-    )
+def _covers(a: Box, b: Box) -> bool:
+    return a[0] <= b[0] and a[1] <= b[1] and a[2] >= b[2] and a[3] >= b[3]
