@@ -24,7 +24,7 @@ from _util import (
 from gui_gym.android.actions import Action, format_action, parse_action
 from gui_gym.android.forest import element_box
 from gui_gym.android.sim.apps import APPS
-from gui_gym.android.sim.apps.contacts import ContactDetail, ContactEditor, ContactList
+from gui_gym.android.sim.apps.contacts.app import ContactDetail, ContactEditor, ContactList
 from gui_gym.android.sim.device import Device
 from gui_gym.android.sim.widgets import InputDialog, MenuDialog
 from gui_gym.android.ui import SCREEN_H, SCREEN_W

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from _util import find_el, make, tap
 
-from gui_gym.android.sim.apps.contacts import ContactEditor
+from gui_gym.android.sim.apps.contacts.app import ContactEditor
 
 
 def _oracle_until(env, info: dict, stop) -> dict:

@@ -147,7 +147,7 @@ class ContactsState(AppState):
             phone.shell("input keyevent KEYCODE_BACK")
 
     def read(self, phone: Phone, scratch: Device) -> None:
-        from gui_gym.android.sim.apps.contacts import Contact, ContactsData
+        from gui_gym.android.sim.apps.contacts.app import Contact, ContactsData
 
         out = phone.shell(f"content query --uri {_CONTACTS_URI} --projection display_name:data1:starred")
         book = ContactsData()
@@ -193,7 +193,7 @@ class SmsState(AppState):
         return self._rows(phone, "sent")
 
     def read(self, phone: Phone, scratch: Device) -> None:
-        from gui_gym.android.sim.apps.messages import MessagesData
+        from gui_gym.android.sim.apps.messages.app import MessagesData
 
         data = MessagesData()
         sent = self._sent(phone)
@@ -230,7 +230,7 @@ class MarkorState(AppState):
             phone.shell(line)
 
     def read(self, phone: Phone, scratch: Device) -> None:
-        from gui_gym.android.sim.apps.markor import Entry, MarkorData
+        from gui_gym.android.sim.apps.markor.app import Entry, MarkorData
 
         old = scratch.data("markor").entries
         listing = phone.shell(f"find {shell_quote(MARKOR_DIR)} -type f -o -type d")

@@ -1,8 +1,9 @@
 """The simulated phone: the default backend of ``GuiAndroid-v0``.
 
 ``device`` (system UI, input routing, snapshot/restore), ``widgets`` (the screens and dialogs
-apps are built from), ``render`` (view tree -> pixels), ``apps/`` (the installed apps and their
-databases) and ``tasks/`` (AndroidWorld-style task templates: set-up, checks, milestones, oracle).
+apps are built from), ``render`` (view tree -> pixels), ``apps/`` (one package per installed app:
+its screens and database in ``app``, its task templates in ``tasks``: set-up, checks, milestones,
+oracle) and ``tasks/`` (the suite, the task base, shared vocabularies, the tasks spanning apps).
 Everything here needs no emulator; :mod:`gui_gym.android.backends.sim` puts it behind the
 backend protocol the env talks to.
 """

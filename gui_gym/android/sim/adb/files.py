@@ -58,7 +58,7 @@ def sync_in(sh: Shell) -> None:
 
 def sync_out(sh: Shell) -> None:
     """Write what a command changed under :data:`MARKOR_DIR` back into Markor's notebook."""
-    from gui_gym.android.sim.apps.markor import Entry
+    from gui_gym.android.sim.apps.markor.app import Entry
 
     data = sh.device.state.data.get("markor")
     if data is None:

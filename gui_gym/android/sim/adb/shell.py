@@ -824,7 +824,7 @@ def _broadcast(sh: Shell, args: list[str], out: io.BytesIO, err: io.BytesIO) -> 
 def _insert_contact(sh: Shell, extras: dict[str, str], out: io.BytesIO, err: io.BytesIO) -> int:
     """The contacts app's INSERT intent: its editor, filled from the ``name`` and ``phone`` extras
     (nothing is saved until Save is tapped, as on a phone)."""
-    from gui_gym.android.sim.apps.contacts import Contact, ContactEditor
+    from gui_gym.android.sim.apps.contacts.app import Contact, ContactEditor
 
     first, _, last = extras.get("name", "").strip().partition(" ")
     out.write(b"Starting: Intent { act=android.intent.action.INSERT typ=vnd.android.cursor.dir/contact }\n")

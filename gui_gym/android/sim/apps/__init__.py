@@ -1,29 +1,20 @@
-"""The installed apps, in launcher order."""
+"""The installed apps, one package each (its screens, data and tasks), in launcher order.
+
+An app is a folder here (``app.py``: its :class:`~gui_gym.android.sim.apps.base.App`, screens and
+data; ``tasks.py``: its task templates, with ``TEMPLATES``) and one entry of :data:`PACKAGES`.
+"""
 
 from __future__ import annotations
 
+import importlib
+
 from gui_gym.android.sim.apps.base import App
-from gui_gym.android.sim.apps.calendar import CalendarApp
-from gui_gym.android.sim.apps.clock import ClockApp
-from gui_gym.android.sim.apps.contacts import ContactsApp
-from gui_gym.android.sim.apps.expense import ExpenseApp
-from gui_gym.android.sim.apps.markor import MarkorApp
-from gui_gym.android.sim.apps.messages import MessagesApp
-from gui_gym.android.sim.apps.settings import SettingsApp
-from gui_gym.android.sim.apps.tasks import TasksApp
+
+#: the apps' packages, in launcher order (the order of the task suite too)
+PACKAGES = ("contacts", "messages", "calendar", "clock", "markor", "expense", "tasks", "settings")
 
 APPS: dict[str, App] = {
-    app.name: app
-    for app in (
-        ContactsApp(),
-        MessagesApp(),
-        CalendarApp(),
-        ClockApp(),
-        MarkorApp(),
-        ExpenseApp(),
-        TasksApp(),
-        SettingsApp(),
-    )
+    app.name: app for app in (importlib.import_module(f"{__name__}.{package}").APP for package in PACKAGES)
 }
 
-__all__ = ["APPS", "App"]
+__all__ = ["APPS", "PACKAGES", "App"]

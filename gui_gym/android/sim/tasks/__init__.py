@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import functools
+import importlib
 
-from gui_gym.android.sim.tasks import (
-    calendar,
-    clock,
-    contacts,
-    expense,
-    markor,
-    messages,
-    multi_app,
-    settings,
-    tasks_app,
-)
+from gui_gym.android.sim.apps import PACKAGES
+from gui_gym.android.sim.tasks import multi_app
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, TaskTemplate
 from gui_gym.core.task import TaskSpec
 
-_MODULES = (contacts, messages, calendar, clock, markor, expense, tasks_app, settings, multi_app)
+# Each app's tasks, in launcher order, then the tasks that span apps. (An app's tasks import
+# this package's base; they are imported from here, which gui_gym.android always imports first.)
+_MODULES = (*(importlib.import_module(f"gui_gym.android.sim.apps.{p}.tasks") for p in PACKAGES), multi_app)
 
 TASKS: dict[str, TaskTemplate] = {}
 for _module in _MODULES:

@@ -112,6 +112,16 @@ class TaskTemplate:
 # ----------------------------------------------------------------------------- answers
 
 
+def in_app(dev: Device, app: str) -> bool:
+    """``app`` is in front (not behind the recent-apps overview)."""
+    return dev.state.foreground == app and not dev.state.recents_open
+
+
+def back_stack(dev: Device, app: str) -> list:
+    """``app``'s screens, its root first (empty when it is not running)."""
+    return dev.state.stacks.get(app, [])
+
+
 def normalize_answer(text: str | None) -> str:
     """Lower-case, collapse spaces, drop surrounding punctuation and quotes."""
     if text is None:

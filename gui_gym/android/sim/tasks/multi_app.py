@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gui_gym.android.sim.apps.messages import Message
-from gui_gym.android.sim.tasks import contacts as ct
-from gui_gym.android.sim.tasks import markor as mk
-from gui_gym.android.sim.tasks import messages as sms
-from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate
-from gui_gym.android.sim.tasks.contacts import contact_open, digits, in_app, open_contact
-from gui_gym.android.sim.tasks.contacts import db as contacts_db
+from gui_gym.android.sim.apps.contacts import tasks as ct
+from gui_gym.android.sim.apps.contacts.tasks import contact_open, digits, open_contact
+from gui_gym.android.sim.apps.contacts.tasks import db as contacts_db
+from gui_gym.android.sim.apps.markor import tasks as mk
+from gui_gym.android.sim.apps.messages import tasks as sms
+from gui_gym.android.sim.apps.messages.app import Message
+from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate, in_app
 from gui_gym.android.sim.tasks.data import people, pick
 
 if TYPE_CHECKING:

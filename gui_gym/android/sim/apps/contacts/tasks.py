@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gui_gym.android.sim.apps.contacts import Contact, ContactDetail, ContactEditor, ContactList, ContactsData
-from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate
+from gui_gym.android.sim.apps.contacts.app import Contact, ContactDetail, ContactEditor, ContactList, ContactsData
+from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate, back_stack, in_app
 from gui_gym.android.sim.tasks.data import people, phone_number
 from gui_gym.android.sim.widgets import AlertDialog, MenuDialog
 
@@ -22,14 +22,6 @@ def db(dev: Device) -> ContactsData:
 
 def digits(s: str) -> str:
     return "".join(c for c in s if c.isdigit())
-
-
-def in_app(dev: Device, app: str) -> bool:
-    return dev.state.foreground == app and not dev.state.recents_open
-
-
-def screens(dev: Device, app: str) -> list:
-    return dev.state.stacks.get(app, [])
 
 
 def populate(dev: Device, rng: np.random.Generator, n: int, keep: Sequence[tuple[str, str]] = ()) -> list[Contact]:
@@ -70,13 +62,13 @@ def contact_open(dev: Device, name: str) -> bool:
     """The detail page of the contact ``name`` is on the Contacts back stack."""
     return any(
         isinstance(s, ContactDetail) and (c := db(dev).by_uid(s.uid)) is not None and c.name == name
-        for s in screens(dev, "contacts")
+        for s in back_stack(dev, "contacts")
     )
 
 
 def options_open(dev: Device, name: str) -> bool:
     """A long-press menu or delete confirmation about ``name`` is showing in the list."""
-    for s in screens(dev, "contacts"):
+    for s in back_stack(dev, "contacts"):
         if isinstance(s, ContactList) and isinstance(s.dialog, (MenuDialog, AlertDialog)):
             c = db(dev).by_uid(getattr(s, "menu_uid", -1))
             if c is not None and c.name == name:
@@ -85,7 +77,9 @@ def options_open(dev: Device, name: str) -> bool:
 
 
 def editor_holds(dev: Device, key: str, value: str) -> bool:
-    return any(isinstance(s, ContactEditor) and s.form.get(key, "").strip() == value for s in screens(dev, "contacts"))
+    return any(
+        isinstance(s, ContactEditor) and s.form.get(key, "").strip() == value for s in back_stack(dev, "contacts")
+    )
 
 
 def editing_contact(dev: Device, name: str, phone: str | None = None) -> bool:
@@ -97,7 +91,7 @@ def editing_contact(dev: Device, name: str, phone: str | None = None) -> bool:
         and (c := db(dev).by_uid(s.uid)) is not None
         and c.name == name
         and (phone is None or s.form.get("phone", "").strip() == phone)
-        for s in screens(dev, "contacts")
+        for s in back_stack(dev, "contacts")
     )
 
 
@@ -111,7 +105,7 @@ class ContactsAddContact(TaskTemplate):
         Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
         Milestone(
             "Open the form to create a new contact",
-            lambda d, p: any(isinstance(s, ContactEditor) and s.uid is None for s in screens(d, "contacts")),
+            lambda d, p: any(isinstance(s, ContactEditor) and s.uid is None for s in back_stack(d, "contacts")),
         ),
         Milestone('Enter the first name "<First>"', lambda d, p: editor_holds(d, "first", p["first"])),
         Milestone('Enter the last name "<Last>"', lambda d, p: editor_holds(d, "last", p["last"])),

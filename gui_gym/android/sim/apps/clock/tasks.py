@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gui_gym.android.sim.apps.clock import ALARM_H, DAYS, Alarm, ClockData, ClockMain, entry_parts
+from gui_gym.android.sim.apps.clock.app import ALARM_H, DAYS, Alarm, ClockData, ClockMain, entry_parts
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate, answer_matches
 from gui_gym.android.sim.widgets import InputDialog, MenuDialog, TimePickerDialog
 from gui_gym.android.ui import Node

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gui_gym.android.sim.apps.settings import (
+from gui_gym.android.sim.apps.settings.app import (
     MAIN_TITLES,
     ConnectedDevicesPage,
     DisplayPage,

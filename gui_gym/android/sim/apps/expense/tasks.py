@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gui_gym.android.sim.apps.expense import (
+from gui_gym.android.sim.apps.expense.app import (
     CATEGORIES,
     Expense,
     ExpenseData,
@@ -18,8 +18,7 @@ from gui_gym.android.sim.apps.expense import (
     format_amount,
     parse_amount,
 )
-from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate
-from gui_gym.android.sim.tasks.contacts import in_app, screens
+from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate, back_stack, in_app
 from gui_gym.android.sim.tasks.data import EXPENSE_NAMES, pick
 from gui_gym.android.sim.widgets import AlertDialog, MenuDialog
 
@@ -73,7 +72,7 @@ def has_expense(dev: Device, name: str, cents: int | None = None, category: str 
 
 def draft(dev: Device) -> ExpenseEditor | None:
     """The new-expense editor, if one is open."""
-    return next((s for s in screens(dev, "expense") if isinstance(s, ExpenseEditor) and s.uid is None), None)
+    return next((s for s in back_stack(dev, "expense") if isinstance(s, ExpenseEditor) and s.uid is None), None)
 
 
 def draft_holds(dev: Device, key: str, value: str) -> bool:
@@ -141,7 +140,7 @@ def delete_expense_step(o: Oracle, name: str) -> str:
 
 def options_open(dev: Device, name: str) -> bool:
     """A menu or delete confirmation about the expense ``name`` is open (list or editor)."""
-    for s in screens(dev, "expense"):
+    for s in back_stack(dev, "expense"):
         uid = s.menu_uid if isinstance(s, ExpenseList) else s.uid if isinstance(s, ExpenseEditor) else None
         e = db(dev).by_uid(uid) if uid else None
         if e is not None and e.name == name and isinstance(s.dialog, (MenuDialog, AlertDialog)):
@@ -352,7 +351,9 @@ class ExpenseTotalQuestion(TaskTemplate):
         Milestone("Open the Pro Expense app", lambda d, p: in_app(d, "expense")),
         Milestone(
             "Show the <Category> expenses",
-            lambda d, p: any(isinstance(s, ExpenseList) and s.category == p["category"] for s in screens(d, "expense")),
+            lambda d, p: any(
+                isinstance(s, ExpenseList) and s.category == p["category"] for s in back_stack(d, "expense")
+            ),
         ),
     )
 

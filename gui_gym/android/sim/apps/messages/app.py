@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from gui_gym.android.actions import MAX_QUOTE, clip_text
 from gui_gym.android.sim.apps.base import App
-from gui_gym.android.sim.apps.contacts import Contact, ContactsData
+from gui_gym.android.sim.apps.contacts.app import Contact, ContactsData
 from gui_gym.android.sim.widgets import PAD, UI, AlertDialog, Inapplicable, MenuDialog, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 

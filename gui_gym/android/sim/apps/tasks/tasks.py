@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gui_gym.android.sim.apps.tasks import PRIORITIES, Task, TaskEditor, TaskList, TasksData, due_label
+from gui_gym.android.sim.apps.tasks.app import PRIORITIES, Task, TaskEditor, TaskList, TasksData, due_label
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate, normalize_answer
 from gui_gym.android.sim.tasks.data import TASK_TITLES, pick
 from gui_gym.android.sim.widgets import ROW_H, AlertDialog, DatePickerDialog, MenuDialog

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gui_gym.android.sim.apps.markor import (
+from gui_gym.android.sim.apps.markor.app import (
     NEW_TITLE,
     DocumentScreen,
     Entry,

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gui_gym.android.sim.apps.contacts import Contact
-from gui_gym.android.sim.apps.messages import (
+from gui_gym.android.sim.apps.contacts.app import Contact
+from gui_gym.android.sim.apps.contacts.tasks import populate
+from gui_gym.android.sim.apps.messages.app import (
     ConversationList,
     Message,
     MessagesData,
@@ -19,8 +20,7 @@ from gui_gym.android.sim.apps.messages import (
     display_name,
     number_key,
 )
-from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate
-from gui_gym.android.sim.tasks.contacts import in_app, populate, screens
+from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate, back_stack, in_app
 from gui_gym.android.sim.tasks.data import people, phone_number, pick
 from gui_gym.android.sim.widgets import AlertDialog, MenuDialog
 
@@ -100,7 +100,7 @@ def sent_exactly(dev: Device, expected: list[tuple[str, str]]) -> bool:
 
 def thread_open(dev: Device, number: str) -> bool:
     key = number_key(number)
-    return any(isinstance(s, ThreadScreen) and number_key(s.number) == key for s in screens(dev, "messages"))
+    return any(isinstance(s, ThreadScreen) and number_key(s.number) == key for s in back_stack(dev, "messages"))
 
 
 def draft_holds(dev: Device, number: str, text: str) -> bool:
@@ -108,7 +108,7 @@ def draft_holds(dev: Device, number: str, text: str) -> bool:
         isinstance(s, ThreadScreen)
         and number_key(s.number) == number_key(number)
         and same_text(s.form.get("msg", ""), text)
-        for s in screens(dev, "messages")
+        for s in back_stack(dev, "messages")
     )
 
 
@@ -143,7 +143,7 @@ def setup_inbox(
 def options_open(dev: Device, number: str) -> bool:
     """A menu or delete confirmation about the conversation with ``number`` is open."""
     key = number_key(number)
-    for s in screens(dev, "messages"):
+    for s in back_stack(dev, "messages"):
         about = s.menu_number if isinstance(s, ConversationList) else s.number if isinstance(s, ThreadScreen) else ""
         if about and number_key(about) == key and isinstance(s.dialog, (MenuDialog, AlertDialog)):
             return True
@@ -220,7 +220,7 @@ def send_milestones(key: str, recipient_step: str, recipient: str) -> tuple[Mile
         Milestone(
             "Start a new conversation",
             lambda d, p: (
-                any(isinstance(s, NewConversation) for s in screens(d, "messages"))
+                any(isinstance(s, NewConversation) for s in back_stack(d, "messages"))
                 or thread_open(d, p[key])
                 or sent(d, p)
             ),
