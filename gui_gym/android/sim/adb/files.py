@@ -4,7 +4,11 @@ Storage is in memory (:class:`~gui_gym.android.sim.adb.shell.Shell`'s ``files``,
 ``mtimes``), with ``/storage/emulated/0`` as ``/sdcard``. An app whose data a phone keeps as files
 is *mounted*: Markor's notebook is the folder :data:`MARKOR_DIR`, so ``echo 'text' > note.md``,
 ``cat``, ``rm -r``, ``find`` and ``adb pull`` there read and change the notes the Markor app shows
-(AndroidWorld sets up and checks its Markor tasks exactly so).
+(AndroidWorld sets up and checks its Markor tasks exactly so). An app that keeps a database
+(:attr:`App.databases <gui_gym.android.sim.apps.base.App.databases>`) shows it at the real app's
+path: ``adb pull`` gets the app's data as that database, a database pushed there (AndroidWorld's
+``sqlite_utils`` pulls, edits and pushes back) becomes the app's data, one the app could not open
+is refused with the reason and changes nothing, and deleting it leaves the app with no data.
 
 Commands: ``cat``, ``rm [-rf]``, ``mkdir [-p]``, ``ls [-1aluR]`` (``-ll``: full times, as
 toybox), ``find PATH [-mindepth N] [-maxdepth N] [-type f|d] [-name PAT] [-o] [!] [-delete]``,
@@ -16,15 +20,86 @@ from __future__ import annotations
 import datetime as dt
 import fnmatch
 import io
+import pickle
+from typing import TYPE_CHECKING
 
 from gui_gym.android.sim.adb.commands import PhoneShell as Shell
 from gui_gym.android.sim.adb.commands import command
+from gui_gym.android.sim.storage import StorageError
 
-__all__ = ["MARKOR_DIR", "sync_in", "sync_out"]
+if TYPE_CHECKING:
+    from gui_gym.android.sim.storage import Database
+
+__all__ = ["MARKOR_DIR", "check_database", "sync_in", "sync_out"]
 
 #: Markor's notebook folder (AndroidWorld's ``device_constants.MARKOR_DATA``).
 MARKOR_DIR = "/sdcard/Documents/Markor"
 _PROTECTED = ("/", "/sdcard", "/data", "/sdcard/Documents")
+
+
+# ----------------------------------------------------------------------------- app databases
+
+
+def _databases(sh: Shell) -> list[Database]:
+    return [db for app in sh.device.apps.values() for db in app.databases]
+
+
+def _databases_in(sh: Shell) -> None:
+    """Each app's data written as its database file, where it changed since the last command
+    (``pickle`` only fingerprints the app's own data here; nothing is ever unpickled)."""
+    shown = sh.databases_shown
+    for db in _databases(sh):
+        data = sh.device.state.data.get(db.app)
+        if data is None:
+            continue
+        key = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+        last = shown.get(db.path)
+        if last is not None and last[0] == key:
+            continue  # the app's data is as it was: the file is too, or what a client wrote there
+        raw = db.encode(data)
+        folder = db.folder
+        while folder not in sh.dirs:  # /data/data/<package>/databases and what holds it
+            sh.dirs.add(folder)
+            folder = folder.rsplit("/", 1)[0] or "/"
+        if sh.files.get(db.path) != raw:
+            sh.files[db.path] = raw
+            sh.mtimes[db.path] = sh.device.state.now
+        shown[db.path] = (key, raw)
+
+
+def _databases_out(sh: Shell) -> None:
+    """A database a command replaced or deleted, read back into its app's data."""
+    shown = sh.databases_shown
+    for db in _databases(sh):
+        last = shown.get(db.path)
+        raw = sh.files.get(db.path)
+        if last is None or raw == last[1]:
+            continue
+        if raw is None:  # deleted: the app has no data until something writes its database again
+            data = db.empty()
+        else:
+            try:
+                data = db.decode(raw)
+            except StorageError:  # refused when written (check_database); put back what was there
+                sh.files[db.path] = last[1]
+                continue
+        sh.device.state.data[db.app] = data
+        sh.device.invalidate()
+        # a deleted database stays deleted until the app's data changes (the app writes it again)
+        shown[db.path] = (pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL), raw)
+
+
+def check_database(sh: Shell, path: str, data: bytes) -> str | None:
+    """Why ``data`` may not be written at ``path``: a file at an app's database path that the app
+    could not open (its schema, its values); ``None`` for any other file."""
+    for db in _databases(sh):
+        if db.path == path:
+            try:
+                db.decode(data)
+            except StorageError as e:
+                label = sh.device.apps[db.app].label
+                return f"{path}: refused: not a database {label} can open: {e}; the app's data is unchanged"
+    return None
 
 
 # ----------------------------------------------------------------------------- the Markor mount
@@ -38,7 +113,8 @@ def _view(sh: Shell) -> dict[str, tuple[bool, bytes]]:
 
 
 def sync_in(sh: Shell) -> None:
-    """Show Markor's notes as files under :data:`MARKOR_DIR`."""
+    """Show Markor's notes as files under :data:`MARKOR_DIR`, and every app database at its path."""
+    _databases_in(sh)
     data = sh.device.state.data.get("markor")
     if data is None:
         return
@@ -57,9 +133,11 @@ def sync_in(sh: Shell) -> None:
 
 
 def sync_out(sh: Shell) -> None:
-    """Write what a command changed under :data:`MARKOR_DIR` back into Markor's notebook."""
+    """Write what a command changed under :data:`MARKOR_DIR` back into Markor's notebook, and a
+    database changed or deleted at an app's path into that app's data."""
     from gui_gym.android.sim.apps.markor.app import Entry
 
+    _databases_out(sh)
     data = sh.device.state.data.get("markor")
     if data is None:
         return

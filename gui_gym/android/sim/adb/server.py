@@ -250,7 +250,7 @@ class AdbServer(Listener):
             if sid == b"SEND":  # the upload arrives without the phone's lock: a slow one blocks no one
                 self._send(conn, arg)
                 continue
-            with self.lock:
+            with self.lock, self.shell.mounted():  # the apps' files as their data is now
                 if sid == b"STAT":
                     conn.sendall(b"STAT" + struct.pack("<III", *self._stat(arg)))
                 elif sid == b"LIST":
@@ -324,7 +324,7 @@ class AdbServer(Listener):
             else:
                 _sync_fail(conn, f"unexpected {sid!r} in a SEND")
                 raise _Closed
-        with self.lock:
+        with self.lock, self.shell.mounted():  # a database pushed to an app's path becomes its data
             problem = self.shell.write(path, b"".join(parts))
         if problem:
             _sync_fail(conn, problem)

@@ -48,7 +48,7 @@ from gui_gym.android.actions import Action
 from gui_gym.android.settings_keys import ANDROID_KEYS, from_android, to_android
 from gui_gym.android.sim.adb import providers  # noqa: F401 (registers ``content``)
 from gui_gym.android.sim.adb.commands import COMMANDS, command
-from gui_gym.android.sim.adb.files import sync_in, sync_out
+from gui_gym.android.sim.adb.files import check_database, sync_in, sync_out
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, to_xml
 
 __all__ = ["KEYCODES", "PROPS", "Result", "Shell"]
@@ -114,6 +114,8 @@ class Shell:
         self.files: dict[str, bytes] = {}
         self.dirs: set[str] = {"/", "/sdcard", "/sdcard/Download", "/data", "/data/local", "/data/local/tmp"}
         self.mtimes: dict[str, dt.datetime] = {}  # a file's or folder's last change (else the clock's now)
+        #: per app database path: (fingerprint of the app's data, the file written for it) at the last sync
+        self.databases_shown: dict[str, tuple[bytes, bytes | None]] = {}
         self._screenshot = screenshot
         self.select_all = False  # Ctrl+A was pressed: the next Delete clears the whole field
 
@@ -318,6 +320,9 @@ class Shell:
             return f"{p}: No such file or directory"
         if p in self.dirs:
             return f"{p}: Is a directory"
+        refused = check_database(self, p, data)
+        if refused is not None:
+            return refused
         if len(data) > MAX_FILE:
             return f"{p}: No space left on device"
         if self.max_storage is not None and self.used(but=p) + len(data) > self.max_storage:
@@ -330,8 +335,9 @@ class Shell:
         return None
 
     def used(self, but: str | None = None) -> int:
-        """Bytes the files hold, leaving out the file at ``but`` (one written over is replaced)."""
-        return sum(len(data) for p, data in self.files.items() if p != but)
+        """Bytes the files hold, leaving out the file at ``but`` (one written over is replaced) and
+        the apps' databases (the apps' own data, each at most ``MAX_DATABASE_BYTES``)."""
+        return sum(len(data) for p, data in self.files.items() if p != but and p not in self.databases_shown)
 
     def listing(self, path: str) -> list[tuple[str, bool, int]] | None:
         """``(name, is_dir, size)`` of a directory's entries, or ``None`` when it is none."""

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device
+    from gui_gym.android.sim.storage import Database
     from gui_gym.android.sim.widgets import Screen
 
 
@@ -31,6 +32,9 @@ class App:
     #: the activity's root layouts around a screen's widgets, ``(class, resource id)`` from the
     #: outermost in (a CoordinatorLayout is reported as ``android.view.ViewGroup``)
     layout: tuple[tuple[str, str], ...] = (("android.view.ViewGroup", ""), ("android.widget.LinearLayout", ""))
+    #: the database files the real app keeps its data in (:class:`~gui_gym.android.sim.storage.Database`):
+    #: the phone served over adb shows them, and reads back what is pushed there
+    databases: tuple[Database, ...] = ()
 
     @property
     def icon_label(self) -> str:

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from gui_gym.android.sim.apps.calendar.app import LABEL, REPEAT_LABEL, CalendarData, DayView, Event, EventEditor
+from gui_gym.android.sim.apps.calendar.app import DayView, EventEditor
+from gui_gym.android.sim.apps.calendar.data import LABEL, REPEAT_LABEL, CalendarData, Event
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate, answer_matches, normalize_answer
 from gui_gym.android.sim.tasks.data import EVENT_TITLES, SENTENCES, people, pick
 from gui_gym.android.sim.widgets import AlertDialog, DatePickerDialog, MenuDialog, TimePickerDialog

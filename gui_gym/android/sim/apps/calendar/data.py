@@ -1,0 +1,81 @@
+"""Simple Calendar Pro's data: its events (:class:`Event`) in a :class:`CalendarData`.
+
+Plain picklable data (the device snapshots it); the screens are in ``app``, the database the real
+app keeps on the phone in ``storage``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+PKG = "com.simplemobiletools.calendar.pro"
+LABEL = "Simple Calendar Pro"
+REPEATS = (
+    ("none", "No repetition"),
+    ("daily", "Daily"),
+    ("weekly", "Weekly"),
+    ("monthly", "Monthly"),
+    ("yearly", "Yearly"),
+)
+REPEAT_LABEL = dict(REPEATS)
+
+
+@dataclass
+class Event:
+    title: str
+    start: dt.datetime
+    end: dt.datetime
+    description: str = ""
+    location: str = ""
+    repeat: str = "none"  # a key of REPEATS
+    uid: int = 0
+    #: the database columns the simulator does not model (reminders, attendees, colour, ...),
+    #: kept as a pushed database set them (:mod:`~gui_gym.android.sim.apps.calendar.storage`)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def _starts_on(self, day: dt.date) -> bool:
+        first = self.start.date()
+        if day < first:
+            return False
+        if self.repeat == "daily":
+            return True
+        if self.repeat == "weekly":
+            return (day - first).days % 7 == 0
+        if self.repeat == "monthly":
+            return day.day == first.day
+        if self.repeat == "yearly":
+            return (day.month, day.day) == (first.month, first.day)
+        return day == first
+
+    def occurs_on(self, day: dt.date) -> bool:
+        """Whether an occurrence of the event (repeats included) covers ``day``."""
+        last = (self.end - dt.timedelta(microseconds=1)).date() if self.end > self.start else self.start.date()
+        span = max(0, (last - self.start.date()).days)
+        return any(self._starts_on(day - dt.timedelta(days=k)) for k in range(span + 1))
+
+    def times(self) -> str:
+        """The time range shown in the day view, with dates when it spans several days."""
+        if self.start.date() == self.end.date():
+            return f"{self.start:%H:%M} – {self.end:%H:%M}"
+        return f"{self.start:%b %-d, %H:%M} – {self.end:%b %-d, %H:%M}"
+
+
+@dataclass
+class CalendarData:
+    events: list[Event] = field(default_factory=list)
+    next_uid: int = 1
+
+    def add(self, e: Event) -> Event:
+        e.uid = self.next_uid
+        self.next_uid += 1
+        self.events.append(e)
+        return e
+
+    def by_uid(self, uid: int | None) -> Event | None:
+        return next((e for e in self.events if e.uid == uid), None)
+
+    def on(self, day: dt.date) -> list[Event]:
+        """Events occurring on ``day``, by start time."""
+        return sorted((e for e in self.events if e.occurs_on(day)), key=lambda e: (e.start.time(), e.title, e.uid))

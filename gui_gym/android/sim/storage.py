@@ -1,0 +1,143 @@
+"""Where an app keeps its data on a phone, for the simulator served over adb.
+
+A real app keeps its state in files: Simple Calendar Pro in the SQLite database
+``/data/data/com.simplemobiletools.calendar.pro/databases/events.db``, Markor in plain files. Code
+that sets up and judges tasks over adb (AndroidWorld's ``sqlite_utils`` pulls a database, edits it
+on the host and pushes it back) reads and writes those files. A :class:`Database` says how an app's
+data becomes such a file and back: ``encode`` writes the app's data as the database the real app
+keeps (its schema, its columns' meanings), ``decode`` reads a database into the app's data, or
+raises :class:`StorageError` saying why it is not one (the phone's state is then left as it was).
+
+Example:
+    >>> key, text = Column("id", "INTEGER PRIMARY KEY AUTOINCREMENT", None), Column("text", "TEXT NOT NULL", "")
+    >>> table = Table("notes", (key, text))
+    >>> raw = table.encode([{"id": 1, "text": "hi"}])
+    >>> table.decode(raw)
+    [{'id': 1, 'text': 'hi'}]
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+#: the most bytes a pushed database may have (a phone's app database is far smaller)
+MAX_DATABASE_BYTES = 16 * 1024 * 1024
+
+
+class StorageError(ValueError):
+    """A file that is not what the app keeps there; the message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: its name, its SQL type as the app's schema declares it, and the value an
+    app-made row holds when the app's data says nothing of it (``None``: the key, numbered by
+    SQLite)."""
+
+    name: str
+    sql: str
+    default: Any
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of an app's database, as the app creates it."""
+
+    name: str
+    columns: tuple[Column, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+    def ddl(self) -> str:
+        cols = ", ".join(f'"{c.name}" {c.sql}' for c in self.columns)
+        return f'CREATE TABLE "{self.name}" ({cols})'
+
+    def encode(self, rows: Sequence[Mapping[str, Any]]) -> bytes:
+        """The database file holding ``rows`` (missing columns take their defaults)."""
+        con = sqlite3.connect(":memory:")
+        try:
+            con.execute("CREATE TABLE android_metadata (locale TEXT)")
+            con.execute("INSERT INTO android_metadata VALUES ('en_US')")
+            con.execute(self.ddl())
+            names = self.names
+            marks = ", ".join("?" for _ in names)
+            quoted = ", ".join(f'"{n}"' for n in names)
+            con.executemany(
+                f'INSERT INTO "{self.name}" ({quoted}) VALUES ({marks})',
+                [tuple(row.get(c.name, c.default) for c in self.columns) for row in rows],
+            )
+            con.commit()
+            return con.serialize()
+        finally:
+            con.close()
+
+    def decode(self, raw: bytes) -> list[dict[str, Any]]:
+        """The rows of this table in the database file ``raw``, by key order; a file that is no
+        SQLite database, lacks the table or one of its columns raises :class:`StorageError`."""
+        if len(raw) > MAX_DATABASE_BYTES:
+            raise StorageError(f"{len(raw)} bytes; a database of this app holds at most {MAX_DATABASE_BYTES}")
+        if not raw.startswith(b"SQLite format 3\x00"):
+            raise StorageError("not an SQLite database (no 'SQLite format 3' header)")
+        con = sqlite3.connect(":memory:")
+        try:
+            try:
+                con.deserialize(raw)
+                found = [r[1] for r in con.execute(f'PRAGMA table_info("{self.name}")')]
+            except sqlite3.Error as e:
+                raise StorageError(f"an unreadable SQLite database ({e})") from None
+            if not found:
+                raise StorageError(f"it has no table {self.name!r}")
+            missing = [n for n in self.names if n not in found]
+            if missing:
+                raise StorageError(f"table {self.name!r} lacks the column(s) {', '.join(missing)}")
+            con.row_factory = sqlite3.Row
+            try:
+                key = self.columns[0].name
+                rows = con.execute(f'SELECT * FROM "{self.name}" ORDER BY "{key}"').fetchall()
+            except sqlite3.Error as e:
+                raise StorageError(f"table {self.name!r} cannot be read ({e})") from None
+            return [{n: row[n] for n in found} for row in rows]
+        finally:
+            con.close()
+
+
+@dataclass(frozen=True)
+class Database:
+    """An app's database file: where it lies, and how the app's data is written to it and read back.
+
+    ``encode(data) -> bytes``; ``decode(raw) -> data`` raises :class:`StorageError` for a file
+    the app could not open; ``empty()`` is the app's data once its database is deleted.
+    """
+
+    app: str
+    path: str
+    encode: Callable[[Any], bytes]
+    decode: Callable[[bytes], Any]
+    empty: Callable[[], Any]
+
+    @property
+    def folder(self) -> str:
+        return self.path.rsplit("/", 1)[0]
+
+
+def check_int(row: Mapping[str, Any], name: str) -> int:
+    """``row[name]`` as an int, or :class:`StorageError` naming the column and the value."""
+    v = row[name]
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise StorageError(f"column {name!r} holds {v!r}; the app stores an integer there")
+    return v
+
+
+def check_text(row: Mapping[str, Any], name: str, nullable: bool = False) -> str:
+    """``row[name]`` as text (``""`` for NULL where ``nullable``), or :class:`StorageError`."""
+    v = row[name]
+    if v is None and nullable:
+        return ""
+    if not isinstance(v, str):
+        raise StorageError(f"column {name!r} holds {v!r}; the app stores text there")
+    return v

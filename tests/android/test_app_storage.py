@@ -1,0 +1,176 @@
+"""Apps' databases as the real apps keep them: Simple Calendar Pro's ``events.db``, written from the
+simulator's data, read back when pushed (AndroidWorld's pull-edit-push), refused when the app could
+not open it, through the shell and the real adb client on loopback."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _adb import adb
+
+from gui_gym.android.sim.adb.server import AdbServer, serve_adb
+from gui_gym.android.sim.adb.shell import Shell
+from gui_gym.android.sim.apps.calendar.data import CalendarData, Event
+from gui_gym.android.sim.apps.calendar.storage import DATABASE, EVENTS, decode, encode, seconds
+from gui_gym.android.sim.device import Device
+from gui_gym.android.sim.storage import StorageError
+
+DB = DATABASE.path
+T = dt.datetime
+
+
+def _events() -> CalendarData:
+    data = CalendarData()
+    data.add(Event("Standup", T(2023, 10, 16, 9), T(2023, 10, 16, 9, 30), repeat="weekly"))  # a Monday
+    data.add(Event("Dentist", T(2023, 10, 18, 14), T(2023, 10, 18, 15), "cleaning", "Main St", repeat="none"))
+    data.add(Event("Rent", T(2023, 11, 1, 8), T(2023, 11, 1, 8, 15), repeat="monthly"))
+    data.add(Event("Run", T(2023, 10, 20, 7), T(2023, 10, 20, 8), repeat="daily"))
+    return data
+
+
+def test_rows_as_the_app_stores_them() -> None:
+    """Worked by hand: 2023-10-16 09:00 UTC is 1697414400 (that day's midnight) + 9 x 3600; a weekly
+    event on a Monday has repeat_interval WEEK = 604800 and repeat_rule MONDAY_SUM = 1; monthly
+    MONTH = 2592001 with REPEAT_SAME_DAY = 1; daily DAY = 86400, rule 0."""
+    rows = EVENTS.decode(encode(_events()))
+    assert [r["id"] for r in rows] == [1, 2, 3, 4]
+    standup, dentist, rent, run = rows
+    assert (standup["start_ts"], standup["end_ts"]) == (1697414400 + 9 * 3600, 1697414400 + 9 * 3600 + 1800)
+    assert (standup["repeat_interval"], standup["repeat_rule"]) == (604800, 1)
+    assert (dentist["repeat_interval"], dentist["repeat_rule"], dentist["location"]) == (0, 0, "Main St")
+    assert (rent["repeat_interval"], rent["repeat_rule"]) == (2592001, 1)
+    assert (run["repeat_interval"], run["repeat_rule"]) == (86400, 0)
+    assert dentist["reminder_1_minutes"] == -1 and dentist["time_zone"] == "UTC" and dentist["event_type"] == 1
+
+
+def test_decode_gives_back_the_events() -> None:
+    data = _events()
+    back = decode(encode(data))
+    assert [(e.uid, e.title, e.start, e.end, e.description, e.location, e.repeat) for e in back.events] == [
+        (e.uid, e.title, e.start, e.end, e.description, e.location, e.repeat) for e in data.events
+    ]
+    assert back.next_uid == data.next_uid
+    assert encode(back) == encode(data)  # and the file is the same
+
+
+def _edit(raw: bytes, tmp_path: Path, *sql: tuple[str, tuple]) -> bytes:
+    """``raw`` edited on the host as AndroidWorld's sqlite_utils does: a file, sqlite3, the file."""
+    f = tmp_path / "events.db"
+    f.write_bytes(raw)
+    con = sqlite3.connect(f)
+    for statement, args in sql:
+        con.execute(statement, args)
+    con.commit()
+    con.close()
+    return f.read_bytes()
+
+
+def _insert(title: str, start: dt.datetime, minutes: int, **cols: object) -> tuple[str, tuple]:
+    row = {c.name: c.default for c in EVENTS.columns if c.name != "id"}
+    row.update(title=title, start_ts=seconds(start), end_ts=seconds(start + dt.timedelta(minutes=minutes)), **cols)
+    names = ", ".join(f'"{k}"' for k in row)
+    return f"INSERT INTO events ({names}) VALUES ({', '.join('?' for _ in row)})", tuple(row.values())
+
+
+def test_an_edited_database_becomes_the_apps_data(tmp_path: Path) -> None:
+    raw = _edit(
+        encode(_events()),
+        tmp_path,
+        ("DELETE FROM events WHERE title = ?", ("Rent",)),
+        _insert("Review", T(2023, 10, 17, 11), 45, reminder_1_minutes=10, attendees="ana@example.com"),
+        _insert("Gym", T(2023, 10, 17, 18), 60, repeat_interval=2 * 86400),  # every two days: not modelled
+    )
+    data = decode(raw)
+    titles = [e.title for e in data.on(dt.date(2023, 10, 17))]
+    assert titles == ["Review", "Gym"]  # the Gym's repetition is kept in the file, shown once
+    review = next(e for e in data.events if e.title == "Review")
+    assert review.extra["reminder_1_minutes"] == 10 and review.extra["attendees"] == "ana@example.com"
+    assert "Rent" not in [e.title for e in data.events] and data.next_uid == 7  # ids 5 and 6 were new
+    again = {r["title"]: r for r in EVENTS.decode(encode(data))}
+    assert again["Gym"]["repeat_interval"] == 2 * 86400 and again["Review"]["reminder_1_minutes"] == 10
+
+
+@pytest.mark.parametrize(
+    "raw, why",
+    [
+        (b"not a database", "not an SQLite database"),
+        (b"SQLite format 3\x00" + b"\x00" * 100, "unreadable"),
+    ],
+)
+def test_garbage_is_refused(raw: bytes, why: str) -> None:
+    with pytest.raises(StorageError, match=why):
+        decode(raw)
+
+
+def test_wrong_schemas_and_values_are_refused(tmp_path: Path) -> None:
+    good = encode(_events())
+    with pytest.raises(StorageError, match="no table 'events'"):
+        decode(_edit(good, tmp_path, ("ALTER TABLE events RENAME TO old_events", ())))
+    with pytest.raises(StorageError, match="lacks the column"):
+        decode(_edit(good, tmp_path, ("ALTER TABLE events DROP COLUMN title", ())))
+    with pytest.raises(StorageError, match="'start_ts' holds 'soon'"):
+        decode(_edit(good, tmp_path, ("UPDATE events SET start_ts = 'soon' WHERE id = 1", ())))
+    with pytest.raises(StorageError, match="no time the phone can show"):
+        decode(_edit(good, tmp_path, ("UPDATE events SET end_ts = ? WHERE id = 1", (10**15,))))
+
+
+@pytest.fixture
+def sh() -> Shell:
+    dev = Device()
+    dev.state.data["calendar"] = _events()
+    return Shell(dev)
+
+
+def test_the_shell_shows_and_takes_the_database(sh: Shell, tmp_path: Path) -> None:
+    listing = sh.run("ls /data/data/com.simplemobiletools.calendar.pro/databases -ll -au")
+    assert listing.status == 0 and listing.stdout.decode().rstrip().endswith(" events.db")
+    assert sh.run(f"rm -r {DATABASE.folder}/*").status == 0  # AndroidWorld's clear_directory
+    assert sh.device.data("calendar").events == []
+    assert sh.run(f"ls -1 {DATABASE.folder}").stdout == b""  # gone until the app writes it again
+    edited = _edit(encode(_events()), tmp_path, _insert("Review", T(2023, 10, 17, 11), 45))
+    assert sh.write(DB, edited) is None
+    sh.run("true")  # the next command reads it in
+    assert [e.title for e in sh.device.data("calendar").on(dt.date(2023, 10, 17))] == ["Review"]
+
+
+def test_a_refused_write_changes_nothing(sh: Shell) -> None:
+    before = encode(sh.device.data("calendar"))
+    sh.run("true")
+    problem = sh.write(DB, b"garbage")
+    assert problem is not None and "not a database Simple Calendar Pro can open" in problem and DB in problem
+    out = sh.run(f"echo junk > {DB}")
+    assert out.status != 0 and b"not a database Simple Calendar Pro can open" in out.stderr
+    assert encode(sh.device.data("calendar")) == before
+
+
+@pytest.fixture
+def server() -> Iterator[AdbServer]:
+    srv = serve_adb(port=0, timeout=10)
+    srv.backend.device.state.data["calendar"] = _events()
+    yield srv
+    srv.close()
+
+
+def test_pull_edit_push_with_the_real_client(server: AdbServer, tmp_path: Path) -> None:
+    """AndroidWorld's sqlite_utils round trip: pull the database, edit it on the host, clear the
+    folder, push the file back; a push the app could not open fails and changes nothing."""
+    pulled = tmp_path / "pulled.db"
+    assert adb(server.port, "pull", DB, str(pulled)).returncode == 0
+    con = sqlite3.connect(pulled)
+    assert [r[0] for r in con.execute("SELECT title FROM events ORDER BY id")] == ["Standup", "Dentist", "Rent", "Run"]
+    con.execute(*_insert("Review", T(2023, 10, 17, 11), 45))
+    con.commit()
+    con.close()
+    assert adb(server.port, "shell", f"rm -r {DATABASE.folder}/*").returncode == 0
+    assert adb(server.port, "push", str(pulled), DB).returncode == 0
+    device = server.backend.device
+    assert [e.title for e in device.data("calendar").on(dt.date(2023, 10, 17))] == ["Review"]
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"SQLite format 3\x00" + b"\xff" * 4000)
+    out = adb(server.port, "push", str(garbage), DB)
+    assert out.returncode != 0 and b"not a database Simple Calendar Pro can open" in out.stderr
+    assert [e.title for e in device.data("calendar").on(dt.date(2023, 10, 17))] == ["Review"]
