@@ -319,7 +319,10 @@ def is_naf(n: Node) -> bool:
 # says whether its subtree holds a text or a description (what an ancestor's NAF depends on).
 _XmlEntry = tuple[int, str, str, bool]
 _XML_MEMO: dict[tuple, _XmlEntry] = {}
-_XML_MEMO_SIZE = 200_000
+# An entry's tail holds its whole subtree's XML, so the memo is bounded by the characters it
+# holds (about 32 MB), and emptied when full: the screens in use are written again at once.
+_XML_MEMO_CHARS = 32_000_000
+_xml_chars = 0
 _xml_ids = itertools.count()
 
 
@@ -356,7 +359,10 @@ def _xml_entry(n: Node) -> _XmlEntry:
         tail += " />"
     head = '<node NAF="true" index="' if naf else '<node index="'
     entry = (next(_xml_ids), head, tail, bool(n.text or n.desc) or kids_text)
-    if len(_XML_MEMO) >= _XML_MEMO_SIZE:
+    global _xml_chars
+    if _xml_chars + len(tail) > _XML_MEMO_CHARS:
         _XML_MEMO.clear()
+        _xml_chars = 0
     _XML_MEMO[key] = entry
+    _xml_chars += len(tail)
     return entry

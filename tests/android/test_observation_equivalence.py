@@ -68,3 +68,17 @@ def test_the_kept_screen_equals_a_fresh_build(kind: str) -> None:
             assert kept == _screen_views(env), f"{task}, step {t}: the kept screen is stale"
             if term or trunc:
                 break
+
+
+def test_dumps_hold_while_the_xml_memo_keeps_emptying(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dump's node memo is bounded by the characters it holds; emptied every few screens it
+    still writes what was recorded."""
+    from gui_gym.android import ui
+
+    monkeypatch.setattr(ui, "_XML_MEMO_CHARS", 20_000)
+    envs = R.make_envs()
+    for task in _task_ids()[::9]:
+        for ep in _episodes()[task]:
+            got = R.run_episode(envs, task, ep["seed"], ep["kind"], actions=ep["actions"])
+            assert [s["xml"] for s in got["steps"]] == [s["xml"] for s in ep["steps"]], task
+            assert ui._xml_chars <= 20_000
