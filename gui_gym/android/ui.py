@@ -360,6 +360,8 @@ def _xml_entry(n: Node) -> _XmlEntry:
     head = '<node NAF="true" index="' if naf else '<node index="'
     entry = (next(_xml_ids), head, tail, bool(n.text or n.desc) or kids_text)
     global _xml_chars
+    if len(tail) > _XML_MEMO_CHARS:  # larger than the whole memo: written each time
+        return entry
     if _xml_chars + len(tail) > _XML_MEMO_CHARS:
         _XML_MEMO.clear()
         _xml_chars = 0
