@@ -67,6 +67,7 @@ from gui_gym.android.sim.tasks import TASKS
 
 ORACLE = "__oracle__"
 TAP = "__tap__"  # a tap on a random clickable element, chosen inside the env process
+BACK = 'do(action="Back")'
 DEFAULT_SIZE = (540, 1200)  # (w, h): GuiAndroidEnv's default screenshot size
 FULL_SIZE = (1080, 2400)  # (w, h): the simulated device
 TEXT_TARGET_PER_CORE = 10_000.0
@@ -136,7 +137,7 @@ def tap_action(ui_elements: Any, rng: np.random.Generator) -> Any:
     """A tap on a random clickable element (AndroidLab text or AndroidWorld index); Back if none."""
     clickable = [i for i, e in enumerate(ui_elements) if e.is_clickable and e.is_enabled]
     if not clickable:
-        return 'do(action="Back")'
+        return BACK
     i = clickable[int(rng.integers(len(clickable)))]
     if rng.random() < 0.5:  # AndroidLab text with the element's bbox
         return 'do(action="Tap", element=[{},{},{},{}])'.format(*element_box(ui_elements[i]))
@@ -171,8 +172,9 @@ class Driver:
         rng = self.rng
         kind = MIX[int(np.searchsorted(self.cum, rng.random(), side="right"))][0]
         if kind == "tap":
-            self.kinds[kind] += 1
-            return TAP if ui_elements is None else tap_action(ui_elements, rng)
+            action = TAP if ui_elements is None else tap_action(ui_elements, rng)
+            self.kinds["back" if action == BACK else kind] += 1  # nothing to tap: Back
+            return action
         self.kinds[kind] += 1
         if kind == "oracle":
             return ORACLE
@@ -181,7 +183,7 @@ class Driver:
             if rng.random() < 0.5:
                 return f'do(action="Swipe", direction="{d}", dist="medium")'
             return {"action_type": "scroll", "direction": d}
-        return 'do(action="Back")'
+        return BACK
 
 
 # -- results -------------------------------------------------------------------------------

@@ -274,17 +274,21 @@ _TRUSTED: dict[int, Action] = {}
 _CACHE_LOCK = threading.Lock()
 
 
-def _remember(cache: dict, key: Any, value: Action) -> None:
-    """Keep ``key -> value`` in ``cache``, dropping the oldest entry past :data:`_CACHE_SIZE`."""
+_TRUSTED_SIZE = 64  # the env hands the device what it just parsed: the last few suffice
+
+
+def _remember(cache: dict, key: Any, value: Action, size: int = _CACHE_SIZE) -> None:
+    """Keep ``key -> value`` in ``cache``, dropping the oldest entry past ``size``."""
     with _CACHE_LOCK:
         cache[key] = value
-        if len(cache) > _CACHE_SIZE:
+        if len(cache) > size:
             del cache[next(iter(cache))]
 
 
 def _trust(a: Action) -> Action:
-    """``a`` (a checked Action) marked as checked: holding it keeps its ``id`` unique."""
-    _remember(_TRUSTED, id(a), a)
+    """``a`` (a checked Action) marked as checked: holding it keeps its ``id`` unique. (Writing
+    into a frozen Action with ``object.__setattr__`` afterwards is a caller's own doing.)"""
+    _remember(_TRUSTED, id(a), a, _TRUSTED_SIZE)
     return a
 
 

@@ -208,8 +208,7 @@ class GuiAndroidEnv(gym.Env):
         self._steps = 0
         self._limit = 0
         self._done = True
-        self._elements: list[ForestElement] = []
-        self._elements_of: Any = None  # the windows (or tree) _elements was read from
+        self._elements: tuple[Any, list[ForestElement]] = (None, [])  # (windows or tree, its list)
         self._ui = ""
         self._ui_of: Any = None  # the windows (or tree) _ui was written from
 
@@ -405,13 +404,15 @@ class GuiAndroidEnv(gym.Env):
 
     def _element_list(self, source: Any = None) -> list[ForestElement]:
         """The list ``info["ui_elements"]`` shows of ``source`` (default: the current screen),
-        computed once per screen."""
+        computed once per screen. The cache is one ``(source, list)`` pair, read and written
+        whole: a step's LazyList read from another thread cannot pair a list with another screen."""
         if source is None:
             source = self._element_source()
-        if self._elements_of is not source:
+        of, found = self._elements
+        if of is not source:
             found = window_elements(source) if self.ui_elements == "forest" else dump_elements(source)
-            self._elements, self._elements_of = found, source
-        return self._elements
+            self._elements = (source, found)
+        return found
 
     def _advance_milestones(self) -> None:
         assert self._task is not None

@@ -8,6 +8,7 @@ serialised: the XML an agent reads carries exactly the attributes a real device'
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -321,7 +322,8 @@ _XmlEntry = tuple[int, str, str, bool]
 _XML_MEMO: dict[tuple, _XmlEntry] = {}
 # An entry's tail holds its whole subtree's XML, so the memo is bounded by the characters it
 # holds (about 32 MB), and emptied when full: the screens in use are written again at once.
-_XML_MEMO_CHARS = 32_000_000
+_XML_MEMO_CHARS = 32_000_000  # about 40 MB of ASCII dumps; more where texts are not Latin-1
+_XML_LOCK = threading.Lock()
 _xml_chars = 0
 _xml_ids = itertools.count()
 
@@ -362,9 +364,10 @@ def _xml_entry(n: Node) -> _XmlEntry:
     global _xml_chars
     if len(tail) > _XML_MEMO_CHARS:  # larger than the whole memo: written each time
         return entry
-    if _xml_chars + len(tail) > _XML_MEMO_CHARS:
-        _XML_MEMO.clear()
-        _xml_chars = 0
-    _XML_MEMO[key] = entry
-    _xml_chars += len(tail)
+    with _XML_LOCK:  # envs in threads share the memo: its count stays its size
+        if _xml_chars + len(tail) > _XML_MEMO_CHARS:
+            _XML_MEMO.clear()
+            _xml_chars = 0
+        _XML_MEMO[key] = entry
+        _xml_chars += len(tail)
     return entry

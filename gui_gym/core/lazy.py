@@ -22,7 +22,8 @@ T = TypeVar("T")
 class LazyList(Sequence[T], Generic[T]):
     """A read-only sequence whose items ``build()`` makes on the first read, once.
 
-    It reads as a list (``len``, indexing, slicing, iteration, ``==`` with a list), and pickles,
+    It reads as a list (``len``, indexing, slicing, iteration, ``+``, ``copy()``, ``==`` with a
+    list; it is no ``list`` subclass, so ``list(x)`` where a real list is needed), and pickles,
     copies and deep-copies as the plain list it holds, so a process that receives it never sees
     a builder. ``build`` must capture what it reads when the ``LazyList`` is made (a screen's
     nodes, not "the current screen"), so a late read gives the same items as an early one.
@@ -61,6 +62,16 @@ class LazyList(Sequence[T], Generic[T]):
 
     def __bool__(self) -> bool:
         return bool(self.items())
+
+    def copy(self) -> list[T]:
+        """The items as a new plain list."""
+        return list(self.items())
+
+    def __add__(self, other: Sequence[T]) -> list[T]:
+        return self.items() + list(other)
+
+    def __radd__(self, other: Sequence[T]) -> list[T]:
+        return list(other) + self.items()
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, LazyList):

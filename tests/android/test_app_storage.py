@@ -174,3 +174,97 @@ def test_pull_edit_push_with_the_real_client(server: AdbServer, tmp_path: Path) 
     out = adb(server.port, "push", str(garbage), DB)
     assert out.returncode != 0 and b"not a database Simple Calendar Pro can open" in out.stderr
     assert [e.title for e in device.data("calendar").on(dt.date(2023, 10, 17))] == ["Review"]
+
+
+# -- databases from outside: whatever a client pushes is data, read within bounds ----------------------
+
+_LOOSE = ", ".join(  # the events columns without NOT NULL or a key: what a hand-made file may declare
+    f'"{c.name}" {c.sql.split()[0]}' for c in EVENTS.columns
+)
+
+
+def _file(*sql: str) -> bytes:
+    con = sqlite3.connect(":memory:")
+    for statement in sql:
+        con.execute(statement)
+    con.commit()
+    raw = con.serialize()
+    con.close()
+    return raw
+
+
+def _row(uid: object, start: dt.datetime, end: dt.datetime, attendees: str = "''") -> str:
+    values = [str(uid), str(seconds(start)), str(seconds(end)), "'A'", "''", "''", "-1", "-1", "-1", "0", "0", "0",
+              "0", "0", "0", "'[]'", attendees, "''", "'UTC'", "0", "1", "0", "0", "'s'", "0", "0", "0"]  # fmt: skip
+    return f"INSERT INTO events VALUES ({', '.join(values)})"
+
+
+MON = T(2023, 10, 16, 9)
+
+
+@pytest.mark.parametrize(
+    "sql, why",
+    [
+        ((f"CREATE TABLE events ({_LOOSE})", _row(2**63 - 1, MON, MON)), "out of range"),
+        ((f"CREATE TABLE events ({_LOOSE})", _row(1, MON, MON), _row(1, MON, MON)), "used twice"),
+        ((f"CREATE TABLE events ({_LOOSE})", _row(1, MON, MON, attendees="NULL")), "hold NULL"),
+    ],
+)
+def test_rows_the_app_could_not_write_back_are_refused(sql: tuple[str, ...], why: str) -> None:
+    with pytest.raises(StorageError, match=why):
+        decode(_file(*sql))
+
+
+def test_a_view_is_not_read() -> None:
+    """A view named like the table would run the file's own SQL (here: rows without end)."""
+    names = [c.name for c in EVENTS.columns]
+    cols = ", ".join(["x AS id"] + [f"0 AS {n}" for n in names[1:]])
+    endless = (
+        f"CREATE VIEW events AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT {cols} FROM c"
+    )
+    with pytest.raises(StorageError, match="is a view"):
+        decode(_file(endless))
+
+
+def test_reading_is_bounded() -> None:
+    """A generated column computes on read: another column is not read, and one of the app's
+    columns is read within the value length allowed."""
+    pad = "TEXT GENERATED ALWAYS AS (printf('%.*c', 50000000, 'x')) VIRTUAL"
+    other = f"CREATE TABLE events ({_LOOSE}, pad {pad})"
+    assert [e.title for e in decode(_file(other, _row(1, MON, MON))).events] == ["A"]
+    cols = _LOOSE.replace('"attendees" TEXT', f'"attendees" {pad}')
+    values = _row(1, MON, MON).replace(", '[]', '',", ", '[]',")
+    with pytest.raises(StorageError):  # too long a value, or none at all: refused either way
+        decode(_file(f"CREATE TABLE events ({cols})", values.replace("VALUES", f"({_names_but('attendees')}) VALUES")))
+
+
+def _names_but(skip: str) -> str:
+    return ", ".join(f'"{c.name}"' for c in EVENTS.columns if c.name != skip)
+
+
+def test_wal_files_and_upper_case_names_are_read(tmp_path: Path) -> None:
+    f = tmp_path / "events.db"
+    con = sqlite3.connect(f)
+    con.execute("PRAGMA journal_mode = WAL")
+    con.execute(f"CREATE TABLE events ({_LOOSE.replace('title', 'Title')})")
+    con.execute(_row(1, MON, MON + dt.timedelta(hours=1)))
+    con.commit()
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    assert f.read_bytes()[18:20] == b"\x02\x02"
+    assert [(e.uid, e.title, e.start) for e in decode(f.read_bytes()).events] == [(1, "A", MON)]
+
+
+def test_an_event_to_year_9999_keeps_the_calendar_quick(sh: Shell) -> None:
+    """Before its start an event covers no day, and a long one is looked at one repeat gap back."""
+    from gui_gym.android.actions import parse_action
+
+    raw = _file(f"CREATE TABLE events ({_LOOSE})", _row(1, T(2023, 11, 1, 9), T(9999, 12, 30, 10)))
+    sh.run("true")
+    assert sh.write(DB, raw) is None
+    sh.run("true")
+    dev = sh.device
+    assert dev.act(parse_action('do(action="Launch", app="Simple Calendar Pro")')).valid
+    dev.screen()  # the day view of the phone's date, before the event: no overflow
+    data = dev.data("calendar")
+    assert not data.on(dt.date(2023, 10, 31)) and [e.title for e in data.on(dt.date(2500, 1, 1))] == ["A"]

@@ -39,8 +39,11 @@ from PIL import Image, ImageDraw, ImageFont
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node
 
 ACCENT = (26, 115, 232)
-_TEXT_CACHE_SIZE = 8192  # rasterised labels kept, shared by every renderer in the process
-_ITEM_CACHE_SIZE = 8192  # compiled nodes kept per renderer and theme
+# Label masks are shared by every renderer in the process and bounded by their pixels (64 MB);
+# compiled nodes are kept per renderer and theme (they hold their masks, so a renderer's items
+# reach about as far again at full resolution).
+_TEXT_CACHE_BYTES = 64 * 1024 * 1024
+_ITEM_CACHE_SIZE = 4096
 _BANDS = 24  # the frame's rows are cached and repainted in this many bands
 _CACHE_FRAMES = 8  # default budget of a renderer's band cache, in whole frames
 LIGHT = {
@@ -65,6 +68,7 @@ DARK = {
 
 #: label masks by (text, font size, anchor): see :meth:`Renderer._glyphs`
 _text_cache: dict[tuple[str, int, str], tuple[Image.Image | None, tuple[int, int]]] = {}
+_text_bytes = 0  # the masks' pixels in _text_cache
 
 Box = tuple[int, int, int, int]  # left, top, right, bottom; right and bottom exclusive
 
@@ -172,7 +176,8 @@ class Renderer:
     Each call returns a new array. The renderer repaints only what changed since its last frame
     and keeps the bands of about ``cache_frames`` frames seen before (see the module's docstring;
     the default, 8, is 15 MB at 540x1200 and 62 MB at 1080x2400), so one renderer should follow
-    one screen.
+    one screen. Its compiled nodes (at most 4,096 per theme) and the process's label masks (at
+    most 64 MB) come on top.
 
     Example:
         >>> from gui_gym.android.sim.device import Device
@@ -381,9 +386,13 @@ class Renderer:
                 mask = Image.new("L", (x1 - x0, y1 - y0), 0)
                 ImageDraw.Draw(mask).text((-x0, -y0), text, fill=255, font=font, anchor=anchor)
                 hit = (mask, (x0, y0))
-            if len(_text_cache) >= _TEXT_CACHE_SIZE:
+            global _text_bytes
+            size = 0 if hit[0] is None else hit[0].size[0] * hit[0].size[1]
+            if _text_bytes + size > _TEXT_CACHE_BYTES:
                 _text_cache.clear()
+                _text_bytes = 0
             _text_cache[key] = hit
+            _text_bytes += size
         return hit
 
     def _shade(self, box: tuple[int, int, int, int], alpha: int) -> None:

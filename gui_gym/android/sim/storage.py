@@ -25,6 +25,10 @@ from typing import Any
 
 #: the most bytes a pushed database may have (a phone's app database is far smaller)
 MAX_DATABASE_BYTES = 16 * 1024 * 1024
+#: what reading a pushed database may take: rows, characters in one value, SQLite VM steps
+MAX_ROWS = 100_000
+MAX_VALUE_CHARS = 100_000
+_MAX_VM_STEPS = 20_000_000
 
 
 class StorageError(ValueError):
@@ -77,31 +81,61 @@ class Table:
             con.close()
 
     def decode(self, raw: bytes) -> list[dict[str, Any]]:
-        """The rows of this table in the database file ``raw``, by key order; a file that is no
-        SQLite database, lacks the table or one of its columns raises :class:`StorageError`."""
+        """The rows of this table in the database file ``raw`` (the app's columns), by key order;
+        a file that is no SQLite database, lacks the table or one of
+        its columns, or asks more than reading a phone's table takes, raises :class:`StorageError`.
+
+        The file is data from outside: only this table's stored rows are read (a view, whose
+        reading would run the file's own SQL, is refused), read-only, with SQLite's value length,
+        the rows and the work bounded."""
         if len(raw) > MAX_DATABASE_BYTES:
             raise StorageError(f"{len(raw)} bytes; a database of this app holds at most {MAX_DATABASE_BYTES}")
         if not raw.startswith(b"SQLite format 3\x00"):
             raise StorageError("not an SQLite database (no 'SQLite format 3' header)")
+        if raw[18:20] == b"\x02\x02":  # written in WAL mode: the same pages, read as a rollback journal
+            raw = raw[:18] + b"\x01\x01" + raw[20:]
         con = sqlite3.connect(":memory:")
+        con.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_CHARS * 4)
+        steps = [0]
+
+        def too_much() -> int:  # called every 1,000 VM instructions; non-zero aborts the statement
+            steps[0] += 1000
+            return int(steps[0] > _MAX_VM_STEPS)
+
+        con.set_progress_handler(too_much, 1000)
         try:
             try:
                 con.deserialize(raw)
-                found = [r[1] for r in con.execute(f'PRAGMA table_info("{self.name}")')]
+                con.execute("PRAGMA query_only = 1")
+                con.execute("PRAGMA trusted_schema = 0")
+                kind = con.execute("SELECT type FROM sqlite_master WHERE lower(name) = ?", (self.name,)).fetchone()
+                found = [r[1] for r in con.execute(f'PRAGMA table_xinfo("{self.name}")')]
             except sqlite3.Error as e:
                 raise StorageError(f"an unreadable SQLite database ({e})") from None
-            if not found:
+            if kind is None or not found:
                 raise StorageError(f"it has no table {self.name!r}")
-            missing = [n for n in self.names if n not in found]
+            if kind[0] != "table":
+                raise StorageError(f"{self.name!r} is a {kind[0]}, not the app's table")
+            lower = [n.lower() for n in found]
+            missing = [n for n in self.names if n not in lower]
             if missing:
                 raise StorageError(f"table {self.name!r} lacks the column(s) {', '.join(missing)}")
-            con.row_factory = sqlite3.Row
-            try:
-                key = self.columns[0].name
-                rows = con.execute(f'SELECT * FROM "{self.name}" ORDER BY "{key}"').fetchall()
+            try:  # the app's columns only: another column may be computed on read
+                names = ", ".join(f'"{n}"' for n in self.names)
+                cur = con.execute(f'SELECT {names} FROM "{self.name}" ORDER BY "{self.names[0]}"')
+                rows = cur.fetchmany(MAX_ROWS + 1)
             except sqlite3.Error as e:
                 raise StorageError(f"table {self.name!r} cannot be read ({e})") from None
-            return [{n: row[n] for n in found} for row in rows]
+            if len(rows) > MAX_ROWS:
+                raise StorageError(f"table {self.name!r} has more than {MAX_ROWS} rows")
+            out = []
+            for row in rows:
+                values = dict(zip(self.names, row, strict=True))
+                for name, v in values.items():
+                    if isinstance(v, str | bytes) and len(v) > MAX_VALUE_CHARS:
+                        raise StorageError(f"column {name!r} holds {len(v)} characters; at most {MAX_VALUE_CHARS}")
+                out.append(values)
+            return out
         finally:
             con.close()
 

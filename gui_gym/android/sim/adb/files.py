@@ -56,7 +56,10 @@ def _databases_in(sh: Shell) -> None:
         last = shown.get(db.path)
         if last is not None and last[0] == key:
             continue  # the app's data is as it was: the file is too, or what a client wrote there
-        raw = db.encode(data)
+        try:
+            raw = db.encode(data)
+        except Exception:  # a bug writing the app's data must not take the shell down: the file stays
+            continue
         folder = db.folder
         while folder not in sh.dirs:  # /data/data/<package>/databases and what holds it
             sh.dirs.add(folder)

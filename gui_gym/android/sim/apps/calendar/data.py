@@ -20,6 +20,9 @@ REPEATS = (
     ("yearly", "Yearly"),
 )
 REPEAT_LABEL = dict(REPEATS)
+#: the most days between two starts of a repeating event, less one: a weekly one 7; a monthly one
+#: on the 31st 62 (May 31 to July 31); a yearly one on February 29 eight years (2096 to 2104)
+_LONGEST_GAP = {"weekly": 6, "monthly": 61, "yearly": 366 * 8}
 
 
 @dataclass
@@ -51,9 +54,18 @@ class Event:
 
     def occurs_on(self, day: dt.date) -> bool:
         """Whether an occurrence of the event (repeats included) covers ``day``."""
-        last = (self.end - dt.timedelta(microseconds=1)).date() if self.end > self.start else self.start.date()
-        span = max(0, (last - self.start.date()).days)
-        return any(self._starts_on(day - dt.timedelta(days=k)) for k in range(span + 1))
+        first = self.start.date()
+        if day < first:  # every occurrence starts on or after the first
+            return False
+        last = (self.end - dt.timedelta(microseconds=1)).date() if self.end > self.start else first
+        if self.repeat == "none":
+            return day <= last
+        if self.repeat == "daily":
+            return True
+        # An occurrence covering ``day`` starts at most ``span`` days before it; looking back one
+        # longest gap between starts is enough, however long the event (and never leaves the calendar).
+        span = max(0, (last - first).days)
+        return any(self._starts_on(day - dt.timedelta(days=k)) for k in range(min(span, _LONGEST_GAP[self.repeat]) + 1))
 
     def times(self) -> str:
         """The time range shown in the day view, with dates when it spans several days."""

@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import datetime as dt
+import sqlite3
 from typing import Any
 
 from gui_gym.android.sim.apps.calendar.data import PKG, CalendarData, Event
@@ -69,6 +70,7 @@ EVENTS = Table(
 #: the columns an Event models itself; every other one lives in Event.extra
 _MODELLED = ("id", "start_ts", "end_ts", "title", "location", "description", "repeat_interval", "repeat_rule")
 _EPOCH = dt.datetime(1970, 1, 1)
+_MAX_ID = 2**62  # room for every id after it (SQLite's INTEGER is 64 bits)
 _LAST = int((dt.datetime(9999, 12, 31) - _EPOCH).total_seconds())
 
 
@@ -119,10 +121,19 @@ def _time(row: dict[str, Any], name: str) -> dt.datetime:
 
 
 def decode(raw: bytes) -> CalendarData:
-    """The events of an ``events.db``; :class:`StorageError` if the app could not read it."""
+    """The events of an ``events.db``; :class:`StorageError` if the app could not read it (its
+    schema, a value of the wrong type or NULL, an id used twice or out of range), so that what is
+    read can always be written back."""
     data = CalendarData()
+    seen: set[int] = set()
     for row in EVENTS.decode(raw):
         uid = check_int(row, "id")
+        if not 1 <= uid <= _MAX_ID or uid in seen:
+            raise StorageError(f"id {uid} is {'used twice' if uid in seen else 'out of range'}")
+        seen.add(uid)
+        nulls = [c.name for c in EVENTS.columns if row.get(c.name) is None]
+        if nulls:
+            raise StorageError(f"column(s) {', '.join(nulls)} hold NULL; the app's schema has NOT NULL there")
         start, end = _time(row, "start_ts"), _time(row, "end_ts")
         interval = check_int(row, "repeat_interval")
         rule = check_int(row, "repeat_rule")
@@ -142,6 +153,10 @@ def decode(raw: bytes) -> CalendarData:
             e.repeat = "none"
         data.events.append(e)
     data.next_uid = max((e.uid for e in data.events), default=0) + 1
+    try:
+        encode(data)
+    except (sqlite3.Error, OverflowError, ValueError) as e:  # a value the app's schema cannot hold
+        raise StorageError(f"a value the app cannot store back ({e})") from None
     return data
 
 
