@@ -268,3 +268,23 @@ def test_an_event_to_year_9999_keeps_the_calendar_quick(sh: Shell) -> None:
     dev.screen()  # the day view of the phone's date, before the event: no overflow
     data = dev.data("calendar")
     assert not data.on(dt.date(2023, 10, 31)) and [e.title for e in data.on(dt.date(2500, 1, 1))] == ["A"]
+
+
+def test_occurrences_seen_one_repeat_gap_back_are_all_of_them() -> None:
+    """``occurs_on`` looks back at most one gap between repeats; it agrees with looking back over
+    the whole length of the event, on events of every repeat and length (month ends, Feb 29)."""
+    import random
+
+    def every_day_back(e: Event, day: dt.date) -> bool:
+        last = (e.end - dt.timedelta(microseconds=1)).date() if e.end > e.start else e.start.date()
+        return any(e._starts_on(day - dt.timedelta(days=k)) for k in range(max(0, (last - e.start.date()).days) + 1))
+
+    rng = random.Random(0)
+    starts = [T(2020, 2, 29, 8), T(2023, 1, 31, 9), T(2023, 3, 30, 10), T(2023, 10, 15, 23)]
+    for _ in range(400):
+        start = rng.choice(starts) + dt.timedelta(days=rng.choice([0, 0, rng.randrange(800)]))
+        end = start + dt.timedelta(days=rng.choice([0, 1, 6, 10, 40, 70, 400, 3000]), hours=rng.randrange(24))
+        e = Event("x", start, end, repeat=rng.choice(["none", "daily", "weekly", "monthly", "yearly"]))
+        for _ in range(15):
+            day = (start + dt.timedelta(days=rng.randrange(-20, 4000))).date()
+            assert e.occurs_on(day) == every_day_back(e, day), (e, day)
