@@ -1,14 +1,14 @@
 """A list built on first read: for ``info`` entries that cost more than most agents read.
 
 Example:
-    >>> import pickle
+    >>> import copy
     >>> xs = LazyList(lambda: [3, 1, 2])
     >>> xs.built
     False
     >>> len(xs), xs[0], xs == [3, 1, 2], xs.built
     (3, 3, True, True)
-    >>> type(pickle.loads(pickle.dumps(xs)))  # vector envs and Ray see a plain list
-    <class 'list'>
+    >>> type(copy.deepcopy(xs)), xs.__reduce__()[0]  # copied or pickled: a plain list
+    (<class 'list'>, <class 'list'>)
 """
 
 from __future__ import annotations
