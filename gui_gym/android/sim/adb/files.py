@@ -78,8 +78,11 @@ def _databases_out(sh: Shell) -> None:
         raw = sh.files.get(db.path)
         if last is None or raw == last[1]:
             continue
+        checked = sh.databases_checked.pop(db.path, None)
         if raw is None:  # deleted: the app has no data until something writes its database again
             data = db.empty()
+        elif checked is not None and checked[0] is raw:  # read when it was written (check_database)
+            data = checked[1]
         else:
             try:
                 data = db.decode(raw)
@@ -98,7 +101,7 @@ def check_database(sh: Shell, path: str, data: bytes) -> str | None:
     for db in _databases(sh):
         if db.path == path:
             try:
-                db.decode(data)
+                sh.databases_checked[path] = (data, db.decode(data))
             except StorageError as e:
                 label = sh.device.apps[db.app].label
                 return f"{path}: refused: not a database {label} can open: {e}; the app's data is unchanged"

@@ -116,6 +116,8 @@ class Shell:
         self.mtimes: dict[str, dt.datetime] = {}  # a file's or folder's last change (else the clock's now)
         #: per app database path: (fingerprint of the app's data, the file written for it) at the last sync
         self.databases_shown: dict[str, tuple[bytes, bytes | None]] = {}
+        #: a database just written at an app's path and the app's data read from it (read once)
+        self.databases_checked: dict[str, tuple[bytes, Any]] = {}
         self._screenshot = screenshot
         self.select_all = False  # Ctrl+A was pressed: the next Delete clears the whole field
 
