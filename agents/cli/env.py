@@ -2,7 +2,7 @@
 
 ::
 
-    gui-gym tasks [--env ID] [--difficulty hard] [--app contacts]
+    gui-gym tasks [--env ID] [--difficulty hard] [--app contacts] [--suite androidworld]
     gui-gym rollout [--env ID] [--env-kwargs KEY=VALUE ...] --policy oracle,random --episodes 40 [--task ID|TIER]
     gui-gym play [--env ID] [--task ID] [--seed 0] [--save-screens DIR]
 
@@ -38,18 +38,39 @@ def _make(env_id: str, **kwargs: Any) -> gym.Env:
 def cmd_tasks(args: argparse.Namespace) -> int:
     from agents.train import env_family
 
-    specs = env_family(args.env).tasks(None)
+    family = env_family(args.env)
+    specs = family.tasks(None)
+    if args.suite:
+        suites = sorted({getattr(s, "suite", "") for s in specs} - {""})
+        if args.suite not in suites:
+            print(f"error: no suite {args.suite!r}; this env has: {', '.join(suites) or 'none'}", file=sys.stderr)
+            return 2
+        specs = [s for s in specs if s.suite == args.suite]
     if args.difficulty:
         specs = [s for s in specs if s.difficulty == args.difficulty]
     if args.app:  # multi-app tasks list every app they touch
         specs = [s for s in specs if args.app in (getattr(s, "apps", ()) or (getattr(s, "app", None),))]
     width = max(len(s.id) for s in specs) if specs else 10
-    print(f"{'id':<{width}}  {'app':<9} {'tier':<7}{'kind':<11}{'milestones':>10}  template")
+    # A benchmark's own metadata (its label is the tier, its optimal steps) beside our oracle's length.
+    meta = any(getattr(s, "optimal_steps", None) is not None for s in specs)
+    oracle = getattr(family, "oracle_steps", None) if meta else None
+    head = f"{'id':<{width}}  {'app':<9} {'tier':<7}{'kind':<11}{'milestones':>10}"
+    if meta:
+        head += f"{'optimal':>8}{'oracle':>7}  {'tags':<24}"
+    print(head + "  template")
     for s in specs:
-        print(f"{s.id:<{width}}  {s.app:<9} {s.difficulty:<7}{s.kind:<11}{len(s.milestones):>10}  {s.template}")
+        row = f"{s.id:<{width}}  {s.app:<9} {s.difficulty:<7}{s.kind:<11}{len(s.milestones):>10}"
+        if meta:
+            ours = oracle(s.id) if callable(oracle) else None
+            row += f"{_dash(s.optimal_steps):>8}{_dash(ours):>7}  {','.join(s.tags) or '-':<24}"
+        print(row + "  " + s.template.replace("\n", "\\n"))
     counts = ", ".join(f"{sum(s.difficulty == t for s in specs)} {t}" for t in DIFFICULTIES)
     print(f"\n{len(specs)} tasks: {counts}")
     return 0
+
+
+def _dash(value: Any) -> str:
+    return "-" if value is None else str(value)
 
 
 def cmd_rollout(args: argparse.Namespace) -> int:
@@ -135,6 +156,7 @@ def add_parser(sub: Any) -> None:
     add_env_arguments(p, kwargs=False)
     p.add_argument("--difficulty", choices=DIFFICULTIES)
     p.add_argument("--app")
+    p.add_argument("--suite", help="one suite of the env's tasks (GuiAndroid-v0: androidworld, gui-gym)")
     p.set_defaults(func=cmd_tasks)
 
     p = sub.add_parser("rollout", help="run oracle / noisy / random policies and print success by tier")

@@ -85,6 +85,12 @@ class AndroidFamily:
 
         return select_tasks(list_tasks(), selection, "GuiAndroid-v0")
 
+    def oracle_steps(self, task_id: str) -> int:
+        """The simulator oracle's longest episode over seeds 0-2 (what the step limit is based on)."""
+        from gui_gym.android.sim.tasks import TASKS, oracle_steps
+
+        return oracle_steps(TASKS[task_id])
+
     def instruction(self, obs: Any) -> str:
         return _clean(obs)["instruction"]
 

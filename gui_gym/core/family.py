@@ -196,30 +196,40 @@ def family_matching(
 
 
 def select_tasks(specs: Iterable[TaskSpec], selection: str | Sequence[str] | None, family: str) -> list[TaskSpec]:
-    """A family's helper for :meth:`EnvFamily.tasks`: ids, tiers, comma lists, ``"all"``/``None``.
+    """A family's helper for :meth:`EnvFamily.tasks`: ids, tiers, suites, comma lists, ``"all"``/``None``.
 
-    >>> specs = [TaskSpec("A", "x", "easy", "a"), TaskSpec("B", "x", "hard", "b")]
+    A suite name (a ``TaskSpec.suite``, e.g. ``"androidworld"``) selects its tasks, and
+    ``"suite:tier"`` a tier within it.
+
+    >>> specs = [TaskSpec("A", "x", "easy", "a", suite="s1"), TaskSpec("B", "x", "hard", "b", suite="s2")]
     >>> [t.id for t in select_tasks(specs, "hard", "demo")], [t.id for t in select_tasks(specs, "B,A", "demo")]
     (['B'], ['B', 'A'])
+    >>> [t.id for t in select_tasks(specs, "s1", "demo")], [t.id for t in select_tasks(specs, "s2:hard", "demo")]
+    (['A'], ['B'])
     """
     specs = list(specs)
     by_id = {t.id: t for t in specs}
+    suites = sorted({t.suite for t in specs if t.suite})
     if selection is None or selection == "all":
         return specs
     if isinstance(selection, str):
         selection = [p.strip() for p in selection.split(",") if p.strip()]
     out: list[TaskSpec] = []
     for tid in selection:
+        suite, _, tier = str(tid).partition(":")
         if tid == "all":
             out.extend(specs)
         elif tid in DIFFICULTIES:
             out.extend(t for t in specs if t.difficulty == tid)
         elif tid in by_id:
             out.append(by_id[tid])
+        elif suite in suites and (not tier or tier in DIFFICULTIES):
+            out.extend(t for t in specs if t.suite == suite and (not tier or t.difficulty == tier))
         else:
             close = difflib.get_close_matches(str(tid), list(by_id), n=3, cutoff=0.5)
             hint = f" Did you mean {', '.join(close)}?" if close else f" `gui-gym tasks` lists the {family} tasks."
-            raise ValueError(f"unknown task id {tid!r}.{hint}")
+            named = f" Suites: {', '.join(suites)} (suite:tier selects a tier in one)." if suites else ""
+            raise ValueError(f"unknown task id {tid!r}.{hint}{named}")
     if not out:
         raise ValueError(f"no {family} tasks selected by {selection!r}")
     return list(dict.fromkeys(out))

@@ -13,8 +13,10 @@ class TaskSpec:
 
     ``milestones`` are the annotated ("Static (Human)", ADMIRE Table 3) sub-goals as
     templates with placeholders such as ``<Name>``; ``params`` names the parameters an
-    instance samples. ``difficulty`` is the tier by oracle step count: easy ≤ 5,
-    medium 6-10, hard ≥ 11.
+    instance samples. ``difficulty`` is the tier: a benchmark's own label where the task comes
+    from one (``suite``), else by oracle step count (easy ≤ 5, medium 6-10, hard ≥ 11).
+    ``optimal_steps`` and ``tags`` are the benchmark's metadata (``None``/empty for a family's
+    own tasks).
     """
 
     id: str
@@ -25,6 +27,9 @@ class TaskSpec:
     params: tuple[str, ...] = ()
     kind: str = "action"  # "action", "question" or "infeasible"
     apps: tuple[str, ...] = field(default=())
+    suite: str = ""
+    optimal_steps: int | None = None
+    tags: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.difficulty not in DIFFICULTIES:

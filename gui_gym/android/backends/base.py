@@ -215,8 +215,18 @@ def require(backend: object, capability: str, what: str) -> None:
 
 def sample_params(task: Any, rng: np.random.Generator, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A task instance's parameters: drawn from ``rng`` as the simulator draws them, updated with
-    ``params`` (every backend draws them the same way, so a seed means one instance everywhere)."""
-    p = task.sample(rng)
+    ``params`` (every backend draws them the same way, so a seed means one instance everywhere).
+
+    For a task that draws as a benchmark does from its own instance seeds (AndroidWorld's),
+    ``params={"seed": s}`` asks for that benchmark's instance ``s``."""
+    seed = params.get("seed") if params else None
+    sample_seed = getattr(task, "sample_seed", None)
+    if seed is not None and callable(sample_seed):
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"params['seed'] must be a non-negative integer, got {seed!r}")
+        p = sample_seed(int(seed))
+    else:
+        p = task.sample(rng)
     return {**p, **params} if params else p
 
 

@@ -1,18 +1,41 @@
-"""The task suite: every :class:`~gui_gym.android.sim.tasks.base.TaskTemplate`, by id."""
+"""The phone's tasks: every :class:`~gui_gym.android.sim.tasks.base.TaskTemplate`, by id.
+
+Two suites: gui-gym's own tasks (``suite="gui-gym"``, each app's ``tasks`` module and the
+multi-app tasks) and AndroidWorld's (``suite="androidworld"``, each app's ``androidworld``
+module, see :mod:`gui_gym.android.sim.tasks.androidworld`). An app adds tasks to a suite by
+having the module; nothing else registers them.
+"""
 
 from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 
 from gui_gym.android.sim.apps import PACKAGES
 from gui_gym.android.sim.tasks import multi_app
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, TaskTemplate
 from gui_gym.core.task import TaskSpec
 
-# Each app's tasks, in launcher order, then the tasks that span apps. (An app's tasks import
-# this package's base; they are imported from here, which gui_gym.android always imports first.)
-_MODULES = (*(importlib.import_module(f"gui_gym.android.sim.apps.{p}.tasks") for p in PACKAGES), multi_app)
+#: The modules of an app's folder that hold tasks, one per suite (an app may lack any of them).
+SUITE_MODULES = ("tasks", "androidworld")
+
+
+def _task_modules() -> list:
+    """Each app's task modules, in launcher order, then the tasks that span apps. (An app's tasks
+    import this package's base; they are imported from here, which gui_gym.android imports first.)"""
+    out = []
+    for name in SUITE_MODULES:
+        for package in PACKAGES:
+            module = f"gui_gym.android.sim.apps.{package}.{name}"
+            if importlib.util.find_spec(module) is not None:
+                out.append(importlib.import_module(module))
+        if name == "tasks":
+            out.append(multi_app)
+    return out
+
+
+_MODULES = _task_modules()
 
 TASKS: dict[str, TaskTemplate] = {}
 for _module in _MODULES:
@@ -23,12 +46,14 @@ for _module in _MODULES:
         TASKS[_t.id] = _t
 
 
-def list_tasks(difficulty: str | None = None, app: str | None = None) -> list[TaskSpec]:
-    """Specs of every task, optionally of one tier or one app."""
+def list_tasks(difficulty: str | None = None, app: str | None = None, suite: str | None = None) -> list[TaskSpec]:
+    """Specs of every task, optionally of one tier, one app or one suite."""
     return [
         t.spec()
         for t in TASKS.values()
-        if (difficulty is None or t.difficulty == difficulty) and (app is None or app in (t.apps or (t.app,)))
+        if (difficulty is None or t.difficulty == difficulty)
+        and (app is None or app in (t.apps or (t.app,)))
+        and (suite is None or t.suite == suite)
     ]
 
 

@@ -52,6 +52,9 @@ class TaskTemplate:
     """
 
     id: ClassVar[str] = ""
+    suite: ClassVar[str] = "gui-gym"  # the task list it belongs to (``task="gui-gym"`` selects it)
+    optimal_steps: ClassVar[int | None] = None  # a benchmark's own figure, where it has one
+    tags: ClassVar[tuple[str, ...]] = ()
     app: ClassVar[str] = ""
     apps: ClassVar[tuple[str, ...]] = ()  # every app the task touches (defaults to (app,))
     difficulty: ClassVar[str] = "easy"
@@ -72,6 +75,11 @@ class TaskTemplate:
 
     def oracle(self, o: Oracle) -> str:
         raise NotImplementedError
+
+    def score(self, dev: Device, params: Params, answer: str | None, status: str | None) -> float:
+        """The task's score in [0, 1]: 1.0 when :meth:`check` holds, else 0.0. A composite task
+        overrides it with the share of its sub-tasks done (AndroidWorld's composite tasks)."""
+        return float(self.check(dev, params, answer, status))
 
     # -- provided ------------------------------------------------------------------------
     def clock(self, rng: np.random.Generator) -> dt.datetime:
@@ -106,6 +114,9 @@ class TaskTemplate:
             params=tuple(re.findall(r"{(\w+)", self.template)),
             kind=self.kind,
             apps=self.apps or (self.app,),
+            suite=self.suite,
+            optimal_steps=self.optimal_steps,
+            tags=self.tags,
         )
 
 
