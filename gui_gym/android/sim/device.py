@@ -79,6 +79,7 @@ class DeviceState:
     step: int = 0
     touches: list[tuple[int, int]] = field(default_factory=list)
     events: list[str] = field(default_factory=list)  # app events for checks (e.g. "sms_sent")
+    clipboard: str = ""  # the primary clip's text
 
 
 DEFAULT_SETTINGS = {

@@ -2,7 +2,8 @@
 
 Two suites: gui-gym's own tasks (``suite="gui-gym"``, each app's ``tasks`` module and the
 multi-app tasks) and AndroidWorld's (``suite="androidworld"``, each app's ``androidworld``
-module, see :mod:`gui_gym.android.sim.tasks.androidworld`). An app adds tasks to a suite by
+module and its information-retrieval tasks in ``questions``, see
+:mod:`gui_gym.android.sim.tasks.androidworld`). An app adds tasks to a suite by
 having the module; nothing else registers them.
 """
 
@@ -18,7 +19,7 @@ from gui_gym.android.sim.tasks.base import Milestone, Oracle, TaskTemplate
 from gui_gym.core.task import TaskSpec
 
 #: The modules of an app's folder that hold tasks, one per suite (an app may lack any of them).
-SUITE_MODULES = ("tasks", "androidworld")
+SUITE_MODULES = ("tasks", "androidworld", "questions")
 
 
 def _task_modules() -> list:
