@@ -13,8 +13,11 @@ What is measured (every figure comes from this one process run, so ratios are li
   and 1080x2400, the full device size). The env is driven by a fixed, seeded mix of actions
   that really exercise the device: the task oracle's next action (55%), a tap on a random
   clickable element of ``info["ui_elements"]`` (25%, as AndroidLab text or AndroidWorld
-  index), a swipe / AndroidWorld scroll (10%) and Back (10%), over the whole task pool,
-  resetting whenever an episode ends. The oracle action is computed *inside* the env's step
+  index), a swipe / AndroidWorld scroll (10%) and Back (10%), over gui-gym's own suite,
+  resetting whenever an episode ends. AndroidWorld's suite runs the same mix in text and pixel
+  mode (540x1200) in the same rounds, with every task's reset timed: its targets are the own
+  suite's text speed and pixel ratio to android_env within 10%, and <= 1 ms per reset for the
+  slowest task. The oracle action is computed *inside* the env's step
   (by a small wrapper, so that vector workers can do it too) and is part of the measured step
   time: a conservative choice. steps/s is ``steps / (time in env.step + time in env.reset)``;
   the driver's own bookkeeping is left out. Reset time is the mean over the run's resets,
@@ -120,7 +123,10 @@ class OracleActions(gym.Wrapper):
             return obs, 0.0, False, True, {"ui_elements": [], "bench_error": f"{type(e).__name__}: {e}"}
 
 
-POOL: list[str] = list(TASKS)  # the tasks every env samples from (see usable_tasks)
+POOL: list[str] = [t for t in TASKS if TASKS[t].suite == "gui-gym"]  # the own suite (see usable_tasks)
+AW_POOL: list[str] = [t for t in TASKS if TASKS[t].suite == "androidworld"]  # AndroidWorld's suite
+SUITE_TOLERANCE = 0.10  # AndroidWorld's suite within 10% of the own suite's text and pixel speed
+AW_RESET_TARGET_MS = 1.0  # every AndroidWorld task's reset (wall, text)
 
 
 def make_env(
@@ -144,11 +150,12 @@ def tap_action(ui_elements: Any, rng: np.random.Generator) -> Any:
     return {"action_type": "click", "index": i}  # AndroidWorld dict
 
 
-def usable_tasks() -> tuple[list[str], dict[str, str]]:
-    """Tasks whose reset works (a task being edited in the working tree may not); the others, with why."""
+def usable_tasks(pool: list[str]) -> tuple[list[str], dict[str, str]]:
+    """Tasks of ``pool`` whose reset works (a task being edited in the working tree may not); the
+    others, with why."""
     env = gym.make("GuiAndroid-v0")
     good, bad = [], {}
-    for tid in TASKS:
+    for tid in pool:
         try:
             env.reset(seed=0, options={"task": tid})
             good.append(tid)
@@ -265,15 +272,18 @@ def proc_cpu(pids: list[int]) -> float:
 
 
 # -- gui-gym measurements ------------------------------------------------------------------
-def bench_single(obs_mode: str, size: tuple[int, int], max_steps: int, seconds: float, seed: int) -> Result:
-    env = make_env(obs_mode, size)
-    for tid in POOL:  # warm-up: one reset per task (fills per-task caches, e.g. the step limit)
+def bench_single(
+    obs_mode: str, size: tuple[int, int], max_steps: int, seconds: float, seed: int, suite: str = "gui-gym"
+) -> Result:
+    pool = POOL if suite == "gui-gym" else AW_POOL
+    env = make_env(obs_mode, size, tuple(pool))
+    for tid in pool:  # warm-up: one reset per task (fills per-task caches, e.g. the step limit)
         env.reset(options={"task": tid})
     _obs, info = env.reset(seed=seed)
     wrapper: OracleActions = env  # type: ignore[assignment]
     wrapper.oracle_s, wrapper.oracle_calls = 0.0, 0
     driver = Driver(seed)
-    res = Result(f"gui-gym {obs_mode} {size[0]}x{size[1]}")
+    res = Result(f"{suite} {obs_mode} {size[0]}x{size[1]}")
     ends: Counter[str] = Counter()
     deadline = wall() + seconds
     while res.steps < max_steps and wall() < deadline:
@@ -351,12 +361,12 @@ def bench_vector(
         envs.close()
 
 
-def bench_resets(reps: int, seed: int) -> dict[str, float]:
-    """Mean reset ms (wall) per task, text mode, after one warm-up reset per task."""
-    env = make_env("text")
+def bench_resets(reps: int, seed: int, pool: list[str]) -> dict[str, float]:
+    """Mean reset ms (wall) per task of ``pool``, text mode, after one warm-up reset per task."""
+    env = make_env("text", pool=tuple(pool))
     env.reset(seed=seed)
     out = {}
-    for tid in POOL:
+    for tid in pool:
         env.reset(options={"task": tid})
         t0 = wall()
         for _ in range(reps):
@@ -589,12 +599,16 @@ def main(argv: list[str] | None = None) -> int:
         f"budget: <= {max_steps} env-steps or <= {seconds:g} s per configuration, in {rounds} interleaved "
         f"round(s){' (--quick)' if args.quick else ''}; load average at start {load()}"
     )
-    good, bad = usable_tasks()
+    good, bad = usable_tasks(POOL)
     if not good:
         print("no task of gui_gym resets without error: nothing to measure", file=sys.stderr)
         return 1
     POOL[:] = good
-    print(f"tasks ({len(good)}): {', '.join(good)}")
+    aw_good, aw_bad = usable_tasks(AW_POOL)
+    AW_POOL[:] = aw_good
+    bad.update(aw_bad)
+    print(f"gui-gym suite ({len(good)}): {', '.join(good)}")
+    print(f"androidworld suite ({len(aw_good)}): {', '.join(aw_good)}")
     if bad:
         print(f"left out, reset raises ({len(bad)}): " + "; ".join(f"{k} ({v})" for k, v in bad.items()))
     print(
@@ -620,6 +634,9 @@ def main(argv: list[str] | None = None) -> int:
     cap = max(1, -(-max_steps // rounds))
     sizes = (DEFAULT_SIZE, FULL_SIZE)
     single_cfgs = (("text", DEFAULT_SIZE), ("both", DEFAULT_SIZE), ("pixels", DEFAULT_SIZE), ("pixels", FULL_SIZE))
+    # AndroidWorld's suite, next to the own suite's rows of the same round.
+    aw_cfgs = (("text", DEFAULT_SIZE), ("pixels", DEFAULT_SIZE)) if AW_POOL else ()
+    aw_singles: dict[tuple[str, tuple[int, int]], Result] = {}
     vector_cfgs: list[tuple[str, dict[str, Any], dict[str, Any]]] = [("sync", {}, {})]
     if not args.no_async:
         vector_cfgs += [("async", {}, {}), ("async", {"shared_memory": False}, {}), ("async", {}, NO_INFO_ELEMENTS)]
@@ -635,6 +652,9 @@ def main(argv: list[str] | None = None) -> int:
         seed = args.seed + 1000 * rnd
         for mode, size in single_cfgs:
             singles[(mode, size)] = merge(singles.get((mode, size)), bench_single(mode, size, cap, per, seed))
+            if (mode, size) in aw_cfgs:
+                one = bench_single(mode, size, cap, per, seed, "androidworld")
+                aw_singles[(mode, size)] = merge(aw_singles.get((mode, size)), one)
             if mode == "pixels" and why_not is None and not anchor_failed:
                 try:
                     anchor[size] = merge(anchor.get(size), bench_android_env(size, task_path, cap, per, seed))
@@ -659,8 +679,9 @@ def main(argv: list[str] | None = None) -> int:
             if why_not is None:
                 anchor_bare[size] = merge(anchor_bare.get(size), bench_fake_screenshot(size, cap, per / 2))
     tmp.cleanup()
-    resets_by_task = bench_resets(5 if args.quick else 40, args.seed)
-    rows: list[Result] = [singles[c] for c in single_cfgs]
+    resets_by_task = bench_resets(5 if args.quick else 40, args.seed, POOL)
+    aw_resets = bench_resets(5 if args.quick else 40, args.seed, AW_POOL) if AW_POOL else {}
+    rows: list[Result] = [singles[c] for c in single_cfgs] + [aw_singles[c] for c in aw_cfgs]
     vectors = [vec[i] for i in sorted(vec)]
     text_results = [singles[("text", DEFAULT_SIZE)], *vectors]
     text_ids = {id(r) for r in text_results}
@@ -682,8 +703,8 @@ def main(argv: list[str] | None = None) -> int:
         if id(r) in text_ids:
             target = f">= {TEXT_TARGET_PER_CORE:,.0f}/s/core"
             status = ok(r.per_core >= TEXT_TARGET_PER_CORE)
-        elif r.name.startswith("gui-gym pixels"):
-            size = DEFAULT_SIZE if r is singles[("pixels", DEFAULT_SIZE)] else FULL_SIZE
+        elif r.name.split()[1] == "pixels":
+            size = FULL_SIZE if r is singles[("pixels", FULL_SIZE)] else DEFAULT_SIZE
             rc, rw = ratios(r, anchor.get(size))
             target, rt = f">= {PIXEL_TARGET_RATIO:g}x android_env fake", f"{rx(rc)} / {rx(rw)}"
             status = ok(None if rc != rc else rc >= PIXEL_TARGET_RATIO)
@@ -787,6 +808,27 @@ def main(argv: list[str] | None = None) -> int:
                 f"  {r.name} >= {VECTOR_TARGET_RATIO:g}x one env by wall clock: {rx(ratio)} "
                 f"-> {ok(ratio >= VECTOR_TARGET_RATIO if os.cpu_count() and os.cpu_count() >= 2 else None)}"
             )
+    if aw_cfgs:
+        own_t, aw_t = singles[("text", DEFAULT_SIZE)], aw_singles[("text", DEFAULT_SIZE)]
+        text_share = div(aw_t.per_core, own_t.per_core)
+        own_px, _ = ratios(singles[("pixels", DEFAULT_SIZE)], anchor.get(DEFAULT_SIZE))
+        aw_px, _ = ratios(aw_singles[("pixels", DEFAULT_SIZE)], anchor.get(DEFAULT_SIZE))
+        px_share = div(aw_px, own_px)
+        slow = max(aw_resets.items(), key=lambda kv: kv[1])
+        print(
+            f"  androidworld suite text within {SUITE_TOLERANCE:.0%} of the own suite's (per core): "
+            f"{fmt(aw_t.per_core)} vs {fmt(own_t.per_core)} = {rx(text_share)} "
+            f"-> {ok(text_share >= 1 - SUITE_TOLERANCE)}"
+        )
+        print(
+            f"  androidworld suite pixel ratio to android_env fake within {SUITE_TOLERANCE:.0%} of the own suite's: "
+            f"{rx(aw_px)} vs {rx(own_px)} -> {ok(None if px_share != px_share else px_share >= 1 - SUITE_TOLERANCE)}"
+        )
+        print(
+            f"  androidworld reset <= {AW_RESET_TARGET_MS:g} ms for every task (text, wall): slowest {slow[0]} "
+            f"{slow[1]:.2f} ms -> {ok(slow[1] <= AW_RESET_TARGET_MS)}; by task, slowest first: "
+            + ", ".join(f"{k} {v:.2f}" for k, v in sorted(aw_resets.items(), key=lambda kv: -kv[1])[:8])
+        )
     print(f"\ntotal wall time {wall() - t_all:.1f} s; load average at end {load()}")
     return 0
 

@@ -41,7 +41,8 @@ def test_oracle_solves_task(task_id: str) -> None:
         progress = [info0["progress"]] + [inf["progress"] for *_, inf in steps]
         assert progress == sorted(progress), f"{where}: progress went backwards {progress}"
         n = len(steps)
-        assert lo <= n <= hi, f"{where}: {n} oracle steps is outside the {task.difficulty} tier [{lo}, {hi}]"
+        if task.suite == "gui-gym":  # a benchmark's tasks carry its own label, not our oracle's length
+            assert lo <= n <= hi, f"{where}: {n} oracle steps is outside the {task.difficulty} tier [{lo}, {hi}]"
 
 
 @pytest.mark.parametrize("task_id", TASK_IDS)
@@ -162,7 +163,9 @@ def test_instructions_and_milestones_are_filled_in(task_id: str) -> None:
         assert text and not re.search(r"[{}]", text), f"unfilled instruction {text!r}"
         for m in task.milestone_texts(env.unwrapped.params):
             assert m and not re.search(r"<[A-Z]\w*>", m), f"unfilled milestone {m!r}"
-    if task.spec().params:
+    # AndroidWorld's goals are checked byte for byte against its own (test_androidworld_parity.py);
+    # some are one fixed text whatever the seed.
+    if task.spec().params and task.suite == "gui-gym":
         assert len(instructions) >= 2, f"{task_id}: every seed gives the same instruction"
 
 

@@ -117,7 +117,7 @@ class Table:
             if kind[0] != "table":
                 raise StorageError(f"{self.name!r} is a {kind[0]}, not the app's table")
             lower = [n.lower() for n in found]
-            missing = [n for n in self.names if n not in lower]
+            missing = [n for n in self.names if n.lower() not in lower]  # SQLite names ignore case
             if missing:
                 raise StorageError(f"table {self.name!r} lacks the column(s) {', '.join(missing)}")
             try:  # the app's columns only: another column may be computed on read
@@ -175,3 +175,37 @@ def check_text(row: Mapping[str, Any], name: str, nullable: bool = False) -> str
     if not isinstance(v, str):
         raise StorageError(f"column {name!r} holds {v!r}; the app stores text there")
     return v
+
+
+def apply_wal(raw: bytes, wal: bytes) -> bytes:
+    """The database file ``raw`` as SQLite opens it next to its write-ahead log ``wal`` (the
+    ``-wal`` file): the committed frames of the log applied, the whole as one database image. A
+    log that does not belong to the file (another salt, a broken checksum) adds nothing, as in
+    SQLite; a pair SQLite cannot open raises :class:`StorageError`.
+
+    Both are data from outside: they are read in a private temporary folder, bounded in size.
+    """
+    import os
+    import tempfile
+
+    for name, blob in (("database", raw), ("write-ahead log", wal)):
+        if len(blob) > MAX_DATABASE_BYTES:
+            raise StorageError(f"a {name} of {len(blob)} bytes; at most {MAX_DATABASE_BYTES}")
+    with tempfile.TemporaryDirectory(prefix="gui-gym-wal-") as folder:
+        path = os.path.join(folder, "app.db")
+        with open(path, "wb") as f:
+            f.write(raw)
+        with open(path + "-wal", "wb") as f:
+            f.write(wal)
+        try:
+            con = sqlite3.connect(path)
+        except sqlite3.Error as e:
+            raise StorageError(f"an unreadable SQLite database ({e})") from None
+        try:
+            con.execute("PRAGMA trusted_schema = 0")
+            con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return con.serialize()
+        except sqlite3.Error as e:
+            raise StorageError(f"the database and its write-ahead log cannot be read together ({e})") from None
+        finally:
+            con.close()

@@ -5,7 +5,8 @@ description, location, repeat rule). Screens: the day view (events of the select
 previous/next day arrows, the date header and a toolbar icon open a "Go to date" picker,
 "Go to today"; long-press menu: Edit / Delete; a FAB for a new event) and the event editor
 (title, location, description; start and end date/time rows opening the date and time
-pickers; a Repeat row; Save, and Delete for an existing event, with a confirm dialog).
+pickers; a Repeat row, and for a weekly event a "Repeat on" row opening the weekday checkboxes
+and the "Forever" limit; Save, and Delete for an existing event, with a confirm dialog).
 """
 
 from __future__ import annotations
@@ -14,7 +15,17 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 from gui_gym.android.sim.apps.base import App
-from gui_gym.android.sim.apps.calendar.data import LABEL, PKG, REPEAT_LABEL, REPEATS, CalendarData, Event
+from gui_gym.android.sim.apps.calendar.data import (
+    LABEL,
+    PKG,
+    REPEAT_LABEL,
+    REPEATS,
+    WEEKDAYS,
+    CalendarData,
+    Event,
+    implied_rule,
+    weekday_names,
+)
 from gui_gym.android.sim.apps.calendar.storage import DATABASE
 from gui_gym.android.sim.widgets import (
     FIELD_H,
@@ -22,6 +33,7 @@ from gui_gym.android.sim.widgets import (
     UI,
     AlertDialog,
     DatePickerDialog,
+    Dialog,
     Inapplicable,
     MenuDialog,
     Screen,
@@ -170,8 +182,40 @@ def _confirm(e: Event) -> AlertDialog:
     return AlertDialog("on_delete", "Delete event?", msg, [("Cancel", None), ("Delete", "delete")])
 
 
+class WeekdaysDialog(Dialog):
+    """The weekly repetition's days (the app's ``RepeatRuleWeeklyDialog``): a checkbox per
+    weekday, Sunday first as on a phone in the US locale (``isSundayFirst``), Cancel/OK; OK passes
+    the checked days' bits (Monday 1 ... Sunday 64)."""
+
+    def __init__(self, handler: str, bits: int) -> None:
+        super().__init__(handler, "")
+        self.bits = bits
+
+    def build(self, ui: UI, dev: Device) -> None:
+        panel = ui.dialog_panel(self, height=60 + 7 * 138 + 160)
+        ui.spacer(20)
+        with ui.group(rid=f"{PKG}:id/dialog_vertical_linear_layout"):
+            for i in (6, 0, 1, 2, 3, 4, 5):
+                ui.checkbox(WEEKDAYS[i], bool(self.bits >> i & 1), lambda on, b=1 << i: self._toggle(b, on))
+        ui.dialog_buttons(self, [("Cancel", None), ("OK", "ok")])
+        ui.end_panel(panel)
+
+    def _toggle(self, bit: int, on: bool) -> None:
+        self.bits = self.bits | bit if on else self.bits & ~bit
+
+    def finish(self, dev: Device, value: object) -> str | None:
+        return super().finish(dev, None if value is None else ("rule", self.bits))
+
+
 class EventEditor(Screen):
-    """Create (``uid=None``) or edit an event."""
+    """Create (``uid=None``) or edit an event.
+
+    The repetition is kept as the app keeps it (``EventActivity``): an interval and a rule.
+    Choosing Weekly sets the rule to the start's weekday, Monthly or Yearly to the same day;
+    Daily and No repetition leave the rule as it was (so an event made weekly, then daily, is
+    stored with the weekday's bit, as the app stores it). Moving the start date of a weekly event
+    on one weekday moves that weekday; unticking every weekday ends the repetition.
+    """
 
     FIELDS = (("title", "Title"), ("location", "Location"), ("description", "Description"))
 
@@ -185,9 +229,10 @@ class EventEditor(Screen):
         super().__init__()
         self.uid = uid
         self.repeat = "none"
+        self.rule = 0  # the app's repeat_rule (mRepeatRule)
         if event is not None:
             self.form = {"title": event.title, "location": event.location, "description": event.description}
-            start, end, self.repeat = event.start, event.end, event.repeat
+            start, end, self.repeat, self.rule = event.start, event.end, event.repeat, event.repeat_rule
         assert start is not None and end is not None
         self.start, self.end = start, end
         self.focus = "title" if uid is None else None
@@ -243,6 +288,16 @@ class EventEditor(Screen):
             rid=f"{PKG}:id/event_repetition",
             label="Repeat",
         )
+        if self.repeat == "weekly":
+            ui.row(
+                "Repeat on",
+                weekday_names(self.rule, short=True),
+                on_tap=lambda: self._pick_weekdays(dev),
+                rid=f"{PKG}:id/event_repetition_rule_holder",
+                label="Repeat on",
+            )
+        if self.repeat != "none":
+            ui.row("Repeat", "Forever", rid=f"{PKG}:id/event_repetition_limit_holder", label="Repeat till")
 
     # -- pickers ------------------------------------------------------------------------------
     def _pick_date(self, dev: Device, which: str) -> str:
@@ -264,8 +319,23 @@ class EventEditor(Screen):
         )
         return f'Open the "Repeat" options in {LABEL}'
 
+    def _pick_weekdays(self, dev: Device) -> str:
+        self.focus = None
+        dev.open_dialog(WeekdaysDialog("on_weekdays", self.rule))
+        return f'Open the "Repeat on" weekdays in {LABEL}'
+
+    def on_weekdays(self, dev: Device, value: tuple[str, int]) -> str:
+        self.rule = value[1]
+        if self.rule == 0:  # no weekday left: the event no longer repeats
+            self.repeat = "none"
+            return f"Untick every weekday: the event no longer repeats in {LABEL}"
+        return f"Set the event to repeat on {weekday_names(self.rule)} in {LABEL}"
+
     def _set_start(self, start: dt.datetime) -> str:
-        """Move the start; the end moves with it, keeping the duration (as the real app does)."""
+        """Move the start; the end moves with it, keeping the duration (as the real app does). A
+        weekly event on one weekday moves to the new start's weekday."""
+        if self.repeat == "weekly" and self.rule in {1 << i for i in range(7)}:
+            self.rule = implied_rule("weekly", start)
         self.end, self.start = start + (self.end - self.start), start
         return f"Set the event start to {start:%a, %b %-d, %Y %H:%M} (end {self.end:%a, %b %-d, %Y %H:%M}) in {LABEL}"
 
@@ -285,6 +355,8 @@ class EventEditor(Screen):
 
     def on_repeat(self, dev: Device, value: str) -> str:
         self.repeat = value
+        if value in ("weekly", "monthly", "yearly"):
+            self.rule = implied_rule(value, self.start)
         return f'Set the event repetition to "{REPEAT_LABEL[value]}" in {LABEL}'
 
     # -- actions ------------------------------------------------------------------------------
@@ -309,6 +381,10 @@ class EventEditor(Screen):
             for k, v in values.items():
                 setattr(e, k, v)
             e.start, e.end, e.repeat = self.start, self.end, self.repeat
+        e.rule = None if self.rule == implied_rule(self.repeat, self.start) else self.rule
+        # what the app writes on every save: the time (ms) and a local event's source
+        e.extra.update(last_updated=int((dev.state.now - dt.datetime(1970, 1, 1)).total_seconds()) * 1000)
+        e.extra.update(source="simple-calendar")
         dev.pop()
         dev.toast("Event saved")
         return f'Save the event "{e.title}" in {LABEL}'

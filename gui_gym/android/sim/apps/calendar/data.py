@@ -20,9 +20,30 @@ REPEATS = (
     ("yearly", "Yearly"),
 )
 REPEAT_LABEL = dict(REPEATS)
+#: the app's ``repeat_rule`` of a monthly or yearly event repeating on the same day of the month
+REPEAT_SAME_DAY = 1
+#: the weekdays as the app's weekly ``repeat_rule`` bits name them (Monday 1 ... Sunday 64)
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+#: a weekly ``repeat_rule`` with every weekday set (the app shows it as "Every day")
+EVERY_DAY_BITS = 127
 #: the most days between two starts of a repeating event, less one: a weekly one 7; a monthly one
 #: on the 31st 62 (May 31 to July 31); a yearly one on February 29 eight years (2096 to 2104)
 _LONGEST_GAP = {"weekly": 6, "monthly": 61, "yearly": 366 * 8}
+
+
+def implied_rule(repeat: str, start: dt.datetime) -> int:
+    """The ``repeat_rule`` the app gives a repetition when it is chosen: the start's weekday bit for
+    a weekly one (Monday 1 ... Sunday 64), the same day for a monthly or yearly one, else 0."""
+    if repeat == "weekly":
+        return 1 << start.weekday()
+    return REPEAT_SAME_DAY if repeat in ("monthly", "yearly") else 0
+
+
+def weekday_names(bits: int, short: bool = False) -> str:
+    """The weekdays of a weekly rule as the editor's "Repeat on" row shows them ("Mon, Wed")."""
+    if bits & EVERY_DAY_BITS == EVERY_DAY_BITS:
+        return "Every day"
+    return ", ".join(d[:3] if short else d for i, d in enumerate(WEEKDAYS) if bits >> i & 1)
 
 
 @dataclass
@@ -37,6 +58,15 @@ class Event:
     #: the database columns the simulator does not model (reminders, attendees, colour, ...),
     #: kept as a pushed database set them (:mod:`~gui_gym.android.sim.apps.calendar.storage`)
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the app's ``repeat_rule`` where it is not the one ``repeat`` implies (:func:`implied_rule`):
+    #: the weekdays of a weekly event on several days, or the rule the app's editor leaves on an
+    #: event whose repetition was changed from weekly to daily or none; ``None``: the implied one
+    rule: int | None = None
+
+    @property
+    def repeat_rule(self) -> int:
+        """The ``repeat_rule`` the app stores for the event."""
+        return implied_rule(self.repeat, self.start) if self.rule is None else self.rule
 
     def _starts_on(self, day: dt.date) -> bool:
         first = self.start.date()
@@ -45,7 +75,8 @@ class Event:
         if self.repeat == "daily":
             return True
         if self.repeat == "weekly":
-            return (day - first).days % 7 == 0
+            # every week on the rule's weekdays (the first occurrence is the event itself)
+            return day == first or bool(self.repeat_rule >> day.weekday() & 1)
         if self.repeat == "monthly":
             return day.day == first.day
         if self.repeat == "yearly":

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from gui_gym.android.sim.apps.calendar.app import DayView, EventEditor
-from gui_gym.android.sim.apps.calendar.data import LABEL, REPEAT_LABEL, CalendarData, Event
-from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate, answer_matches, normalize_answer
+from gui_gym.android.sim.apps.calendar.data import LABEL, CalendarData, Event
+from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate, normalize_answer
 from gui_gym.android.sim.tasks.data import EVENT_TITLES, SENTENCES, people, pick
-from gui_gym.android.sim.widgets import AlertDialog, DatePickerDialog, MenuDialog, TimePickerDialog
+from gui_gym.android.sim.widgets import AlertDialog, DatePickerDialog, MenuDialog
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device
@@ -31,7 +31,6 @@ LOCATIONS = (
     "Town Hall",
 )
 DURATIONS = (30, 45, 60, 90, 120)
-NEW_DURATIONS = (15, 30, 45, 90, 120)  # never the editor's default 1 h, so the end time always needs setting
 
 
 def db(dev: Device) -> CalendarData:
@@ -123,11 +122,6 @@ def viewing(dev: Device, day: dt.date) -> bool:
 
 def new_editor(dev: Device) -> EventEditor | None:
     return next((s for s in reversed(screens(dev)) if isinstance(s, EventEditor) and s.uid is None), None)
-
-
-def editor_has(dev: Device, test: Any) -> bool:
-    s = new_editor(dev)
-    return s is not None and bool(test(s))
 
 
 def editing(dev: Device, uid: int) -> bool:
@@ -225,146 +219,7 @@ def delete_step(o: Oracle, uid: int, day: dt.date) -> str:
     return reveal_event(o, title) or o.long_press(event_row(o, title))
 
 
-def add_event_step(
-    o: Oracle, title: str, description: str, start: dt.datetime, end: dt.datetime, repeat: str = "none"
-) -> str:
-    """One step toward saving a new event with these values through the editor."""
-    if o.app != "calendar":
-        return o.launch(LABEL)
-    s = o.screen
-    if isinstance(s, EventEditor) and s.uid is None:
-        d = s.dialog
-        if isinstance(d, DatePickerDialog):
-            return pick_date(o, d, (start if d.handler == "on_start_date" else end).date())
-        if isinstance(d, TimePickerDialog):
-            return pick_time(o, (start if d.handler == "on_start_time" else end).time())
-        if isinstance(d, MenuDialog) and d.handler == "on_repeat":
-            return o.tap(o.find(REPEAT_LABEL[repeat], role="menuitem"))
-        if d is not None:
-            return o.back()
-        act = o.fill_form([("Title", title), ("Description", description)])
-        if act is not None:
-            return act
-        for which, want in (("start", start), ("end", end)):
-            have: dt.datetime = getattr(s, which)
-            if have != want:
-                part = "date" if have.date() != want.date() else "time"
-                return o.tap(o.find(label=f"{which.title()} {part}"))
-        if s.repeat != repeat:
-            return o.tap(o.find(role="row", label="Repeat"))
-        return o.tap(o.find(desc="Save"))
-    if isinstance(s, DayView) and s.dialog is None:
-        return o.tap(o.find(desc="New event"))
-    return o.back()
-
-
 # ----------------------------------------------------------------------------- templates
-
-
-def _saved(dev: Device, p: Params) -> bool:
-    return any(
-        e.title.lower() == p["title"].lower()
-        and e.start == p["start"]
-        and e.end == p["end"]
-        and e.description.lower() == p["description"].lower()
-        and e.repeat == p["repeat"]
-        for e in db(dev).events
-    )
-
-
-def _same(a: str, b: str) -> bool:
-    return a.strip().lower() == b.lower()
-
-
-def _add_milestones(repeat: bool) -> tuple[Milestone, ...]:
-    ms = [
-        Milestone(f"Open {LABEL}", lambda d, p: in_app(d)),
-        Milestone("Open the form to create a new event", lambda d, p: new_editor(d) is not None),
-        Milestone(
-            'Enter the title "<Title>"',
-            lambda d, p: editor_has(d, lambda s: _same(s.form.get("title", ""), p["title"])),
-        ),
-        Milestone(
-            'Enter the description "<Description>"',
-            lambda d, p: editor_has(d, lambda s: _same(s.form.get("description", ""), p["description"])),
-        ),
-        Milestone("Set the start to <Start>", lambda d, p: editor_has(d, lambda s: s.start == p["start"])),
-        Milestone("Set the end to <End>", lambda d, p: editor_has(d, lambda s: s.end == p["end"])),
-    ]
-    if repeat:
-        ms.append(
-            Milestone("Make the event repeat <Repeat>", lambda d, p: editor_has(d, lambda s: s.repeat == p["repeat"]))
-        )
-    ms.append(Milestone('Save the event "<Title>"', _saved))
-    return tuple(ms)
-
-
-class SimpleCalendarAddOneEvent(TaskTemplate):
-    id = "SimpleCalendarAddOneEvent"
-    app = "calendar"
-    difficulty = "hard"
-    template = (
-        "In Simple Calendar Pro, create a calendar event on {date} at {hour}h with the title '{title}' and "
-        "the description '{description}'. The event should last for {minutes} mins."
-    )
-    placeholders: ClassVar[dict[str, str]] = {
-        "Title": "title",
-        "Description": "description",
-        "Start": "start_text",
-        "End": "end_text",
-    }
-    milestones = _add_milestones(repeat=False)
-    repeat = "none"
-
-    def clock(self, rng: np.random.Generator) -> dt.datetime:
-        return calendar_clock(rng)
-
-    def sample(self, rng: np.random.Generator) -> Params:
-        return {
-            "title": pick(rng, EVENT_TITLES),
-            "description": pick(rng, SENTENCES),
-            "offset": int(rng.integers(3, 36)),
-            "hour": int(rng.integers(8, 19)),
-            "minutes": pick(rng, NEW_DURATIONS),
-            "repeat": self.repeat,
-            "repeat_label": REPEAT_LABEL[self.repeat].lower(),
-        }
-
-    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
-        day = today(dev) + dt.timedelta(days=p["offset"])
-        p["date"] = day.isoformat()
-        p["start"] = at(day, p["hour"])
-        p["end"] = p["start"] + dt.timedelta(minutes=p["minutes"])
-        p["start_text"] = f"{p['start']:%Y-%m-%d %H:%M}"
-        p["end_text"] = f"{p['end']:%Y-%m-%d %H:%M}"
-        populate(dev, rng, 10, avoid=[day])
-        p["before"] = frozen(dev)
-
-    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        return _saved(dev, p) and kept(dev, p["before"])
-
-    def oracle(self, o: Oracle) -> str:
-        p = o.p
-        if _saved(o.dev, p):
-            return o.finish()
-        return add_event_step(o, p["title"], p["description"], p["start"], p["end"], p["repeat"])
-
-
-class SimpleCalendarAddRepeatingEvent(SimpleCalendarAddOneEvent):
-    id = "SimpleCalendarAddRepeatingEvent"
-    template = (
-        "In Simple Calendar Pro, create a recurring calendar event titled '{title}' starting on {date} at "
-        "{hour}h. The event recurs {repeat_label}, forever, and lasts for {minutes} minutes each time. The "
-        "event description should be '{description}'."
-    )
-    placeholders: ClassVar[dict[str, str]] = {**SimpleCalendarAddOneEvent.placeholders, "Repeat": "repeat_label"}
-    milestones = _add_milestones(repeat=True)
-
-    def sample(self, rng: np.random.Generator) -> Params:
-        p = super().sample(rng)
-        p["repeat"] = pick(rng, ("daily", "weekly"))
-        p["repeat_label"] = REPEAT_LABEL[p["repeat"]].lower()
-        return p
 
 
 class SimpleCalendarDeleteEventsOnDate(TaskTemplate):
@@ -406,46 +261,6 @@ class SimpleCalendarDeleteEventsOnDate(TaskTemplate):
         menu = s.menu_uid if isinstance(s, DayView) and s.dialog is not None else None
         uid = next((e.uid for e in left if e.uid == menu), left[0].uid)
         return delete_step(o, uid, day)
-
-
-class SimpleCalendarDeleteOneEvent(TaskTemplate):
-    id = "SimpleCalendarDeleteOneEvent"
-    app = "calendar"
-    difficulty = "medium"
-    template = "In Simple Calendar Pro, delete the calendar event on {date} at {hour}h with the title '{title}'."
-    placeholders: ClassVar[dict[str, str]] = {"Date": "date", "Title": "title"}
-    milestones = (
-        Milestone(f"Open {LABEL}", lambda d, p: in_app(d)),
-        Milestone("Go to <Date>", lambda d, p: viewing(d, p["day"])),
-        Milestone(
-            'Open the options of the event "<Title>"',
-            lambda d, p: menu_open(d, p["uid"]) or db(d).by_uid(p["uid"]) is None,
-        ),
-        Milestone('Delete the event "<Title>"', lambda d, p: db(d).by_uid(p["uid"]) is None),
-    )
-
-    def clock(self, rng: np.random.Generator) -> dt.datetime:
-        return calendar_clock(rng)
-
-    def sample(self, rng: np.random.Generator) -> Params:
-        titles = pick(rng, EVENT_TITLES, int(rng.integers(2, 4)))
-        return {"offset": int(rng.integers(3, 36)), "titles": titles, "target": int(rng.integers(len(titles)))}
-
-    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
-        p["day"] = today(dev) + dt.timedelta(days=p["offset"])
-        p["date"] = p["day"].isoformat()
-        populate(dev, rng, 8, avoid=[p["day"]])
-        target = add_day(dev, rng, p["day"], p["titles"])[p["target"]]
-        p.update(uid=target.uid, title=target.title, hour=target.start.hour)
-        p["others"] = [t for t in frozen(dev) if t[0] != target.uid]
-
-    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        return db(dev).by_uid(p["uid"]) is None and kept(dev, p["others"])
-
-    def oracle(self, o: Oracle) -> str:
-        if db(o.dev).by_uid(o.p["uid"]) is None:
-            return o.finish()
-        return delete_step(o, o.p["uid"], o.p["day"])
 
 
 class SimpleCalendarEventsOnDateQuestion(TaskTemplate):
@@ -518,47 +333,6 @@ class SimpleCalendarEventsTomorrowQuestion(SimpleCalendarEventsOnDateQuestion):
         add_day(dev, rng, today(dev), [t for t in EVENT_TITLES if t not in p["titles"]][:2])
 
 
-class SimpleCalendarLocationOfEvent(TaskTemplate):
-    id = "SimpleCalendarLocationOfEvent"
-    app = "calendar"
-    difficulty = "medium"
-    kind = "question"
-    template = "Where is the event '{title}' on {date} in Simple Calendar Pro? Answer with its location only."
-    placeholders: ClassVar[dict[str, str]] = {"Date": "date", "Title": "title"}
-    milestones = (
-        Milestone(f"Open {LABEL}", lambda d, p: in_app(d)),
-        Milestone("Go to <Date>", lambda d, p: viewing(d, p["day"])),
-        Milestone('Open the event "<Title>"', lambda d, p: editing(d, p["uid"])),
-    )
-
-    def clock(self, rng: np.random.Generator) -> dt.datetime:
-        return calendar_clock(rng)
-
-    def sample(self, rng: np.random.Generator) -> Params:
-        titles = pick(rng, EVENT_TITLES, int(rng.integers(2, 4)))
-        return {"offset": int(rng.integers(3, 36)), "titles": titles, "target": int(rng.integers(len(titles)))}
-
-    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
-        p["day"] = today(dev) + dt.timedelta(days=p["offset"])
-        p["date"] = p["day"].isoformat()
-        populate(dev, rng, 8, avoid=[p["day"]])
-        events = add_day(dev, rng, p["day"], p["titles"])
-        for e, loc in zip(events, pick(rng, LOCATIONS, len(events)), strict=True):
-            e.location = loc
-        target = events[p["target"]]
-        p.update(uid=target.uid, title=target.title)
-
-    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        e = db(dev).by_uid(p["uid"])
-        return e is not None and answer_matches(answer, e.location) and bool(e.location)
-
-    def oracle(self, o: Oracle) -> str:
-        act = open_event(o, o.p["uid"], o.p["day"])
-        if act is not None:
-            return act
-        return o.answer(o.field("Location").text)
-
-
 class SimpleCalendarInviteToEvent(TaskTemplate):
     id = "SimpleCalendarInviteToEvent"
     app = "calendar"
@@ -595,12 +369,8 @@ class SimpleCalendarInviteToEvent(TaskTemplate):
 
 
 TEMPLATES = (
-    SimpleCalendarAddOneEvent,
-    SimpleCalendarAddRepeatingEvent,
     SimpleCalendarDeleteEventsOnDate,
-    SimpleCalendarDeleteOneEvent,
     SimpleCalendarEventsOnDateQuestion,
     SimpleCalendarEventsTomorrowQuestion,
-    SimpleCalendarLocationOfEvent,
     SimpleCalendarInviteToEvent,
 )

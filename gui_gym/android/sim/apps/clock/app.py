@@ -5,7 +5,8 @@ the timer being set up on the keypad (``timer_entry``, up to six digits "HHMMSS"
 the right), the one running or paused :class:`Timer`, and the stopwatch (running flag,
 accumulated seconds, laps). Elapsed times follow ``dev.state.now``.
 
-One screen with a bottom navigation bar (Alarm / Clock / Timer / Stopwatch):
+One screen with a title and a bottom navigation bar (Alarm / Clock / Timer / Stopwatch; each item
+is described by its name and holds a label with its name, as Material's navigation bar reports it):
 
 - Alarm: the alarms sorted by time (scrolls). A card shows label, time, schedule, an on/off
   Switch and an expand arrow; tapping the card expands it with "Add label" (a text dialog),
@@ -13,7 +14,8 @@ One screen with a bottom navigation bar (Alarm / Clock / Timer / Stopwatch):
   the time picker; long-pressing a card offers Delete. The "Add alarm" FAB opens the time
   picker (24-hour keyboard input) and the new alarm is on and expanded.
 - Clock: the current time and date.
-- Timer: a keypad ("1"…"9", "00", "0", backspace desc "Delete") and the "Start" FAB; a started
+- Timer: the entry's display (text ``00h 05m 30s``, described ``0 hours, 5 minutes, 30 seconds``),
+  a keypad ("1"…"9", "00", "0", backspace desc "Delete") and the "Start" FAB; a started
   timer shows its remaining time with Pause/Resume, "+1:00" and "Delete".
 - Stopwatch: the elapsed time, Start/Pause FAB, "Lap" while running, "Reset" while paused.
 """
@@ -50,6 +52,21 @@ def entry_parts(entry: str) -> tuple[int, int, int]:
     """The (hours, minutes, seconds) a keypad entry such as ``"10530"`` stands for."""
     e = entry.rjust(6, "0")
     return int(e[0:2]), int(e[2:4]), int(e[4:6])
+
+
+def setup_text(h: int, m: int, s: int) -> str:
+    """The timer keypad's display, ``01h 05m 09s`` (DeskClock's ``timer_setup_time`` text)."""
+    return f"{h:02d}h {m:02d}m {s:02d}s"
+
+
+def _count(n: int, unit: str) -> str:
+    return f"{n} {unit}" if n == 1 else f"{n} {unit}s"
+
+
+def setup_description(h: int, m: int, s: int) -> str:
+    """What TalkBack reads for the display: ``1 hour, 5 minutes, 9 seconds`` (DeskClock's
+    ``timer_setup_description`` over its ``hours``/``minutes``/``seconds`` plurals)."""
+    return f"{_count(h, 'hour')}, {_count(m, 'minute')}, {_count(s, 'second')}"
 
 
 @dataclass
@@ -139,12 +156,49 @@ class ClockMain(Screen):
 
     def build(self, ui: UI, dev: Device) -> None:
         ui.toolbar(self.tab, up=False)
-        ui.tabs(TABS, self.tab, self._select, bottom=True)
+        self._navigation(ui)
         tabs = {"Alarm": self._alarms, "Clock": self._clock, "Timer": self._timer, "Stopwatch": self._stopwatch}
         tabs[self.tab](ui, dev)
 
     def screen_name(self) -> str:
         return f"Clock/{self.tab}"
+
+    def _navigation(self, ui: UI) -> None:
+        """The bottom navigation bar as Material's NavigationBarView lays it out: each item (id
+        ``tab_menu_<tab>``) is described by its title and holds its icon and its title label."""
+        h = 150
+        y = ui.bottom - h
+        w = SCREEN_W // len(TABS)
+        for i, name in enumerate(TABS):
+            on = name == self.tab
+            box = (i * w, y, (i + 1) * w, y + h)
+            icon = _node(
+                "android.widget.ImageView",
+                (box[0] + w // 2 - 36, y + 14, box[0] + w // 2 + 36, y + 86),
+                rid=f"{PKG}:id/navigation_bar_item_icon_view",
+            )
+            text = _node(
+                "android.widget.TextView",
+                (box[0], y + 86, box[2], y + h),
+                name,
+                rid=f"{PKG}:id/navigation_bar_item_{'large' if on else 'small'}_label_view",
+                selected=on,
+                role="tab",
+            )
+            ui.add(
+                _node(
+                    "android.widget.FrameLayout",
+                    box,
+                    desc=name,
+                    rid=f"{PKG}:id/tab_menu_{name.lower()}",
+                    selected=on,
+                    on_tap=lambda n=name: self._select(n),
+                    role="tab",
+                    label=name,
+                    children=[icon, text],
+                )
+            )
+        ui.bottom = y
 
     def _select(self, tab: str) -> str:
         self.tab = tab
@@ -393,7 +447,14 @@ class ClockMain(Screen):
         if db.timer is None:
             h, m, s = entry_parts(db.timer_entry)
             ui.spacer(80)
-            ui.text(f"{h:02d}h {m:02d}m {s:02d}s", h=200, size=110, rid=f"{PKG}:id/timer_setup_time", x0=160)
+            ui.text(
+                setup_text(h, m, s),
+                h=200,
+                size=110,
+                rid=f"{PKG}:id/timer_setup_time",
+                desc=setup_description(h, m, s),
+                x0=160,
+            )
             ui.spacer(60)
             for keys in KEYPAD:
                 y = ui.y

@@ -1,16 +1,15 @@
-"""Clock tasks (AndroidWorld: ClockStopWatchRunning, ClockStopWatchPausedVerify, ClockTimerEntry,
-plus alarm tasks: add, turn off, delete, a repeating labelled alarm, and a question)."""
+"""Clock tasks of gui-gym's own suite: alarms (add, turn off, delete, a repeating labelled alarm,
+and a question). AndroidWorld's Clock tasks are in :mod:`~gui_gym.android.sim.apps.clock.androidworld`."""
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from gui_gym.android.sim.apps.clock.app import ALARM_H, DAYS, Alarm, ClockData, ClockMain, entry_parts
+from gui_gym.android.sim.apps.clock.app import ALARM_H, DAYS, Alarm, ClockData, ClockMain
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate, answer_matches
 from gui_gym.android.sim.widgets import InputDialog, MenuDialog, TimePickerDialog
 from gui_gym.android.ui import Node
@@ -109,7 +108,7 @@ def clock_tab(o: Oracle, tab: str = "Alarm") -> str | None:
     if not isinstance(s, ClockMain) or s.dialog is not None or o.keyboard:
         return o.back()
     if s.tab != tab:
-        return o.tap(o.find(tab, role="tab"))
+        return o.tap(o.find(role="tab", label=tab))
     return None
 
 
@@ -151,95 +150,6 @@ def tap_in_list(o: Oracle, match: Callable[[Node], bool], key: tuple[str, int]) 
 
 def tap_switch(o: Oracle, time: str) -> str:
     return tap_in_list(o, lambda n: n.role == "switch" and n.label == f"{time} alarm", (time, 0))
-
-
-class ClockStopWatchRunning(TaskTemplate):
-    id = "ClockStopWatchRunning"
-    app = "clock"
-    template = "Run the stopwatch."
-    milestones = (
-        Milestone("Open the Clock app", lambda d, p: in_clock(d)),
-        Milestone("Open the Stopwatch tab", lambda d, p: on_tab(d, "Stopwatch") or db(d).sw_running),
-        Milestone("Start the stopwatch", lambda d, p: db(d).sw_running),
-    )
-
-    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
-        if rng.integers(2):  # paused at some reading, with laps
-            d = db(dev)
-            d.sw_base = int(rng.integers(30, 3000))
-            d.laps = sorted(int(x) for x in rng.integers(1, d.sw_base, size=int(rng.integers(0, 3))))
-
-    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        return db(dev).sw_running
-
-    def oracle(self, o: Oracle) -> str:
-        if db(o.dev).sw_running:
-            return o.finish()
-        return clock_tab(o, "Stopwatch") or o.tap(o.find(desc="Start", role="fab"))
-
-
-class ClockStopWatchPausedVerify(TaskTemplate):
-    id = "ClockStopWatchPausedVerify"
-    app = "clock"
-    template = "Pause the stopwatch."
-    milestones = (
-        Milestone("Open the Clock app", lambda d, p: in_clock(d)),
-        Milestone("Open the Stopwatch tab", lambda d, p: on_tab(d, "Stopwatch") or not db(d).sw_running),
-        Milestone("Pause the stopwatch", lambda d, p: not db(d).sw_running and db(d).sw_base > 0),
-    )
-
-    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
-        d = db(dev)
-        d.sw_running, d.sw_base = True, int(rng.integers(0, 600))
-        d.sw_started = dev.state.now - dt.timedelta(seconds=int(rng.integers(60, 1800)))
-
-    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        d = db(dev)
-        return not d.sw_running and d.sw_base > 0
-
-    def oracle(self, o: Oracle) -> str:
-        if not db(o.dev).sw_running:
-            return o.finish()
-        return clock_tab(o, "Stopwatch") or o.tap(o.find(desc="Pause", role="fab"))
-
-
-class ClockTimerEntry(TaskTemplate):
-    id = "ClockTimerEntry"
-    app = "clock"
-    difficulty = "medium"
-    template = "Create a timer of {h}h {m}m {s}s but do not start it."
-    placeholders: ClassVar[dict[str, str]] = {"H": "h", "M": "m", "S": "s"}
-    milestones = (
-        Milestone("Open the Clock app", lambda d, p: in_clock(d)),
-        Milestone("Open the Timer tab", lambda d, p: on_tab(d, "Timer")),
-        Milestone(
-            "Enter <H>h <M>m <S>s on the timer keypad",
-            lambda d, p: entry_parts(db(d).timer_entry) == (p["h"], p["m"], p["s"]) and db(d).timer is None,
-        ),
-    )
-
-    def sample(self, rng: np.random.Generator) -> Params:
-        return {"h": int(rng.integers(1, 10)), "m": int(rng.integers(0, 60)), "s": int(rng.integers(0, 60))}
-
-    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
-        p["digits"] = f"{p['h']}{p['m']:02d}{p['s']:02d}"
-
-    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        d = db(dev)
-        return d.timer is None and entry_parts(d.timer_entry) == (p["h"], p["m"], p["s"])
-
-    def oracle(self, o: Oracle) -> str:
-        d, want = db(o.dev), o.p["digits"]
-        if d.timer is None and d.timer_entry == want:
-            return o.finish()
-        act = clock_tab(o, "Timer")
-        if act is not None:
-            return act
-        if d.timer is not None:
-            return o.tap(o.find("Delete", role="textbutton"))
-        if not want.startswith(d.timer_entry):
-            return o.tap(o.find(desc="Delete", role="icon"))
-        return o.tap(o.find(want[len(d.timer_entry)], role="button"))
 
 
 def add_alarm_step(o: Oracle, time: str) -> str:
@@ -513,9 +423,6 @@ class ClockAlarmTimeQuestion(TaskTemplate):
 
 
 TEMPLATES: tuple[type[TaskTemplate], ...] = (
-    ClockStopWatchRunning,
-    ClockStopWatchPausedVerify,
-    ClockTimerEntry,
     ClockAlarmAdd,
     ClockAlarmTurnOff,
     ClockAlarmDelete,

@@ -1,9 +1,17 @@
 """Contacts (com.google.android.contacts): a list, a detail page, an editor, favourites.
 
-Database: :class:`ContactsData` with a list of :class:`Contact`. Screens: the alphabetic
-list (scrolls, long-press menu: Delete / Add to favourites), the contact's detail page
-(star, edit, delete via the overflow menu), and the editor (first name, last name, phone,
-email; Save / navigate up discards).
+Database: :class:`ContactsData` with a list of :class:`Contact` (the contacts provider's rows:
+structured name, organisation, one phone number with its type and custom label as the ``data``
+table keeps them, one email, starred). Screens: the alphabetic list (scrolls, long-press menu:
+Delete / Add to favourites), the contact's detail page (star, edit, delete via the overflow
+menu), and the editor ("Create contact" / "Edit contact": First name, Last name, Company, Phone
+with its label spinner below it, Email; Save / navigate up discards).
+
+The editor's text fields report their hint (``First name``, ``Last name``, ``Phone`` ...) as
+``hint_text`` also once filled, as Android's accessibility does for an EditText. The phone label
+spinner reads its label ("Mobile") and is described "<label> Phone" ("Mobile Phone"); tapping it
+lists the labels Google Contacts offers (Mobile, Work, Home, Main, Work Fax, Home Fax, Pager,
+Other, Custom: a name of your own).
 """
 
 from __future__ import annotations
@@ -12,12 +20,37 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gui_gym.android.sim.apps.base import App
-from gui_gym.android.sim.widgets import UI, AlertDialog, MenuDialog, Screen
+from gui_gym.android.sim.widgets import UI, AlertDialog, InputDialog, MenuDialog, Screen
+from gui_gym.android.ui import Node
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device
 
 PKG = "com.google.android.contacts"
+
+#: The phone labels the editor's spinner offers, in its order, with the ``Phone.TYPE_*`` value
+#: the provider stores in ``data2`` (``TYPE_CUSTOM`` 0 keeps the label's text in ``data3``).
+PHONE_TYPES: tuple[tuple[str, int], ...] = (
+    ("Mobile", 2),
+    ("Work", 3),
+    ("Home", 1),
+    ("Main", 12),
+    ("Work Fax", 4),
+    ("Home Fax", 5),
+    ("Pager", 6),
+    ("Other", 7),
+    ("Custom", 0),
+)
+MOBILE = 2
+CUSTOM = 0
+_TYPE_LABELS = {t: label for label, t in PHONE_TYPES}
+
+
+def phone_type_label(phone_type: int, custom: str = "") -> str:
+    """What a phone type reads as ("Mobile"; a custom type reads its own label)."""
+    if phone_type == CUSTOM:
+        return custom or "Custom"
+    return _TYPE_LABELS.get(phone_type, "Other")
 
 
 @dataclass
@@ -28,10 +61,32 @@ class Contact:
     email: str = ""
     starred: bool = False
     uid: int = 0
+    company: str = ""
+    phone_type: int = MOBILE  # Phone.TYPE (data2)
+    phone_label: str = ""  # Phone.LABEL (data3), for a custom type
 
     @property
     def name(self) -> str:
         return f"{self.first} {self.last}".strip()
+
+    @property
+    def phone_type_label(self) -> str:
+        return phone_type_label(self.phone_type, self.phone_label)
+
+
+class EditText(Node):
+    """A text field that keeps reporting its hint once it holds text (``hint_text`` of the
+    accessibility node, which :mod:`gui_gym.android.forest` reads from ``hint``)."""
+
+    __slots__ = ("hint",)
+
+    @classmethod
+    def of(cls, node: Node, hint: str) -> EditText:
+        out = cls.__new__(cls)
+        for slot in Node.__slots__:
+            setattr(out, slot, getattr(node, slot))
+        out.hint = hint
+        return out
 
 
 @dataclass
@@ -178,7 +233,7 @@ class ContactDetail(Screen):
         ui.text(c.name, h=150, size=64, rid=f"{PKG}:id/large_title")
         ui.spacer(40)
         if c.phone:
-            ui.row(c.phone, "Mobile", rid=f"{PKG}:id/phone", icon="phone", label=f"Phone {c.phone}")
+            ui.row(c.phone, c.phone_type_label, rid=f"{PKG}:id/phone", icon="phone", label=f"Phone {c.phone}")
         if c.email:
             ui.row(c.email, "Email", rid=f"{PKG}:id/email", icon="email", label=f"Email {c.email}")
         if not c.phone and not c.email:
@@ -221,14 +276,33 @@ class ContactDetail(Screen):
 
 
 class ContactEditor(Screen):
-    FIELDS = (("first", "First name"), ("last", "Last name"), ("phone", "Phone"), ("email", "Email"))
+    FIELDS = (
+        ("first", "First name"),
+        ("last", "Last name"),
+        ("company", "Company"),
+        ("phone", "Phone"),
+        ("email", "Email"),
+    )
 
     def __init__(self, uid: int | None, contact: Contact | None = None) -> None:
         super().__init__()
         self.uid = uid
+        self.phone_type, self.phone_label = MOBILE, ""
         if contact is not None:
-            self.form = {"first": contact.first, "last": contact.last, "phone": contact.phone, "email": contact.email}
+            self.form = {
+                "first": contact.first,
+                "last": contact.last,
+                "company": contact.company,
+                "phone": contact.phone,
+                "email": contact.email,
+            }
+            self.phone_type, self.phone_label = contact.phone_type, contact.phone_label
         self.focus = "first" if uid is None else None
+
+    @property
+    def label(self) -> str:
+        """The phone label the spinner shows."""
+        return phone_type_label(self.phone_type, self.phone_label)
 
     def build(self, ui: UI, dev: Device) -> None:
         ui.toolbar(
@@ -238,7 +312,47 @@ class ContactEditor(Screen):
         )
         ui.spacer(30)
         for key, hint in self.FIELDS:
-            ui.field(self, key, hint, rid=f"{PKG}:id/{key}_name" if key in ("first", "last") else f"{PKG}:id/{key}")
+            rid = f"{PKG}:id/{key}_name" if key in ("first", "last") else f"{PKG}:id/{key}"
+            field = ui.field(self, key, hint, rid=rid)
+            ui.nodes[ui.nodes.index(field)] = EditText.of(field, hint)
+            if key == "phone":
+                self._spinner(ui, dev)
+
+    def _spinner(self, ui: UI, dev: Device) -> None:
+        """The phone's label spinner, right under the phone field."""
+        y = ui.y
+        label = self.label
+        ui.add(
+            Node(
+                "android.widget.Spinner",
+                (ui.x0, y, ui.x0 + 420, y + 110),
+                label,
+                desc=f"{label} Phone",
+                rid=f"{PKG}:id/spinner",
+                on_tap=lambda: self._pick_type(dev),
+                focusable=True,
+                role="textbutton",
+                label="Phone label",
+            )
+        )
+        ui.y = y + 140
+
+    def _pick_type(self, dev: Device) -> str:
+        dev.open_dialog(MenuDialog("on_type", list(PHONE_TYPES), selected=self.phone_type))
+        return f'Tap the phone label "{self.label}" in Contacts'
+
+    def on_type(self, dev: Device, value: int) -> str:
+        if value == CUSTOM:
+            dev.open_dialog(InputDialog("on_custom", "Custom label", [("label", "Custom label")]))
+            return 'Choose "Custom" for the phone label in Contacts'
+        self.phone_type, self.phone_label = value, ""
+        return f'Choose "{self.label}" for the phone label in Contacts'
+
+    def on_custom(self, dev: Device, form: dict[str, str]) -> str:
+        text = " ".join(form.get("label", "").split())
+        if text:
+            self.phone_type, self.phone_label = CUSTOM, text
+        return f'Set the phone label to "{self.label}" in Contacts'
 
     def _cancel(self, dev: Device) -> str:
         dev.pop()
@@ -250,9 +364,10 @@ class ContactEditor(Screen):
             dev.toast("Enter a name to save the contact")
             return 'Tap the "Save" button in Contacts (a name is required)'
         db = _db(dev)
-        values = {k: self.form.get(k, "").strip() for k, _ in self.FIELDS}
+        values: dict[str, object] = {k: self.form.get(k, "").strip() for k, _ in self.FIELDS}
+        values.update(phone_type=self.phone_type, phone_label=self.phone_label)
         if self.uid is None:
-            c = db.add(Contact(**values))
+            c = db.add(Contact(**values))  # type: ignore[arg-type]
         else:
             c = db.by_uid(self.uid)
             for k, v in values.items():

@@ -1,4 +1,6 @@
-"""Contacts tasks (AndroidWorld: ContactsAddContact, ContactsNewContactDraft, …)."""
+"""Contacts tasks of gui-gym's own suite (add several, delete, favourite, a question, edit a number,
+delete one that does not exist). AndroidWorld's Contacts tasks are in
+:mod:`~gui_gym.android.sim.apps.contacts.androidworld`."""
 
 from __future__ import annotations
 
@@ -93,44 +95,6 @@ def editing_contact(dev: Device, name: str, phone: str | None = None) -> bool:
         and (phone is None or s.form.get("phone", "").strip() == phone)
         for s in back_stack(dev, "contacts")
     )
-
-
-class ContactsAddContact(TaskTemplate):
-    id = "ContactsAddContact"
-    app = "contacts"
-    difficulty = "medium"
-    template = "Create a new contact for {name}. Their number is {phone}."
-    placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Phone": "phone", "First": "first", "Last": "last"}
-    milestones = (
-        Milestone("Open the Contacts app", lambda d, p: in_app(d, "contacts")),
-        Milestone(
-            "Open the form to create a new contact",
-            lambda d, p: any(isinstance(s, ContactEditor) and s.uid is None for s in back_stack(d, "contacts")),
-        ),
-        Milestone('Enter the first name "<First>"', lambda d, p: editor_holds(d, "first", p["first"])),
-        Milestone('Enter the last name "<Last>"', lambda d, p: editor_holds(d, "last", p["last"])),
-        Milestone('Enter the phone number "<Phone>"', lambda d, p: editor_holds(d, "phone", p["phone"])),
-        Milestone("Save the new contact <Name>", lambda d, p: has_contact(d, p["name"], p["phone"])),
-    )
-
-    def sample(self, rng: np.random.Generator) -> Params:
-        ((first, last),) = people(rng, 1)
-        return {"first": first, "last": last, "name": f"{first} {last}", "phone": phone_number(rng)}
-
-    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
-        populate(dev, rng, 4)
-        for c in list(db(dev).contacts):
-            if c.name == p["name"]:
-                db(dev).contacts.remove(c)
-
-    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        return len(db(dev).find(p["name"])) == 1 and has_contact(dev, p["name"], p["phone"])
-
-    def oracle(self, o: Oracle) -> str:
-        p = o.p
-        if has_contact(o.dev, p["name"], p["phone"]):
-            return o.finish()
-        return add_contact_step(o, p["first"], p["last"], p["phone"])
 
 
 def add_contact_step(o: Oracle, first: str, last: str, phone: str) -> str:
@@ -372,7 +336,6 @@ class ContactsDeleteNonexistent(TaskTemplate):
 
 
 TEMPLATES = (
-    ContactsAddContact,
     ContactsAddMultiple,
     ContactsDeleteContact,
     ContactsFavorite,

@@ -1,4 +1,5 @@
-"""Pro Expense: its screens and data (``app``) and its tasks (``tasks``)."""
+"""Pro Expense: its data (``data``), its database (``storage``), its screens (``app``), gui-gym's
+task (``tasks``) and AndroidWorld's (``androidworld``)."""
 
 from gui_gym.android.sim.apps.expense.app import ExpenseApp
 

@@ -1,314 +1,775 @@
-"""Pro Expense (com.arduia.expense): a list of expenses with totals and an editor.
+"""Pro Expense (com.arduia.expense, v1.0.0-beta05 as AndroidWorld installs it): its screens.
 
-Database: :class:`ExpenseData` with a list of :class:`Expense` (name, amount in cents,
-category, note, date). Screens: the expense list, newest first, under the total of what it
-shows (scrolls; a toolbar filter limits it to one category; tap: edit; long press: Edit /
-Delete with confirmation; FAB: add), and the editor (name, amount, category via a menu,
-date via a date picker, note; Save refuses an empty name or an invalid amount; navigate up
-discards; Delete in the toolbar when editing).
+The data is :class:`~gui_gym.android.sim.apps.expense.data.ExpenseData` (rows of the real app's
+``expense`` table, served over adb by ``storage``). The screens follow arduia/ProExpense's
+layouts and resource ids:
+
+- **Home** (``frag_home``): a toolbar with the navigation drawer (Home, Expense Logs); the
+  "Totals" card (this week's income and outcome), the "Expenses in this Week" card, the "Recent"
+  card (the four newest expenses by date; tap one for its details) with a "More" button to the
+  expense logs; the add button (``fb_main_add``), on this screen only.
+- **Expense Logs** (``frag_expense_logs``): every expense, newest first (``modified_date``),
+  scrolling; tap one for its details.
+- **Expense details** (``expense_detail_dialog``, a bottom sheet): name, amount, date, note; a
+  delete icon that asks "Delete Items" ... "Confirm" (``frag_delete_confirm_dialog``) and an "Edit"
+  button.
+- **Expense Entry / Update Data** (``frag_expense_entry``): Name (at most 20 characters), Amount
+  (the app's input filter: a sign, up to 8 digits, up to 2 decimals; at most 10 characters),
+  the categories as a horizontal list of cards (the chosen one first; Food for a new expense),
+  Note (at most 100 characters), the date in the toolbar's subtitle with "Time" and "Calendar"
+  actions; Save (Update when editing) refuses an empty amount ("Cost is Empty"), and the lock
+  card beside it keeps the screen open for the next expense ("Next"). A new expense is created
+  now and dated at the chosen time; an edited one keeps its creation time.
+
+Not modelled: swiping a log to select or delete it, the log filter, statistics, backup,
+settings and the onboarding pages (AndroidWorld's set-up passes them).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from gui_gym.android.actions import MAX_QUOTE, clip_text
 from gui_gym.android.sim.apps.base import App
-from gui_gym.android.sim.widgets import UI, AlertDialog, DatePickerDialog, Inapplicable, MenuDialog, Screen
-from gui_gym.android.ui import Node
+from gui_gym.android.sim.apps.expense.data import (
+    CATEGORIES,
+    CATEGORY_ORDER,
+    CURRENCY_CODE,
+    CURRENCY_SYMBOL,
+    FOOD,
+    LABEL,
+    PKG,
+    Expense,
+    ExpenseData,
+    amount_accepts,
+    format_amount,
+    format_date,
+    format_entry_date,
+    from_ms,
+    ms,
+    parse_amount,
+    week_range,
+)
+from gui_gym.android.sim.apps.expense.storage import DATABASE
+from gui_gym.android.sim.widgets import (
+    NAV_TOP,
+    PAD,
+    ROW_H,
+    UI,
+    DatePickerDialog,
+    Dialog,
+    Inapplicable,
+    MenuDialog,
+    Screen,
+    TimePickerDialog,
+)
+from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device
 
-PKG = "com.arduia.expense"
-CATEGORIES = ("Food", "Transport", "Entertainment", "Health", "Bills", "Shopping", "Other")
-DEFAULT_CATEGORY = "Other"
-_AMOUNT = re.compile(r"\$?\s*(\d+)(?:\.(\d{0,2}))?|\$?\s*\.(\d{1,2})")
-
-
-def parse_amount(text: str) -> int | None:
-    """Cents of an amount such as ``12``, ``12.5``, ``$12.50`` or ``.99``; ``None`` if invalid or zero."""
-    t = text.strip()
-    if re.fullmatch(r"\$?\s*\d{1,3}(,\d{3})+(\.\d*)?", t):  # thousands separators: 1,250.00
-        t = t.replace(",", "")
-    m = _AMOUNT.fullmatch(t)
-    if m is None:
-        return None
-    if m.group(3) is not None:
-        cents = int(m.group(3).ljust(2, "0"))
-    else:
-        cents = int(m.group(1)) * 100 + int((m.group(2) or "").ljust(2, "0"))
-    return cents if 0 < cents < 10**11 else None
-
-
-def format_amount(cents: int) -> str:
-    """``1234`` -> ``$12.34``."""
-    return f"${cents // 100:,}.{cents % 100:02d}"
-
-
-@dataclass
-class Expense:
-    name: str
-    amount: int  # cents
-    category: str = DEFAULT_CATEGORY
-    note: str = ""
-    date: dt.date = dt.date(2023, 10, 15)
-    uid: int = 0
-
-
-@dataclass
-class ExpenseData:
-    expenses: list[Expense] = field(default_factory=list)
-    next_uid: int = 1
-
-    def add(self, e: Expense) -> Expense:
-        e.uid = self.next_uid
-        self.next_uid += 1
-        self.expenses.append(e)
-        return e
-
-    def by_uid(self, uid: int) -> Expense | None:
-        return next((e for e in self.expenses if e.uid == uid), None)
-
-    def find(self, name: str) -> list[Expense]:
-        key = " ".join(name.lower().split())
-        return [e for e in self.expenses if " ".join(e.name.lower().split()) == key]
-
-    def sorted(self, category: str = "") -> list[Expense]:
-        """Newest first; only ``category`` when one is given."""
-        items = [e for e in self.expenses if not category or e.category == category]
-        return sorted(items, key=lambda e: (e.date, e.uid), reverse=True)
-
-    def total(self, category: str = "") -> int:
-        return sum(e.amount for e in self.expenses if not category or e.category == category)
+#: the longest text each editor field takes (its ``maxLength``)
+MAX_CHARS = {"name": 20, "amount": 10, "note": 100}
+DRAWER = "Open navigation drawer"
 
 
 def _db(dev: Device) -> ExpenseData:
     return dev.data("expense")
 
 
-class ExpenseList(Screen):
-    def __init__(self) -> None:
-        super().__init__()
-        self.category = ""  # the filter; "" shows every category
-        self.menu_uid = 0
+def _rid(name: str) -> str:
+    return f"{PKG}:id/{name}"
+
+
+def _drawer_icon(ui: UI, on_tap: Any) -> None:
+    """Make the navigation icon of the toolbar just built the drawer's (``ic_menu``)."""
+    bar = ui.nodes[-1].children[0]
+    for n in bar.children:
+        if n.desc == "Navigate up":
+            n.desc, n.style, n.on_tap = DRAWER, "more", on_tap
+
+
+def _icons(ui: UI, styles: dict[str, str]) -> None:
+    """Draw the toolbar actions just built with the icons named in ``styles`` (by resource id)."""
+    for n in ui.nodes[-1].children[0].children[-1].children:
+        name = n.rid.rsplit("/", 1)[-1]
+        n.style = styles.get(name, n.style)
+
+
+def _subtitle(ui: UI, text: str) -> None:
+    """A subtitle under the title of the toolbar just built."""
+    bar = ui.nodes[-1].children[0]
+    title = next(n for n in bar.children if n.role == "title")
+    l, t, r, b = title.bounds
+    title.bounds = (l, t - 7, r, t + 73)
+    title.style = 50
+    bar.children.insert(
+        bar.children.index(title) + 1,
+        Node("android.widget.TextView", (l, t + 73, r, b + 3), text, package=PKG, role="subtext"),
+    )
+
+
+def expense_row(ui: UI, e: Expense, now: dt.datetime, on_tap: Any, rid: str) -> Node:
+    """One expense in a list (``item_expense_log`` / ``item_expense_recent``): name, date,
+    amount and currency sign; tapping it shows its details."""
+    l, t, r, b = ui.rect(ROW_H, x0=0, x1=SCREEN_W)
+    x = PAD + 150
+    kids = [
+        Node(
+            "android.widget.ImageView",
+            (PAD + 18, t + 24, PAD + 138, b - 24),
+            rid=_rid("imv_category"),
+            package=PKG,
+            role="avatar",
+            style=e.category_name or "?",  # the category's icon: its initial
+        ),
+        Node(
+            "android.widget.TextView", (x, t + 20, 760, t + ROW_H // 2 + 4), e.title, rid=_rid("tv_name"), role="text"
+        ),
+        Node(
+            "android.widget.TextView",
+            (x, t + ROW_H // 2 + 4, 760, b - 16),
+            format_date(e.modified_date, now),
+            rid=_rid("tv_date"),
+            role="subtext",
+        ),
+        Node(
+            "android.widget.TextView",
+            (770, t + 40, 990, b - 40),
+            format_amount(e.amount),
+            rid=_rid("tv_amount"),
+            role="text",
+        ),
+        Node(
+            "android.widget.TextView",
+            (995, t + 40, SCREEN_W - PAD, t + 90),
+            CURRENCY_SYMBOL,
+            rid=_rid("tv_currency_symbol"),
+            role="subtext",
+        ),
+    ]
+    for k in kids:
+        k.package = PKG
+    return ui.add(
+        Node(
+            "android.widget.RelativeLayout",
+            (l, t, r, b),
+            on_tap=on_tap,
+            rid=rid,
+            label=e.title,
+            role="row",
+            children=kids,
+        )
+    )
+
+
+# ----------------------------------------------------------------------------- dialogs
+
+
+class DrawerDialog(MenuDialog):
+    """The navigation drawer (``nv_main``), with the destinations the simulator has."""
+
+    def __init__(self, current: str) -> None:
+        super().__init__("on_drawer", [("Home", "home"), ("Expense Logs", "logs")], title=LABEL, selected=current)
+
+
+class ExpenseDetailDialog(Dialog):
+    """An expense's details (a bottom sheet): close, delete, name, amount, date, note, Edit."""
+
+    def __init__(self, expense_id: int) -> None:
+        super().__init__("on_detail", "Expense Detail")
+        self.expense_id = expense_id
 
     def build(self, ui: UI, dev: Device) -> None:
-        db = _db(dev)
-        ui.toolbar("Pro Expense", up=False, actions=[("Filter by category", "filter", lambda: self._filter(dev))])
-        label = f"{self.category} total" if self.category else "Total"
-        ui.text(f"{label}: {format_amount(db.total(self.category))}", h=110, size=48, rid=f"{PKG}:id/tv_total")
-
-        def render(ui: UI, e: Expense) -> None:
-            row = ui.row(
-                e.name,
-                f"{e.category} · {e.date.strftime('%b %-d, %Y')}",
-                on_tap=lambda: self._edit(dev, e.uid),
-                on_long_press=lambda: self._menu(dev, e.uid),
-                rid=f"{PKG}:id/expense_item",
-                label=e.name,
+        e = _db(dev).by_id(self.expense_id)
+        if e is None:  # deleted underneath (over adb): an empty sheet
+            e = Expense("", 0)
+        h = 960
+        panel = ui.dialog_panel(self, height=h, top=NAV_TOP - h)
+        y = ui.y
+        ui.add(
+            Node(
+                "android.widget.TextView",
+                (100, y, 800, y + 100),
+                self.title,
+                rid=_rid("tv_expense_detail"),
+                role="title",
             )
-            _, t, _, b = row.bounds
-            for c in row.children:
-                c.bounds = (c.bounds[0], c.bounds[1], min(c.bounds[2], 740), c.bounds[3])
-            row.children.append(
+        )
+        ui.add(
+            Node(
+                "android.widget.ImageButton",
+                (860, y - 10, 980, y + 110),
+                desc="Close",
+                rid=_rid("btn_close"),
+                on_tap=lambda: self.finish(ui.dev, None) or "Close the expense details in Pro Expense",
+                role="icon",
+                style="close",
+            )
+        )
+        y += 140
+        card = []
+        card.append(
+            Node(
+                "android.widget.ImageView",
+                (120, y, 240, y + 120),
+                rid=_rid("imv_category"),
+                role="avatar",
+                style=e.category_name or "?",
+            )
+        )
+        card.append(
+            Node(
+                "android.widget.ImageView",
+                (840, y, 960, y + 120),
+                desc="Delete",
+                rid=_rid("btn_delete"),
+                on_tap=lambda: self.finish(ui.dev, ("delete", self.expense_id)),
+                role="icon",
+                style="delete",
+            )
+        )
+        card.append(
+            Node("android.widget.TextView", (270, y, 820, y + 120), e.title, rid=_rid("tv_name_value"), role="title")
+        )
+        y += 150
+        for key, label, value in (
+            ("amount", "Amount", format_amount(e.amount)),
+            ("date", "Date", format_date(e.modified_date, dev.state.now)),
+            ("note", "Note", e.note or ""),
+        ):
+            if key == "note" and not value:  # the note's texts are hidden when it is empty
+                continue
+            card.append(
+                Node("android.widget.TextView", (120, y, 400, y + 100), label, rid=_rid(f"tv_{key}"), role="subtext")
+            )
+            card.append(
                 Node(
                     "android.widget.TextView",
-                    (760, t + 30, 1038, b - 30),
-                    format_amount(e.amount),
-                    package=PKG,
-                    rid=f"{PKG}:id/tv_amount",
+                    (400, y, 900 if key == "amount" else 980, y + 100),
+                    value,
+                    rid=_rid(f"tv_{key}_value"),
                     role="text",
                 )
             )
-
-        ui.scroll_list(self, "list", db.sorted(self.category), render, empty="No expenses", list_id="rv_expense")
-        ui.fab("Add expense", lambda: self._add(dev), rid=f"{PKG}:id/fb_main_add")
-
-    def _filter(self, dev: Device) -> str:
-        items = [("All categories", "*"), *((c, c) for c in CATEGORIES)]
-        dev.open_dialog(MenuDialog("on_filter", items, title="Filter by category", selected=self.category or "*"))
-        return 'Tap the "Filter by category" button in Pro Expense'
-
-    def on_filter(self, dev: Device, value: str) -> str:
-        self.category = "" if value == "*" else value
-        self.scroll["list"] = 0
-        return f"Show {'all categories' if not self.category else f'only {self.category} expenses'} in Pro Expense"
-
-    def _add(self, dev: Device) -> str:
-        dev.push(ExpenseEditor(None, today=dev.state.now.date()))
-        return 'Tap the "Add expense" button in Pro Expense'
-
-    def _edit(self, dev: Device, uid: int) -> str:
-        e = _db(dev).by_uid(uid)
-        if e is None:
-            raise Inapplicable("this expense no longer exists")
-        dev.push(ExpenseEditor(uid, e))
-        return f'Open the expense "{e.name}" ({format_amount(e.amount)}) in Pro Expense'
-
-    def _menu(self, dev: Device, uid: int) -> str:
-        e = _db(dev).by_uid(uid)
-        if e is None:
-            raise Inapplicable("this expense no longer exists")
-        self.menu_uid = uid
-        dev.open_dialog(MenuDialog("on_menu", [("Edit", "edit"), ("Delete", "delete")], title=e.name))
-        return f'Long press the expense "{e.name}" in Pro Expense'
-
-    def on_menu(self, dev: Device, value: str) -> str | None:
-        e = _db(dev).by_uid(self.menu_uid)
-        if e is None:
-            return None
-        if value == "edit":
-            return self._edit(dev, e.uid)
-        dev.open_dialog(
-            AlertDialog(
-                "on_delete",
-                "Delete this expense?",
-                f"{e.name} ({format_amount(e.amount)}) will be deleted.",
-                [("Cancel", None), ("Delete", "delete")],
-            )
-        )
-        return f'Tap "Delete" for the expense "{e.name}" in Pro Expense'
-
-    def on_delete(self, dev: Device, value: str) -> str:
-        e = _db(dev).by_uid(self.menu_uid)
-        if e is not None:
-            _db(dev).expenses.remove(e)
-            dev.toast("Expense deleted")
-        return f'Confirm deleting the expense "{e.name if e else ""}" in Pro Expense'
+            if key == "amount":
+                card.append(
+                    Node(
+                        "android.widget.TextView",
+                        (900, y, 980, y + 100),
+                        CURRENCY_SYMBOL,
+                        rid=_rid("tv_currency_symbol"),
+                        role="subtext",
+                    )
+                )
+            y += 110
+        for n in card:
+            n.package = PKG
+        ui.add(Node("android.widget.FrameLayout", (100, ui.y + 120, 980, y + 20), rid=_rid("cd_info"), children=card))
+        ui.y = NAV_TOP - 200
+        ui.button("Edit", lambda: self.finish(ui.dev, ("edit", self.expense_id)), rid=_rid("btn_edit"), h=130)
+        ui.end_panel(panel)
 
 
-class ExpenseEditor(Screen):
-    """Add (``uid=None``) or edit an expense."""
+class DeleteConfirmDialog(Dialog):
+    """The "Delete Items" sheet: how many will be deleted, and Confirm."""
 
-    FIELDS = (("name", "Name"), ("amount", "Amount"), ("note", "Note"))
-
-    def __init__(self, uid: int | None, expense: Expense | None = None, today: dt.date | None = None) -> None:
-        super().__init__()
-        self.uid = uid
-        self.category = DEFAULT_CATEGORY
-        self.date = today or dt.date(2023, 10, 15)
-        if expense is not None:
-            self.form = {
-                "name": expense.name,
-                "amount": f"{expense.amount // 100}.{expense.amount % 100:02d}",
-                "note": expense.note,
-            }
-            self.category, self.date = expense.category, expense.date
-        self.focus = "name" if uid is None else None
+    def __init__(self, expense_id: int) -> None:
+        super().__init__("on_delete_confirm", "Delete Items")
+        self.expense_id = expense_id
 
     def build(self, ui: UI, dev: Device) -> None:
-        actions = [("Delete", "delete", lambda: self._delete(dev))] if self.uid is not None else []
-        ui.toolbar("Add expense" if self.uid is None else "Edit expense", up=lambda: self._cancel(dev), actions=actions)
-        ui.spacer(30)
-        ui.field(self, "name", "Name", rid=f"{PKG}:id/edt_name")
-        ui.field(self, "amount", "Amount", rid=f"{PKG}:id/edt_amount")
-        ui.row(
-            "Category",
-            self.category,
-            on_tap=lambda: self._pick_category(dev),
-            rid=f"{PKG}:id/category",
-            icon="category",
-            label="Category",
-        )
-        ui.row(
-            "Date",
-            self.date.strftime("%b %-d, %Y"),
-            on_tap=lambda: self._pick_date(dev),
-            rid=f"{PKG}:id/date",
-            icon="event",
-            label="Date",
-        )
-        ui.field(self, "note", "Note", rid=f"{PKG}:id/edt_note")
-        ui.button("Save", lambda: self._save(dev), rid=f"{PKG}:id/btn_save")
-
-    def _pick_category(self, dev: Device) -> str:
-        items = [(c, c) for c in CATEGORIES]
-        dev.open_dialog(MenuDialog("on_category", items, title="Category", selected=self.category))
-        return 'Tap the "Category" item in Pro Expense'
-
-    def on_category(self, dev: Device, value: str) -> str:
-        self.category = value
-        return f'Choose the category "{value}" in Pro Expense'
-
-    def _pick_date(self, dev: Device) -> str:
-        dev.open_dialog(DatePickerDialog("on_date", self.date))
-        return 'Tap the "Date" item in Pro Expense'
-
-    def on_date(self, dev: Device, value: dt.date) -> str:
-        self.date = value
-        return f"Set the expense date to {value.strftime('%B %-d, %Y')} in Pro Expense"
-
-    def _cancel(self, dev: Device) -> str:
-        dev.pop()
-        return "Discard the expense edits in Pro Expense"
-
-    def _save(self, dev: Device) -> str:
-        name = " ".join(self.form.get("name", "").split())
-        if not name:
-            raise Inapplicable("the expense needs a name")
-        raw = self.form.get("amount", "")
-        cents = parse_amount(raw)
-        if cents is None:
-            if not raw.strip():
-                raise Inapplicable("the expense needs an amount")
-            raise Inapplicable(f'"{clip_text(raw, MAX_QUOTE)}" is not a valid amount')
-        values = {
-            "name": name,
-            "amount": cents,
-            "category": self.category,
-            "note": self.form.get("note", "").strip(),
-            "date": self.date,
-        }
-        db = _db(dev)
-        e = db.by_uid(self.uid) if self.uid is not None else None
-        if self.uid is not None and e is None:
-            raise Inapplicable("this expense no longer exists")
-        if e is None:
-            e = db.add(Expense(**values))
-        else:
-            for k, v in values.items():
-                setattr(e, k, v)
-        dev.pop()
-        dev.toast("Expense saved")
-        return f'Save the expense "{e.name}" ({format_amount(e.amount)}, {e.category}) in Pro Expense'
-
-    def _delete(self, dev: Device) -> str:
-        e = _db(dev).by_uid(self.uid) if self.uid is not None else None
-        if e is None:
-            raise Inapplicable("this expense no longer exists")
-        dev.open_dialog(
-            AlertDialog(
-                "on_delete",
-                "Delete this expense?",
-                f"{e.name} ({format_amount(e.amount)}) will be deleted.",
-                [("Cancel", None), ("Delete", "delete")],
+        h = 600
+        panel = ui.dialog_panel(self, height=h, top=NAV_TOP - h)
+        y = ui.y
+        ui.add(
+            Node(
+                "android.widget.TextView", (100, y, 800, y + 100), self.title, rid=_rid("tv_delete_item"), role="title"
             )
         )
-        return f'Tap the "Delete" button for the expense "{e.name}" in Pro Expense'
+        ui.add(
+            Node(
+                "android.widget.ImageView",
+                (860, y - 10, 980, y + 110),
+                desc="Close",
+                rid=_rid("imv_drop_close"),
+                on_tap=lambda: self.finish(ui.dev, None) or "Close the delete confirmation in Pro Expense",
+                role="icon",
+                style="close",
+            )
+        )
+        y += 140
+        texts = [
+            Node("android.widget.TextView", (120, y, 300, y + 100), " item ", rid=_rid("tv_items"), role="text"),
+            Node(
+                "android.widget.TextView",
+                (300, y, 980, y + 100),
+                "will be deleted!",
+                rid=_rid("tv_delete_description"),
+                role="text",
+            ),
+        ]
+        for n in texts:
+            n.package = PKG
+        ui.add(
+            Node(
+                "android.widget.FrameLayout", (100, y - 20, 980, y + 120), rid=_rid("cv_description_bg"), children=texts
+            )
+        )
+        ui.y = NAV_TOP - 200
+        ui.button("Confirm", lambda: self.finish(ui.dev, self.expense_id), rid=_rid("btn_confirm"), h=130)
+        ui.end_panel(panel)
 
-    def on_delete(self, dev: Device, value: str) -> str:
-        e = _db(dev).by_uid(self.uid) if self.uid is not None else None
-        if e is not None:
-            _db(dev).expenses.remove(e)
-            dev.toast("Expense deleted")
+
+class _ShowsDetails(Screen):
+    """A screen whose expenses open the details sheet (Home, Expense Logs)."""
+
+    where = ""
+
+    def _detail(self, dev: Device, expense_id: int) -> str:
+        e = _db(dev).by_id(expense_id)
+        if e is None:
+            raise Inapplicable("this expense no longer exists")
+        dev.open_dialog(ExpenseDetailDialog(expense_id))
+        return f'Open the details of the expense "{e.title}" ({format_amount(e.amount)}) in Pro Expense'
+
+    def on_detail(self, dev: Device, value: tuple[str, int]) -> str | None:
+        action, expense_id = value
+        e = _db(dev).by_id(expense_id)
+        if e is None:
+            return "The expense no longer exists"
+        if action == "edit":
+            dev.push(ExpenseEntry(dev, e))
+            return f'Edit the expense "{e.title}" in Pro Expense'
+        dev.open_dialog(DeleteConfirmDialog(e.expense_id))
+        return f'Tap "Delete" for the expense "{e.title}" in Pro Expense'
+
+    def on_delete_confirm(self, dev: Device, expense_id: int) -> str:
+        e = _db(dev).remove(expense_id)
+        dev.toast("Item Deleted")
+        return f'Confirm deleting the expense "{e.title if e else ""}" in Pro Expense'
+
+    def on_drawer(self, dev: Device, value: str) -> str:
+        stack = dev.state.stacks[dev.state.foreground or "expense"]
+        while len(stack) > 1:  # every destination is reached from Home
+            dev.pop()
+        if value == "logs":
+            dev.push(ExpenseLogs())
+            return "Open Expense Logs from the navigation drawer in Pro Expense"
+        return "Open Home from the navigation drawer in Pro Expense"
+
+    def _drawer(self, dev: Device) -> str:
+        dev.open_dialog(DrawerDialog(self.where))
+        return "Open the navigation drawer in Pro Expense"
+
+
+# ----------------------------------------------------------------------------- screens
+
+
+class Home(_ShowsDetails):
+    """The start destination: totals, this week's card, recent expenses, the add button."""
+
+    where = "home"
+
+    def build(self, ui: UI, dev: Device) -> None:
+        db, now = _db(dev), dev.state.now
+        ui.toolbar("Home")
+        _drawer_icon(ui, lambda: self._drawer(dev))
+        income, outcome = db.week_totals(now)
+        span = week_range(now)
+        y = ui.y + 30
+        card = [
+            Node(
+                "android.widget.TextView",
+                (80, y, 600, y + 80),
+                "Totals",
+                rid=_rid("tv_expense_in_out_title"),
+                role="title",
+                style=46,
+            ),
+            Node("android.widget.TextView", (600, y, 1000, y + 80), span, rid=_rid("tv_date_range"), role="subtext"),
+        ]
+        for i, (label, key, value) in enumerate((("Income", "income", income), ("Outcome", "outcome", outcome))):
+            x = 80 + i * 470
+            card += [
+                Node(
+                    "android.widget.TextView",
+                    (x, y + 100, x + 400, y + 160),
+                    label,
+                    rid=_rid(f"tv_{key}"),
+                    role="subtext",
+                ),
+                Node(
+                    "android.widget.TextView",
+                    (x, y + 160, x + 330, y + 250),
+                    format_amount(value),
+                    rid=_rid(f"tv_{key}_value"),
+                    role="text",
+                    style=52,
+                ),
+                Node(
+                    "android.widget.TextView",
+                    (x + 330, y + 160, x + 440, y + 250),
+                    CURRENCY_CODE,
+                    rid=_rid("tv_income_symobol" if key == "income" else "tv_outcome_symbol"),
+                    role="subtext",
+                ),
+            ]
+        self._card(ui, card, y - 20, y + 270)
+        y = ui.y + 30
+        days = ("SU", "MO", "TU", "WE", "TH", "FR", "SAT")
+        graph = [
+            Node(
+                "android.widget.TextView",
+                (80, y, 700, y + 80),
+                "Expenses in this Week",
+                rid=_rid("tv_title"),
+                role="title",
+                style=46,
+            ),
+            Node("android.widget.TextView", (700, y, 1000, y + 80), span, rid=_rid("tv_date_range"), role="subtext"),
+            Node("android.view.View", (80, y + 100, 1000, y + 330), rid=_rid("expense_graph")),
+        ]
+        graph += [
+            Node("android.widget.TextView", (80 + i * 131, y + 340, 80 + (i + 1) * 131, y + 400), d, role="subtext")
+            for i, d in enumerate(days)
+        ]
+        self._card(ui, graph, y - 20, y + 420)
+        y = ui.y + 30
+        recent = db.recent()
+        ui.y = y
+        ui.add(
+            Node(
+                "android.widget.TextView",
+                (80, y, 700, y + 90),
+                "Recent",
+                rid=_rid("tv_recent_lists"),
+                role="title",
+                style=46,
+            )
+        )
+        ui.y = y + 100
+        rows = []
+        saved, ui.nodes = ui.nodes, rows
+        for e in recent:
+            expense_row(ui, e, now, lambda i=e.expense_id: self._detail(dev, i), _rid("cd_expense"))
+        ui.nodes = saved
+        if rows:
+            ui.add(
+                Node(
+                    "androidx.recyclerview.widget.RecyclerView",
+                    (0, y + 100, SCREEN_W, ui.y),
+                    rid=_rid("rv_recent_lists"),
+                    children=rows,
+                )
+            )
+        ui.y += 10
+        ui.button("More", lambda: self._more(dev), rid=_rid("btn_more_logs"), h=120, x0=640, x1=1000)
+        ui.fab("Add", lambda: self._add(dev), rid=_rid("fb_main_add"))
+
+    def _card(self, ui: UI, children: list[Node], top: int, bottom: int) -> None:
+        for n in children:
+            n.package = PKG
+        ui.add(Node("android.widget.FrameLayout", (PAD, top, SCREEN_W - PAD, bottom), children=children))
+        ui.y = bottom
+
+    def _more(self, dev: Device) -> str:
+        dev.push(ExpenseLogs())
+        return 'Tap "More" to open Expense Logs in Pro Expense'
+
+    def _add(self, dev: Device) -> str:
+        dev.push(ExpenseEntry(dev, None))
+        return "Tap the add button to open Expense Entry in Pro Expense"
+
+
+class ExpenseLogs(_ShowsDetails):
+    """Every expense, newest first."""
+
+    where = "logs"
+
+    def build(self, ui: UI, dev: Device) -> None:
+        db, now = _db(dev), dev.state.now
+        ui.toolbar("Expense Logs")
+        _drawer_icon(ui, lambda: self._drawer(dev))
+        items = db.newest_first()
+        if items:
+            lo, hi = min(e.modified_date for e in items), max(e.modified_date for e in items)
+            _subtitle(ui, _range_text(lo, hi))
+
+        def render(ui: UI, e: Expense) -> None:
+            expense_row(ui, e, now, lambda: self._detail(dev, e.expense_id), _rid("cd_expense"))
+
+        ui.scroll_list(self, "list", items, render, empty="No Items", list_id="rv_expense")
+
+
+def _range_text(lo: int, hi: int) -> str:
+    """The logs' subtitle: the dates they span (``2023 Oct 1 - 15``)."""
+    a, b = from_ms(lo), from_ms(hi)
+    start = f"{a.year} {a:%b} {a.day}"
+    if a.date() == b.date():
+        return start
+    if a.year != b.year:
+        return f"{start} - {b.year} {b:%b} {b.day}"
+    return f"{start} - {b.day}" if a.month == b.month else f"{start} - {b:%b} {b.day}"
+
+
+class _EntryForm(dict):
+    """The editor's fields, with the app's input filters: a field keeps at most its
+    ``maxLength`` characters, and the amount only what ``FloatingInputFilter`` lets through,
+    checked key by key as typing (``adb shell input text``) enters them."""
+
+    def __setitem__(self, key: str, value: str) -> None:
+        limit = MAX_CHARS.get(key)
+        kept = ""
+        for c in value:
+            if limit is not None and len(kept) >= limit:
+                break
+            if key == "amount" and not amount_accepts(kept + c):
+                continue
+            kept += c
+        super().__setitem__(key, kept)
+
+
+class ExpenseEntry(Screen):
+    """Add (``expense=None``, "Expense Entry") or edit ("Update Data") an expense."""
+
+    def __init__(self, dev: Device, expense: Expense | None) -> None:
+        super().__init__()
+        self.form = _EntryForm()
+        self.expense_id = expense.expense_id if expense is not None else None
+        self.category = expense.category if expense is not None else FOOD
+        self.order = [self.category] + [c for c in CATEGORY_ORDER if c != self.category]
+        self.time = expense.modified_date if expense is not None else ms(dev.state.now)
+        self.created = expense.created_date if expense is not None else None
+        self.locked = False
+        self.error = ""
+        if expense is not None:
+            self.form["name"] = expense.title
+            self.form["amount"] = format_amount(expense.amount).replace(",", "")
+            self.form["note"] = expense.note or ""
+        self.focus = "name" if expense is None else None
+
+    @property
+    def editing(self) -> bool:
+        return self.expense_id is not None
+
+    def build(self, ui: UI, dev: Device) -> None:
+        ui.toolbar(
+            "Update Data" if self.editing else "Expense Entry",
+            up=lambda: self._close(dev),
+            actions=[
+                ("Time", "time", lambda: self._pick_time(dev)),
+                ("Calendar", "calendar", lambda: self._pick_date(dev)),
+            ],
+        )
+        _icons(ui, {"time": "schedule", "calendar": "calendar"})
+        _subtitle(ui, format_entry_date(self.time))
+        ui.spacer(40)
+        ui.field(self, "name", "Name", rid=_rid("edt_name"))
+        amount = ui.field(self, "amount", "Amount", rid=_rid("edt_amount"))
+        l, t, r, b = amount.bounds
+        ui.add(
+            Node(
+                "android.widget.TextView",
+                (r - 150, t, r - 20, b),
+                CURRENCY_CODE,
+                rid=_rid("textinput_suffix_text"),
+                role="subtext",
+            )
+        )
+        if self.error:
+            ui.add(
+                Node(
+                    "android.widget.TextView",
+                    (l + 20, b, r, b + 60),
+                    self.error,
+                    rid=_rid("textinput_error"),
+                    role="subtext",
+                )
+            )
+            ui.spacer(40)
+        self._categories(ui, dev)
+        ui.field(self, "note", "Note", rid=_rid("edt_note"), multiline=True, h=300)
+        y = ui.y
+        ui.button(
+            "Update" if self.editing else ("Next" if self.locked else "Save"),
+            lambda: self._save(dev),
+            rid=_rid("btn_save"),
+            x1=SCREEN_W - 220,
+        )
+        if not self.editing:
+            ui.add(
+                Node(
+                    "android.widget.FrameLayout",
+                    (SCREEN_W - 200, y + 10, SCREEN_W - PAD, y + 130),
+                    rid=_rid("cv_lock"),
+                    on_tap=lambda: self._lock(dev),
+                    role="icon",
+                    style="repeat",
+                    selected=self.locked,
+                )
+            )
+
+    # -- categories -----------------------------------------------------------------------
+    @staticmethod
+    def chip_width(name: str) -> int:
+        return 24 * len(name) + 100  # the name (16sp) and 16dp each side
+
+    def _categories(self, ui: UI, dev: Device) -> None:
+        """The horizontal list of category cards; a swipe scrolls it sideways."""
+        top = ui.y
+        h = 130
+        x0 = 63  # the list's 24dp padding
+        total = sum(self.chip_width(CATEGORIES[c]) + 20 for c in self.order) + 2 * x0 - 20
+        max_off = max(0, total - SCREEN_W)
+        off = min(self.scroll.get("category", 0), max_off)
+
+        def scroll(direction: str, frac: float) -> bool:
+            if direction not in ("left", "right"):
+                raise Inapplicable("the category list scrolls sideways only")
+            cur = min(self.scroll.get("category", 0), max_off)
+            new = max(0, min(max_off, cur + int(SCREEN_W * frac) * (1 if direction == "right" else -1)))
+            self.scroll["category"] = new
+            return new != cur
+
+        chips = []
+        x = x0 - off
+        for c in self.order:
+            name = CATEGORIES[c]
+            w = self.chip_width(name)
+            l, r = max(0, x), min(SCREEN_W, x + w)
+            if r - l > 1:
+                text = Node(
+                    "android.widget.TextView",
+                    (max(0, x + 30), top + 30, min(SCREEN_W, x + w - 30), top + h - 30),
+                    name,
+                    rid=_rid("tv_name"),
+                    package=PKG,
+                    role="text",
+                    style=40,
+                )
+                chips.append(
+                    Node(
+                        "android.widget.FrameLayout",
+                        (l, top, r, top + h),
+                        rid=_rid("cd_category"),
+                        package=PKG,
+                        checkable=True,
+                        checked=c == self.category,
+                        selected=c == self.category,
+                        on_tap=lambda c=c: self._choose(dev, c),
+                        label=name,
+                        role="row",
+                        children=[text] if text.bounds[2] > text.bounds[0] else [],
+                    )
+                )
+            x += w + 20
+        ui.add(
+            Node(
+                "androidx.recyclerview.widget.RecyclerView",
+                (0, top, SCREEN_W, top + h),
+                rid=_rid("rv_category"),
+                on_scroll=scroll if max_off > 0 else None,
+                role="list",
+                children=chips,
+                label="Category",
+            )
+        )
+        ui.y = top + h + 40
+
+    def _choose(self, dev: Device, category: int) -> str:
+        self.category = category
+        return f'Choose the category "{CATEGORIES[category]}" in Pro Expense'
+
+    # -- date and time --------------------------------------------------------------------
+    def _pick_date(self, dev: Device) -> str:
+        self.focus = None
+        dev.open_dialog(DatePickerDialog("on_date", from_ms(self.time).date()))
+        return 'Tap "Calendar" in Pro Expense'
+
+    def on_date(self, dev: Device, value: dt.date) -> str:
+        t = from_ms(self.time)
+        self.time = ms(dt.datetime.combine(value, t.time()))
+        return f"Set the expense date to {value:%B %-d, %Y} in Pro Expense"
+
+    def _pick_time(self, dev: Device) -> str:
+        self.focus = None
+        dev.open_dialog(TimePickerDialog("on_time", from_ms(self.time).time()))
+        return 'Tap "Time" in Pro Expense'
+
+    def on_time(self, dev: Device, value: dt.time) -> str:
+        t = from_ms(self.time)
+        self.time = ms(t.replace(hour=value.hour, minute=value.minute, microsecond=0))
+        return f"Set the expense time to {value:%H:%M} in Pro Expense"
+
+    # -- saving ---------------------------------------------------------------------------
+    def _lock(self, dev: Device) -> str:
+        self.locked = not self.locked
+        return f"Turn {'on' if self.locked else 'off'} adding several expenses in a row in Pro Expense"
+
+    def _close(self, dev: Device) -> str:
         dev.pop()
-        return f'Confirm deleting the expense "{e.name if e else ""}" in Pro Expense'
+        return "Leave the expense editor without saving in Pro Expense"
+
+    def _save(self, dev: Device) -> str:
+        raw = self.form.get("amount", "")
+        if not raw:
+            self.error = "Cost is Empty"
+            return "Tap Save: the amount is empty (Cost is Empty) in Pro Expense"
+        cents = parse_amount(raw)
+        if cents is None:
+            raise Inapplicable(f'"{raw}" is not an amount the app can save')
+        self.error = ""
+        now = ms(dev.state.now)
+        db = _db(dev)
+        values = {
+            "name": self.form.get("name", ""),
+            "amount": cents,
+            "category": self.category,
+            "note": self.form.get("note", ""),
+        }
+        if self.editing:
+            e = db.by_id(self.expense_id)
+            if e is None:
+                raise Inapplicable("this expense no longer exists")
+            for k, v in values.items():
+                setattr(e, k, v)
+            e.modified_date = self.time
+            dev.pop()
+            dev.toast("Data Updated!")
+            what = f'"{e.title}" ({format_amount(cents)}, {CATEGORIES.get(self.category, "")})'
+            return f"Update the expense {what} in Pro Expense"
+        e = db.add(Expense(created_date=now, modified_date=self.time, **values))
+        what = (
+            f'Save the expense "{e.title}" ({format_amount(cents)}, {CATEGORIES.get(self.category, "")}) in Pro Expense'
+        )
+        if self.locked:  # stay for the next one: fields cleared, dated now
+            self.form.clear()
+            self.focus = "name"
+            dev.state.keyboard = True
+            self.time = now
+            dev.toast("Saved!")
+            return what + "; the editor stays open for the next"
+        dev.pop()
+        return what
 
 
 class ExpenseApp(App):
     name = "expense"
-    label = "Pro Expense"
+    label = LABEL
     package = PKG
     activity = "com.arduia.expense.ui.MainActivity"
     aliases = ("pro expense", "pro expense app")
     color = (0, 150, 136)
+    layout = (
+        ("androidx.drawerlayout.widget.DrawerLayout", f"{PKG}:id/dl_main"),
+        ("android.view.ViewGroup", f"{PKG}:id/cl_main"),
+        ("android.widget.FrameLayout", f"{PKG}:id/fc_main"),
+    )
+    databases = (DATABASE,)
 
     def initial_data(self) -> ExpenseData:
         return ExpenseData()
 
     def root(self, dev: Device) -> Screen:
-        return ExpenseList()
+        return Home()

@@ -1,17 +1,25 @@
-"""Markor tasks (AndroidWorld: MarkorCreateNote, MarkorDeleteNote, MarkorEditNote, …)."""
+"""gui-gym's own Markor tasks, and the oracle's steps every Markor task uses (AndroidWorld's
+Markor tasks are in :mod:`gui_gym.android.sim.apps.markor.androidworld`, which replaced gui-gym's
+MarkorCreateNote, MarkorCreateFolder, MarkorDeleteNote, MarkorDeleteAllNotes and MarkorEditNote)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import posixpath
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from gui_gym.android.sim.apps.markor.app import (
+    MORE,
     NEW_TITLE,
+    SELECT_FOLDER,
+    UP,
     DocumentScreen,
     Entry,
     FileBrowser,
+    FolderDialog,
     MarkorData,
     NameDialog,
     join,
@@ -114,13 +122,31 @@ def new_name(rng: np.random.Generator) -> str:
 # ----------------------------------------------------------------------------- oracle steps
 
 
+def split_name(name: str) -> tuple[str, str]:
+    """What to type into the new file dialog's Name and Extension fields to create ``name``
+    (Markor joins them as typed): ``notes.txt`` → ``("notes", ".txt")``, ``notes`` → ``("notes", "")``."""
+    stem, ext = posixpath.splitext(name)
+    return (stem, ext) if stem else (name, "")
+
+
+def browsing(o: Oracle, folder: str) -> FileBrowser | None:
+    """The file browser showing ``folder`` with no dialog over it, if that is what is in front."""
+    s = o.screen
+    if o.app == "markor" and isinstance(s, FileBrowser) and s.dialog is None and s.folder == folder:
+        return s
+    return None
+
+
 def to_folder(o: Oracle, folder: str) -> str | None:
-    """From anywhere: get to the file browser showing ``folder``; ``None`` once there."""
+    """From anywhere: get to the file browser showing ``folder`` with nothing selected;
+    ``None`` once there."""
     if o.app != "markor":
         return o.launch("Markor")
     s = o.screen
-    if not isinstance(s, FileBrowser) or s.dialog is not None:
-        return o.back()
+    if isinstance(s, DocumentScreen) and s.dialog is None:
+        return o.tap(o.find(desc="Navigate up"))  # saves and closes the note, keyboard or not
+    if not isinstance(s, FileBrowser) or s.dialog is not None or s.selection:
+        return o.back()  # closes a dialog, clears a selection
     if s.folder == folder:
         return None
     if s.folder == "" or folder.startswith(s.folder + "/"):
@@ -137,6 +163,8 @@ def show_entry(o: Oracle, s: FileBrowser, name: str) -> str | None:
     key = sort_key(target)
 
     def before(r: object) -> bool:
+        if r.label == UP:  # type: ignore[attr-defined]
+            return True
         e = d.get(join(s.folder, r.label))  # type: ignore[attr-defined]
         return e is not None and sort_key(e) < key
 
@@ -147,6 +175,31 @@ def show_entry(o: Oracle, s: FileBrowser, name: str) -> str | None:
     if row is None or lst is None or row.bounds[3] - row.bounds[1] >= ROW_H:
         return None
     return o.swipe("down" if row.bounds[1] <= lst.bounds[1] else "up", dist="short", within=lst)  # cut off: unclip
+
+
+def select_step(o: Oracle, folder: str, names: Sequence[str]) -> str | None:
+    """From anywhere: get to ``folder`` with exactly the items ``names`` selected (a long press
+    on the first, taps on the others); ``None`` once they are."""
+    s = browsing(o, folder)
+    if s is None:
+        return to_folder(o, folder)
+    want = [join(folder, n) for n in names]
+    extra = [p for p in s.selection if p not in want]
+    missing = [p for p in want if p not in s.selection]
+    if not extra and not missing:
+        return None
+    path = (extra or missing)[0]
+    name = path.rsplit("/", 1)[-1]
+    act = show_entry(o, s, name)
+    if act is not None:
+        return act
+    row = o.find(role="row", label=name)
+    return o.tap(row) if s.selection else o.long_press(row)
+
+
+def selected(dev: Device, paths: Sequence[str]) -> bool:
+    """The items ``paths`` are among the selected ones in the browser."""
+    return any(isinstance(s, FileBrowser) and set(paths) <= set(s.selection) for s in screens(dev))
 
 
 def open_note(o: Oracle, path: str) -> str | None:
@@ -172,7 +225,8 @@ def write_note(o: Oracle, path: str, text: str) -> str:
 
 def create_step(o: Oracle, folder: str, name: str, button: str) -> str:
     """One step toward creating ``name`` in ``folder`` with the new-file dialog's ``button``
-    ("OK" for a note, "Folder" for a folder)."""
+    ("OK" for a note: Name and Extension as :func:`split_name` gives them; "Folder" for a
+    folder)."""
     s = o.screen
     if (
         o.app == "markor"
@@ -181,25 +235,62 @@ def create_step(o: Oracle, folder: str, name: str, button: str) -> str:
         and isinstance(s.dialog, NameDialog)
         and s.dialog.title == NEW_TITLE
     ):
-        return o.fill("Name", name) or o.tap(o.find(label=button, role="textbutton"))
+        stem, ext = split_name(name) if button == "OK" else (name, s.dialog.form.get("ext", ""))
+        return o.fill_form([("Name", stem), ("Extension", ext)]) or o.tap(o.find(label=button, role="textbutton"))
     return to_folder(o, folder) or o.tap(o.find(desc=NEW_TITLE))
 
 
-def menu_step(o: Oracle, path: str, item: str) -> str:
-    """Long press ``path`` in its folder and pick ``item`` of the context menu; then the
-    confirmation button of what that opens (``Delete``), if anything."""
+def delete_step(o: Oracle, paths: Sequence[str]) -> str:
+    """One step toward deleting ``paths`` (items of one folder): select them, Delete, OK."""
+    folder = db(o.dev).get(paths[0]).parent
     s = o.screen
+    if (
+        o.app == "markor"
+        and isinstance(s, FileBrowser)
+        and s.folder == folder
+        and isinstance(s.dialog, AlertDialog)
+        and sorted(s.selection) == sorted(paths)
+    ):
+        return o.tap(o.find(label="OK", role="textbutton"))
+    return select_step(o, folder, [p.rsplit("/", 1)[-1] for p in paths]) or o.tap(o.find(desc="Delete"))
+
+
+def rename_step(o: Oracle, path: str, new_name: str) -> str:
+    """One step toward renaming ``path`` to ``new_name``: select it, Rename, type, OK."""
+    s = o.screen
+    if (
+        o.app == "markor"
+        and isinstance(s, FileBrowser)
+        and isinstance(s.dialog, NameDialog)
+        and s.dialog.title == "Rename"
+        and s.target == path
+    ):
+        return o.fill("Name", new_name) or o.tap(o.find(label="OK", role="textbutton"))
     e = db(o.dev).get(path)
     assert e is not None, path
-    if o.app == "markor" and isinstance(s, FileBrowser) and s.folder == e.parent and s.target == path:
+    return select_step(o, e.parent, [e.name]) or o.tap(o.find(desc="Rename"))
+
+
+def move_step(o: Oracle, path: str, dest: str, action: str = "Move") -> str:
+    """One step toward moving (or copying) ``path`` into the folder ``dest``: select it, "More
+    options", Move, walk the folder picker to ``dest``, "Select this folder"."""
+    e = db(o.dev).get(path)
+    assert e is not None, path
+    s = o.screen
+    if o.app == "markor" and isinstance(s, FileBrowser) and s.folder == e.parent and s.selection == [path]:
         if isinstance(s.dialog, MenuDialog):
-            return o.tap(o.find(item, role="menuitem"))
-        if isinstance(s.dialog, AlertDialog):
-            return o.tap(o.find(label="Delete", role="textbutton"))
-    act = to_folder(o, e.parent)
-    if act is not None:
-        return act
-    return show_entry(o, o.screen, e.name) or o.long_press(o.find(role="row", label=e.name))
+            return o.tap(o.find(action, role="menuitem"))
+        if isinstance(s.dialog, FolderDialog) and s.dialog.action == action:
+            at = s.dialog.folder
+            if at == dest:
+                return o.tap(o.find(label=SELECT_FOLDER, role="textbutton"))
+            name = dest[len(at) :].lstrip("/").split("/")[0] if at == "" or dest.startswith(at + "/") else UP
+            row = o.find(role="row", label=name)
+            if row is None:  # further down the picker's list (the last list on screen)
+                lists = [n for n in o.nodes if n.role == "list"]
+                return o.swipe("up", within=lists[-1]) if lists else o.back()
+            return o.tap(row)
+    return select_step(o, e.parent, [e.name]) or o.tap(o.find(desc=MORE))
 
 
 # ----------------------------------------------------------------------------- tasks
@@ -210,181 +301,6 @@ class MarkorTask(TaskTemplate):
 
     def snapshot_before(self, dev: Device, p: Params) -> None:
         p["before"] = list(db(dev).signature())
-
-
-class MarkorCreateNote(MarkorTask):
-    id = "MarkorCreateNote"
-    difficulty = "medium"
-    template = "Create a new note in Markor named {name} with the following text: {text}"
-    placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Text": "text"}
-    milestones = (
-        Milestone("Open the Markor app", lambda d, p: in_markor(d)),
-        Milestone(
-            "Open the dialog to create a new file",
-            lambda d, p: dialog_open(d, NameDialog, NEW_TITLE) or db(d).get(p["name"]) is not None,
-        ),
-        Milestone("Create the note <Name>", lambda d, p: is_note(d, p["name"])),
-        Milestone('Write "<Text>" into <Name> and save it', lambda d, p: note_has(d, p["name"], p["text"])),
-    )
-
-    def sample(self, rng: np.random.Generator) -> Params:
-        return {"name": new_name(rng), "text": pick(rng, SENTENCES)}
-
-    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
-        populate(dev, rng, int(rng.integers(2, 6)), int(rng.integers(0, 3)))
-        self.snapshot_before(dev, p)
-
-    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        return note_has(dev, p["name"], p["text"]) and kept(dev, p)
-
-    def oracle(self, o: Oracle) -> str:
-        p = o.p
-        if note_has(o.dev, p["name"], p["text"]):
-            return o.finish()
-        if db(o.dev).get(p["name"]) is None:
-            return create_step(o, "", p["name"], "OK")
-        return write_note(o, p["name"], p["text"])
-
-
-class MarkorCreateFolder(MarkorTask):
-    id = "MarkorCreateFolder"
-    difficulty = "easy"
-    template = "Create a new folder named {folder} in Markor."
-    placeholders: ClassVar[dict[str, str]] = {"Folder": "folder"}
-    milestones = (
-        Milestone("Open the Markor app", lambda d, p: in_markor(d)),
-        Milestone(
-            "Open the dialog to create a new folder",
-            lambda d, p: dialog_open(d, NameDialog, NEW_TITLE) or is_dir(d, p["folder"]),
-        ),
-        Milestone("Create the folder <Folder>", lambda d, p: is_dir(d, p["folder"])),
-    )
-
-    def sample(self, rng: np.random.Generator) -> Params:
-        return {"folder": pick(rng, FOLDERS)}
-
-    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
-        populate(dev, rng, int(rng.integers(2, 6)), 0)
-        others = [f for f in FOLDERS if f != p["folder"]]
-        for f in pick(rng, others, int(rng.integers(0, 3))):
-            db(dev).add(f, is_dir=True, mtime=dev.state.now - dt.timedelta(days=3))
-        self.snapshot_before(dev, p)
-
-    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        return is_dir(dev, p["folder"]) and kept(dev, p)
-
-    def oracle(self, o: Oracle) -> str:
-        if is_dir(o.dev, o.p["folder"]):
-            return o.finish()
-        return create_step(o, "", o.p["folder"], "Folder")
-
-
-class MarkorDeleteNote(MarkorTask):
-    id = "MarkorDeleteNote"
-    difficulty = "easy"
-    template = "Delete the note {name} in Markor."
-    placeholders: ClassVar[dict[str, str]] = {"Name": "name"}
-    milestones = (
-        Milestone("Open the Markor app", lambda d, p: in_markor(d)),
-        Milestone(
-            "Open the options for <Name>",
-            lambda d, p: (
-                any(isinstance(s, FileBrowser) and s.dialog is not None and s.target == p["name"] for s in screens(d))
-                or db(d).get(p["name"]) is None
-            ),
-        ),
-        Milestone("Delete the note <Name>", lambda d, p: db(d).get(p["name"]) is None),
-    )
-
-    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
-        notes = populate(dev, rng, int(rng.integers(3, 7)), int(rng.integers(0, 3)))
-        p["name"] = notes[int(rng.integers(len(notes)))].path
-        self.snapshot_before(dev, p)
-
-    def sample(self, rng: np.random.Generator) -> Params:
-        return {"name": ""}  # chosen among the notes at set-up
-
-    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        rest = [x for x in p["before"] if x[0] != p["name"]]
-        return db(dev).get(p["name"]) is None and sorted(db(dev).signature()) == sorted(rest)
-
-    def oracle(self, o: Oracle) -> str:
-        if db(o.dev).get(o.p["name"]) is None:
-            return o.finish()
-        return menu_step(o, o.p["name"], "Delete")
-
-
-class MarkorDeleteAllNotes(MarkorTask):
-    id = "MarkorDeleteAllNotes"
-    difficulty = "hard"
-    template = "Delete all my notes in Markor."
-    milestones = (
-        Milestone("Open the Markor app", lambda d, p: in_markor(d)),
-        Milestone("Delete one of the notes", lambda d, p: len(db(d).notes()) < p["count"]),
-        Milestone("Delete the remaining notes", lambda d, p: not db(d).notes()),
-    )
-
-    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
-        p["count"] = len(populate(dev, rng, int(rng.integers(4, 6))))
-
-    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        return not db(dev).notes()
-
-    def oracle(self, o: Oracle) -> str:
-        notes = sorted(db(o.dev).notes(), key=lambda e: e.path)
-        if not notes:
-            return o.finish()
-        s = o.screen
-        if isinstance(s, FileBrowser) and s.dialog is not None and db(o.dev).get(s.target) is not None:
-            return menu_step(o, s.target, "Delete")  # finish what was started
-        return menu_step(o, notes[0].path, "Delete")
-
-
-class MarkorEditNote(MarkorTask):
-    id = "MarkorEditNote"
-    difficulty = "medium"
-    template = "Edit the note {name} in Markor. {how}: {text}"
-    placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Text": "text"}
-    milestones = (
-        Milestone("Open the Markor app", lambda d, p: in_markor(d)),
-        Milestone("Open the note <Name>", lambda d, p: editing(d, p["name"]) or note_has(d, p["name"], p["want"])),
-        Milestone(
-            "Change the text of <Name> as asked",
-            lambda d, p: editing(d, p["name"], p["want"]) or note_has(d, p["name"], p["want"]),
-        ),
-        Milestone("Save the note <Name>", lambda d, p: note_has(d, p["name"], p["want"])),
-    )
-    HOW: ClassVar[dict[str, str]] = {
-        "top": "Add to the top of the note",
-        "bottom": "Add to the bottom of the note",
-        "replace": "Replace the text of the note with",
-    }
-
-    def sample(self, rng: np.random.Generator) -> Params:
-        mode = ("top", "bottom", "replace")[int(rng.integers(3))]
-        return {"mode": mode, "how": self.HOW[mode]}
-
-    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
-        notes = populate(dev, rng, int(rng.integers(3, 7)), int(rng.integers(0, 2)))
-        note = notes[int(rng.integers(len(notes)))]
-        p["name"] = note.path
-        p["text"] = pick(rng, [s for s in SENTENCES if s not in note.content])
-        old = note.content.rstrip("\n")
-        p["want"] = {"top": f"{p['text']}\n{old}", "bottom": f"{old}\n{p['text']}", "replace": p["text"]}[p["mode"]]
-        self.snapshot_before(dev, p)
-
-    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        rest = {x for x in p["before"] if x[0] != p["name"]}
-        return (
-            note_has(dev, p["name"], p["want"])
-            and rest <= set(db(dev).signature())
-            and len(db(dev).entries) == len(p["before"])
-        )
-
-    def oracle(self, o: Oracle) -> str:
-        if note_has(o.dev, o.p["name"], o.p["want"]) or db(o.dev).get(o.p["name"]) is None:
-            return o.finish()
-        return write_note(o, o.p["name"], o.p["want"])
 
 
 class MarkorRenameNote(MarkorTask):
@@ -429,10 +345,7 @@ class MarkorRenameNote(MarkorTask):
         p = o.p
         if db(o.dev).get(p["name"]) is None:
             return o.finish()
-        s = o.screen
-        if isinstance(s, FileBrowser) and isinstance(s.dialog, NameDialog) and s.target == p["name"]:
-            return o.fill("Name", p["new_name"]) or o.tap(o.find(label="OK", role="textbutton"))
-        return menu_step(o, p["name"], "Rename")
+        return rename_step(o, p["name"], p["new_name"])
 
 
 class MarkorCreateNoteInFolder(MarkorTask):
@@ -505,11 +418,6 @@ class MarkorNoteRevisionHistory(MarkorTask):
 
 
 TEMPLATES = (
-    MarkorCreateNote,
-    MarkorCreateFolder,
-    MarkorDeleteNote,
-    MarkorDeleteAllNotes,
-    MarkorEditNote,
     MarkorRenameNote,
     MarkorCreateNoteInFolder,
     MarkorNoteRevisionHistory,

@@ -1,4 +1,6 @@
-"""Simple SMS Messenger: its screens and data (``app``) and its tasks (``tasks``)."""
+"""Simple SMS Messenger: its data (``data``: conversations, one ``sms`` row per message), its
+storage (``storage``: the telephony provider's ``mmssms.db``), its screens (``app``), gui-gym's
+tasks (``tasks``) and AndroidWorld's (``androidworld``)."""
 
 from gui_gym.android.sim.apps.messages.app import MessagesApp
 

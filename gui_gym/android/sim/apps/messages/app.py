@@ -1,102 +1,48 @@
-"""Messages (com.simplemobiletools.smsmessenger, like Simple SMS Messenger).
+"""Messages (com.simplemobiletools.smsmessenger, like Simple SMS Messenger 5.19.3).
 
 Database: :class:`MessagesData`, conversations keyed by phone number (its digits, see
-:func:`number_key`), each a list of :class:`Message` (text, incoming or outgoing, time);
-``log`` records every message sent from the app. Conversations show the name of the
-Contacts entry with the same number. Screens: the conversation list (newest first, scrolls;
-long press: Delete with confirmation; FAB: new conversation), a thread (the messages, a
-message field and Send; the toolbar deletes the conversation), and "New conversation" (a
-recipient field taking a number or a contact name; matching contacts are listed and
-tappable; the check mark or Enter opens the thread).
+:func:`number_key`), each a list of :class:`Message` (text, incoming or outgoing, time, read);
+every message is one row of the telephony provider's ``sms`` table (its ``_id``, the
+conversation's ``thread_id``, the conversation's number as ``address``: see
+:mod:`~gui_gym.android.sim.apps.messages.storage`). ``log`` records every message sent from the
+app. Conversations show the name of the Contacts entry with the same number. Screens: the
+conversation list (newest first, scrolls; long press: Delete with confirmation; FAB: new
+conversation), a thread (the messages, the message field "Type a message…" and the send button
+``thread_send_message`` reading "SMS"; the toolbar deletes the conversation; showing a thread
+marks its messages read), and "New conversation" (a recipient field "Add Contact or Number…"
+taking a number or a contact name; matching contacts are listed and tappable; the check mark,
+shown once more than two characters are typed, or Enter opens the thread).
+
+Outside the screens: :func:`receive` is a text arriving (the emulator's ``sms send``), unread;
+:func:`compose` is the ``SENDTO`` intent (``sms:<number>`` with ``sms_body``): the thread with
+the number, its message field holding the body, in front.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import functools
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gui_gym.android.actions import MAX_QUOTE, clip_text
 from gui_gym.android.sim.apps.base import App
 from gui_gym.android.sim.apps.contacts.app import Contact, ContactsData
+from gui_gym.android.sim.apps.messages.data import PKG, Conversation, Message, MessagesData, is_number, number_key
+from gui_gym.android.sim.apps.messages.storage import DATABASE
 from gui_gym.android.sim.widgets import PAD, UI, AlertDialog, Inapplicable, MenuDialog, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device
 
-PKG = "com.simplemobiletools.smsmessenger"
+__all__ = [
+    "PKG", "Conversation", "Message", "MessagesApp", "MessagesData", "compose", "is_number", "number_key", "receive",
+]  # fmt: skip
+
 BUBBLE_H = 190  # one message in a thread
 COMPOSER_H = 200  # the message field and Send button at the bottom of a thread
+CONVERSATION_IDS = ("conversation_image", "conversation_address", "conversation_body_short")
+CONTACT_IDS = ("item_contact_image", "item_contact_name", "item_contact_number")
 SNIPPET = 40  # characters of the last message shown in the conversation list
-
-
-@functools.lru_cache(maxsize=4096)  # read for every conversation on every lookup and screen
-def number_key(number: str) -> str:
-    """The digits of a phone number without a leading US country code: the conversation key."""
-    d = "".join(c for c in number if c.isdigit())
-    return d[1:] if len(d) == 11 and d.startswith("1") else d
-
-
-def is_number(text: str) -> bool:
-    """Whether ``text`` reads as a phone number (digits and ``+-(). `` only, 3+ digits)."""
-    t = text.strip()
-    return bool(t) and all(c in "0123456789+-(). " for c in t) and sum(c.isdigit() for c in t) >= 3
-
-
-@dataclass
-class Message:
-    text: str
-    incoming: bool
-    time: dt.datetime
-
-
-@dataclass
-class Conversation:
-    number: str
-    messages: list[Message] = field(default_factory=list)
-
-    @property
-    def key(self) -> str:
-        return number_key(self.number)
-
-    @property
-    def last_time(self) -> dt.datetime:
-        return self.messages[-1].time if self.messages else dt.datetime.min
-
-
-@dataclass
-class MessagesData:
-    conversations: list[Conversation] = field(default_factory=list)
-    log: list[tuple[str, str]] = field(default_factory=list)  # (number, text) sent from the app
-
-    def get(self, number: str) -> Conversation | None:
-        key = number_key(number)
-        return next((c for c in self.conversations if c.key == key), None)
-
-    def add(self, number: str, text: str, incoming: bool, time: dt.datetime) -> Conversation:
-        """Append a message to the conversation with ``number`` (created if needed)."""
-        conv = self.get(number)
-        if conv is None:
-            conv = Conversation(number)
-            self.conversations.append(conv)
-        conv.messages.append(Message(text, incoming, time))
-        conv.messages.sort(key=lambda m: m.time)
-        return conv
-
-    def remove(self, number: str) -> None:
-        key = number_key(number)
-        self.conversations[:] = [c for c in self.conversations if c.key != key]
-
-    def sorted(self) -> list[Conversation]:
-        """Conversations with messages, the most recent first."""
-        return sorted((c for c in self.conversations if c.messages), key=lambda c: c.last_time, reverse=True)
-
-    def sent_to(self, number: str) -> list[str]:
-        """Texts sent from the app to ``number``."""
-        key = number_key(number)
-        return [t for n, t in self.log if number_key(n) == key]
 
 
 def _db(dev: Device) -> MessagesData:
@@ -163,8 +109,9 @@ class ConversationList(Screen):
                 label=name,
             )
             _, t, _, _ = row.bounds
-            for child in row.children:
+            for child, rid in zip(row.children, CONVERSATION_IDS, strict=False):
                 child.bounds = (*child.bounds[:2], min(child.bounds[2], 820), child.bounds[3])
+                child.rid = f"{PKG}:id/{rid}"  # item_conversation.xml
             stamp = _stamp(now, c.last_time, short=True)
             row.children.append(
                 Node(
@@ -226,7 +173,9 @@ class ThreadScreen(Screen):
         self.focus = "msg" if focus else None
 
     def build(self, ui: UI, dev: Device) -> None:
-        conv = _db(dev).get(self.number)
+        db = _db(dev)
+        conv = db.get(self.number)
+        db.mark_read(self.number)  # on screen: read (the app marks a thread read when it shows it)
         name = display_name(dev, self.number)
         actions = [("Delete", "delete", lambda: self._delete(dev))] if conv is not None else []
         ui.toolbar(name, up=lambda: self._up(dev), actions=actions)
@@ -278,13 +227,18 @@ class ThreadScreen(Screen):
         ui.y = y
         field_ = ui.field(self, "msg", "Type a message…", rid=f"{PKG}:id/thread_type_message", label="Type a message")
         _narrow(field_, 850)
+        # The app's MyButton: a send icon above the text "SMS", described "OK" (its layout's
+        # contentDescription), dimmed and not clickable while the field is empty.
+        typed = bool(self.form.get("msg", "").strip())
         ui.add(
             Node(
-                "android.widget.ImageButton",
+                "android.widget.Button",
                 (880, y + 15, SCREEN_W - 40, y + 135),
-                desc="Send",
+                "SMS",
+                desc="OK",
                 rid=f"{PKG}:id/thread_send_message",
-                on_tap=lambda: self._send(dev),
+                on_tap=(lambda: self._send(dev)) if typed else None,
+                enabled=typed,
                 role="icon",
                 style="send",
             )
@@ -334,26 +288,27 @@ class NewConversation(Screen):
             ui.field(
                 self,
                 "to",
-                "Add contact or number…",
+                "Add Contact or Number…",
                 rid=f"{PKG}:id/new_conversation_address",
                 label="Add contact or number",
             ),
             850,
         )
-        ui.add(
-            Node(
-                "android.widget.ImageButton",
-                (880, y + 15, SCREEN_W - 40, y + 135),
-                desc="Confirm",
-                rid=f"{PKG}:id/new_conversation_confirm",
-                on_tap=lambda: self._confirm(dev),
-                role="icon",
-                style="check",
+        if len(self.form.get("to", "")) > 2:  # the app shows the check mark past two characters
+            ui.add(
+                Node(
+                    "android.widget.ImageView",
+                    (880, y + 15, SCREEN_W - 40, y + 135),
+                    desc="Confirm",
+                    rid=f"{PKG}:id/new_conversation_confirm",
+                    on_tap=lambda: self._confirm(dev),
+                    role="icon",
+                    style="check",
+                )
             )
-        )
 
         def render(ui: UI, c: Contact) -> None:
-            ui.row(
+            row = ui.row(
                 c.name,
                 c.phone,
                 on_tap=lambda: self._pick(dev, c.uid),
@@ -361,6 +316,8 @@ class NewConversation(Screen):
                 icon="avatar",
                 label=c.name,
             )
+            for child, rid in zip(row.children, CONTACT_IDS, strict=False):
+                child.rid = f"{PKG}:id/{rid}"  # the commons' item_contact_with_number.xml
 
         ui.scroll_list(self, "list", self._matches(dev), render, empty="No contacts found", list_id="contacts_list")
 
@@ -406,6 +363,33 @@ class NewConversation(Screen):
         return self._confirm(dev)
 
 
+def receive(dev: Device, number: str, text: str) -> Conversation:
+    """A text from ``number`` arrives now (the emulator's ``sms send``): unread until shown."""
+    conv = _db(dev).add(number, text, incoming=True, time=dev.state.now, read=False)
+    dev.invalidate()
+    return conv
+
+
+def compose(dev: Device, number: str, body: str = "") -> ThreadScreen:
+    """The ``SENDTO`` intent (``sms:<number>``, extra ``sms_body``): the app comes to the front
+    on the thread with ``number``, its message field holding ``body`` (nothing is sent; a thread
+    without messages focuses the field, the keyboard up). The thread joins the app's task when
+    the app is running, else it is the task's only screen (``NewConversationActivity`` hands the
+    intent on to ``ThreadActivity`` and finishes)."""
+    running = bool(dev.state.stacks.get("messages"))
+    dev.launch("messages")
+    conv = _db(dev).get(number)
+    thread = ThreadScreen(number, focus=conv is None or not conv.messages)  # empty: the keyboard shows
+    thread.form["msg"] = body
+    if running:
+        dev.push(thread)
+    else:
+        dev.state.stacks["messages"] = [thread]
+        dev.state.keyboard = thread.focus is not None
+    dev.invalidate()
+    return thread
+
+
 class MessagesApp(App):
     name = "messages"
     label = "Simple SMS Messenger"
@@ -414,6 +398,7 @@ class MessagesApp(App):
     activity = "com.simplemobiletools.smsmessenger.activities.MainActivity"
     aliases = ("simple sms messenger", "simple sms")
     color = (30, 136, 229)
+    databases = (DATABASE,)
 
     def initial_data(self) -> MessagesData:
         return MessagesData()

@@ -1,4 +1,5 @@
-"""Messages tasks (AndroidWorld: SimpleSmsSend, SimpleSmsReply, SimpleSmsSendToContact, …)."""
+"""gui-gym's own Messages tasks (SimpleSmsSendToContact, …) and the oracle steps the app's
+tasks share. AndroidWorld's SMS tasks are in :mod:`~gui_gym.android.sim.apps.messages.androidworld`."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ from gui_gym.android.sim.widgets import AlertDialog, MenuDialog
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device
+
+SEND_BUTTON = ":id/thread_send_message"  # the thread's send button (its text "SMS")
 
 CHAT = (
     "Are we still on for lunch tomorrow?",
@@ -173,8 +176,8 @@ def reveal_conversation(o: Oracle, number: str) -> str | None:
 
 
 def send_in_thread(o: Oracle, text: str) -> str:
-    """In an open thread: type ``text`` into the message field, then Send."""
-    return o.fill("Type a message", text) or o.tap(o.find(desc="Send"))
+    """In an open thread: type ``text`` into the message field, then tap the send button ("SMS")."""
+    return o.fill("Type a message", text) or o.tap(o.find(rid=SEND_BUTTON))
 
 
 def start_conversation(o: Oracle, recipient: str, contact: bool) -> str:
@@ -231,31 +234,6 @@ def send_milestones(key: str, recipient_step: str, recipient: str) -> tuple[Mile
     )
 
 
-class SimpleSmsSend(TaskTemplate):
-    id = "SimpleSmsSend"
-    app = "messages"
-    difficulty = "medium"
-    template = "Send a text message using Simple SMS Messenger to {number} with message: {message}"
-    placeholders: ClassVar[dict[str, str]] = {"Number": "number", "Message": "message"}
-    milestones = send_milestones("number", "Open the conversation with <Number>", "<Number>")
-
-    def sample(self, rng: np.random.Generator) -> Params:
-        return {"number": phone_number(rng), "message": pick(rng, OUTGOING)}
-
-    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
-        setup_inbox(dev, rng, 5, 6)
-        db(dev).remove(p["number"])
-
-    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        return sent_exactly(dev, [(p["number"], p["message"])])
-
-    def oracle(self, o: Oracle) -> str:
-        p = o.p
-        if was_sent(o.dev, p["number"], p["message"]):
-            return o.finish()
-        return send_step(o, p["number"], p["message"], p["number"], contact=False)
-
-
 class SimpleSmsSendToContact(TaskTemplate):
     id = "SimpleSmsSendToContact"
     app = "messages"
@@ -283,51 +261,6 @@ class SimpleSmsSendToContact(TaskTemplate):
         if was_sent(o.dev, p["phone"], p["message"]):
             return o.finish()
         return send_step(o, p["phone"], p["message"], p["name"], contact=True)
-
-
-class SimpleSmsReply(TaskTemplate):
-    id = "SimpleSmsReply"
-    app = "messages"
-    difficulty = "medium"
-    template = "Reply to {name} with message: {message} in Simple SMS Messenger"
-    placeholders: ClassVar[dict[str, str]] = {"Name": "name", "Message": "message"}
-    milestones = (
-        Milestone("Open the Simple SMS Messenger app", lambda d, p: in_app(d, "messages")),
-        Milestone(
-            "Open the conversation with <Name>",
-            lambda d, p: thread_open(d, p["phone"]) or was_sent(d, p["phone"], p["message"]),
-        ),
-        Milestone(
-            'Type the message "<Message>"',
-            lambda d, p: draft_holds(d, p["phone"], p["message"]) or was_sent(d, p["phone"], p["message"]),
-        ),
-        Milestone("Send the reply to <Name>", lambda d, p: was_sent(d, p["phone"], p["message"])),
-    )
-
-    def sample(self, rng: np.random.Generator) -> Params:
-        ((first, last),) = people(rng, 1)
-        return {
-            "first": first,
-            "last": last,
-            "name": f"{first} {last}",
-            "message": pick(rng, OUTGOING),
-            "n_convs": int(rng.integers(9, 19)),
-        }
-
-    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
-        contacts = setup_inbox(dev, rng, 16, p["n_convs"], keep=[(p["first"], p["last"])])
-        p["phone"] = next(c.phone for c in contacts if c.name == p["name"])
-
-    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        return sent_exactly(dev, [(p["phone"], p["message"])])
-
-    def oracle(self, o: Oracle) -> str:
-        p = o.p
-        if was_sent(o.dev, p["phone"], p["message"]):
-            return o.finish()
-        if db(o.dev).get(p["phone"]) is None:  # the conversation is gone: start a new one
-            return send_step(o, p["phone"], p["message"], p["name"], contact=True)
-        return open_thread(o, p["phone"]) or send_in_thread(o, p["message"])
 
 
 class SimpleSmsLatestMessageQuestion(TaskTemplate):
@@ -502,10 +435,9 @@ class SimpleSmsSendToUnknownContact(TaskTemplate):
         return start_conversation(o, o.p["name"], contact=True)  # typing the name lists no such contact
 
 
+# SimpleSmsSend and SimpleSmsReply are AndroidWorld's (``androidworld.py``).
 TEMPLATES = (
-    SimpleSmsSend,
     SimpleSmsSendToContact,
-    SimpleSmsReply,
     SimpleSmsLatestMessageQuestion,
     SimpleSmsDeleteConversation,
     SimpleSmsSendMultiple,

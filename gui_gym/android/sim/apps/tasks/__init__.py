@@ -1,4 +1,6 @@
-"""Tasks: its screens and data (``app``) and its tasks (``tasks``)."""
+"""Tasks (org.tasks): its data (``data``: the app's ``tasks`` rows), its database on the phone
+(``storage``), its screens (``app``), gui-gym's tasks (``tasks``) and AndroidWorld's
+information-retrieval tasks (``questions``)."""
 
 from gui_gym.android.sim.apps.tasks.app import TasksApp
 

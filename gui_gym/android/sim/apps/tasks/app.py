@@ -1,67 +1,32 @@
 """Tasks (org.tasks, Tasks.org): a to-do list with due dates and priorities.
 
-Database: :class:`TasksData` with a list of :class:`Task` and the "show completed" filter.
-Screens: the task list "My Tasks" (a checkbox per row completes a task; tap a row to edit
-it; long press for Mark as completed / Delete; the overflow menu shows or hides completed
-tasks and clears them; the FAB creates a task; sorted by due date, then priority) and the
-task editor (title, due date through a date picker, priority through a menu, description;
-the Save icon, Back and navigate-up save, as in Tasks.org; an empty new task is discarded).
+Data: the app's ``tasks`` rows (:mod:`~gui_gym.android.sim.apps.tasks.data`), served as its
+database (:mod:`~gui_gym.android.sim.apps.tasks.storage`). Screens: the task list "My Tasks"
+(a checkbox per row completes a task; each row shows the due date and a priority marker; tap a
+row to edit it; long press for Mark as completed / Delete; the overflow menu clears completed
+tasks and has the real app's "Show completed" and "Show unstarted" filters, both off at first, so
+that completed tasks and tasks whose start date (``hideUntil``) is still to come are not listed;
+the FAB creates a task; sorted by due date, then priority) and the task editor (title, due date
+through a date picker, priority through a menu, description; the Save icon, Back and navigate-up
+save, as in Tasks.org; an empty new task is discarded). Deleting marks a task deleted, as the
+app does; it leaves the list.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gui_gym.android.sim.apps.base import App
+from gui_gym.android.sim.apps.tasks.data import LABEL, PKG, PRIORITIES, Task, TasksData, at, ms
+from gui_gym.android.sim.apps.tasks.storage import DATABASE
 from gui_gym.android.sim.widgets import PAD, ROW_H, UI, AlertDialog, DatePickerDialog, MenuDialog, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device
 
-PKG = "org.tasks"
-PRIORITIES = ("None", "Low", "Medium", "High")  # index = priority level
-
-
-@dataclass
-class Task:
-    title: str
-    due: dt.date | None = None
-    priority: int = 0
-    completed: bool = False
-    notes: str = ""
-    uid: int = 0
-
-
-@dataclass
-class TasksData:
-    tasks: list[Task] = field(default_factory=list)
-    show_completed: bool = False
-    next_uid: int = 1
-
-    def add(self, t: Task) -> Task:
-        t.uid = self.next_uid
-        self.next_uid += 1
-        self.tasks.append(t)
-        return t
-
-    def by_uid(self, uid: int) -> Task | None:
-        return next((t for t in self.tasks if t.uid == uid), None)
-
-    def find(self, title: str) -> list[Task]:
-        key = " ".join(title.lower().split())
-        return [t for t in self.tasks if " ".join(t.title.lower().split()) == key]
-
-    def visible(self) -> list[Task]:
-        """The list as shown: open tasks by due date (undated last), priority and title; then
-        completed ones when the filter shows them."""
-
-        def key(t: Task) -> tuple:
-            return (t.completed, t.due is None, t.due or dt.date.max, -t.priority, t.title.lower(), t.uid)
-
-        return sorted((t for t in self.tasks if self.show_completed or not t.completed), key=key)
+__all__ = ["LABEL", "PKG", "PRIORITIES", "Task", "TaskEditor", "TaskList", "TasksApp", "TasksData", "due_label"]
 
 
 def _db(dev: Device) -> TasksData:
@@ -77,10 +42,39 @@ def due_label(d: dt.date, today: dt.date) -> str:
 
 
 def row_subtitle(t: Task, today: dt.date) -> str:
-    parts = [due_label(t.due, today)] if t.due else []
+    """The line under a task's title: its due date (with the time where it has one) and its
+    priority marker."""
+    parts = []
+    if t.due:
+        parts.append(due_label(t.due, today) + (f" {at(t.dueDate):%H:%M}" if t.has_due_time else ""))
     if t.priority:
         parts.append(f"{PRIORITIES[t.priority]} priority")
     return " · ".join(parts)
+
+
+class ListOptions(MenuDialog):
+    """The task list's overflow menu: "Clear completed" and the checkable "Show completed" and
+    "Show unstarted" filters (``menu_task_list_fragment_bottom``)."""
+
+    def __init__(self, show_completed: bool, show_unstarted: bool) -> None:
+        super().__init__(
+            "on_more", [("Clear completed", "clear"), ("Show completed", "filter"), ("Show unstarted", "unstarted")]
+        )
+        self.checked = {"filter": show_completed, "unstarted": show_unstarted}
+
+    def build(self, ui: UI, dev: Device) -> None:
+        super().build(ui, dev)
+        for n in ui.nodes:
+            _mark(n, self.checked)
+
+
+def _mark(n: Node, checked: dict[str, bool]) -> None:
+    """Show the filters' check marks on their menu items."""
+    names = {"Show completed": "filter", "Show unstarted": "unstarted"}
+    if n.role == "menuitem" and n.text in names:
+        n.cls, n.checkable, n.checked = "android.widget.CheckedTextView", True, checked[names[n.text]]
+    for c in n.children:
+        _mark(c, checked)
 
 
 class TaskList(Screen):
@@ -104,7 +98,7 @@ class TaskList(Screen):
                     rid=f"{PKG}:id/row",
                     on_tap=lambda: self._open(dev, t.uid),
                     on_long_press=lambda: self._menu(dev, t.uid),
-                    label=t.title,
+                    label=t.name,
                     role="row",
                 )
             )
@@ -115,9 +109,9 @@ class TaskList(Screen):
                     package=PKG,
                     rid=f"{PKG}:id/completeBox",
                     checkable=True,
-                    checked=t.completed,
+                    checked=bool(t.completed),
                     on_tap=lambda: self._toggle(dev, t.uid),
-                    label=t.title,
+                    label=t.name,
                     role="checkbox",
                     style=PRIORITIES[t.priority],
                 )
@@ -128,7 +122,7 @@ class TaskList(Screen):
                 Node(
                     "android.widget.TextView",
                     (180, top + (20 if sub else 30), 1000, mid),
-                    t.title,
+                    t.name,
                     package=PKG,
                     rid=f"{PKG}:id/title",
                     role="text",
@@ -146,14 +140,15 @@ class TaskList(Screen):
                     )
                 )
 
-        ui.scroll_list(self, "list", db.visible(), render, empty="No tasks. Tap + to add one", list_id="recycler_view")
+        items = db.visible(dev.state.now)
+        ui.scroll_list(self, "list", items, render, empty="No tasks. Tap + to add one", list_id="recycler_view")
         ui.fab("Create new task", lambda: self._create(dev), rid=f"{PKG}:id/fab")
 
     def _open(self, dev: Device, uid: int) -> str:
         t = _db(dev).by_uid(uid)
         assert t is not None
         dev.push(TaskEditor(uid, t))
-        return f'Open the task "{t.title}" in Tasks'
+        return f'Open the task "{t.name}" in Tasks'
 
     def _create(self, dev: Device) -> str:
         dev.push(TaskEditor(None))
@@ -162,26 +157,28 @@ class TaskList(Screen):
     def _toggle(self, dev: Device, uid: int) -> str:
         t = _db(dev).by_uid(uid)
         assert t is not None
-        t.completed = not t.completed
+        t.completed = 0 if t.completed else ms(dev.state.now)
+        t.modified = ms(dev.state.now)
         if t.completed:
             dev.toast("Task completed")
-        return f'Mark the task "{t.title}" as {"completed" if t.completed else "not completed"} in Tasks'
+        return f'Mark the task "{t.name}" as {"completed" if t.completed else "not completed"} in Tasks'
 
     def _more(self, dev: Device) -> str:
-        shown = _db(dev).show_completed
-        dev.open_dialog(
-            MenuDialog(
-                "on_more", [("Hide completed" if shown else "Show completed", "filter"), ("Clear completed", "clear")]
-            )
-        )
+        db = _db(dev)
+        dev.open_dialog(ListOptions(db.show_completed, db.show_unstarted))
         return 'Tap the "More options" button in Tasks'
 
     def on_more(self, dev: Device, value: str) -> str:
         db = _db(dev)
         if value == "filter":
             db.show_completed = not db.show_completed
+            self.scroll.clear()
             return f"{'Show' if db.show_completed else 'Hide'} completed tasks in Tasks"
-        n = sum(t.completed for t in db.tasks)
+        if value == "unstarted":
+            db.show_unstarted = not db.show_unstarted
+            self.scroll.clear()
+            return f"{'Show' if db.show_unstarted else 'Hide'} unstarted tasks in Tasks"
+        n = sum(bool(t.completed) for t in db.live)
         if not n:
             dev.toast("No completed tasks")
             return 'Tap "Clear completed" in Tasks (there are no completed tasks)'
@@ -196,9 +193,10 @@ class TaskList(Screen):
         return 'Tap "Clear completed" in Tasks'
 
     def on_clear(self, dev: Device, value: str) -> str:
-        db = _db(dev)
-        n = sum(t.completed for t in db.tasks)
-        db.tasks[:] = [t for t in db.tasks if not t.completed]
+        done = [t for t in _db(dev).live if t.completed]
+        for t in done:
+            _delete(dev, t)
+        n = len(done)
         dev.toast(f"Deleted {n} task{'' if n == 1 else 's'}")
         return f"Confirm deleting {n} completed task{'' if n == 1 else 's'} in Tasks"
 
@@ -207,8 +205,8 @@ class TaskList(Screen):
         assert t is not None
         self.target = uid
         toggle = "Mark as not completed" if t.completed else "Mark as completed"
-        dev.open_dialog(MenuDialog("on_menu", [(toggle, "toggle"), ("Delete", "delete")], title=t.title))
-        return f'Long press the task "{t.title}" in Tasks'
+        dev.open_dialog(MenuDialog("on_menu", [(toggle, "toggle"), ("Delete", "delete")], title=t.name))
+        return f'Long press the task "{t.name}" in Tasks'
 
     def on_menu(self, dev: Device, value: str) -> str | None:
         t = _db(dev).by_uid(self.target)
@@ -218,18 +216,23 @@ class TaskList(Screen):
             return self._toggle(dev, t.uid)
         dev.open_dialog(
             AlertDialog(
-                "on_delete", "Delete task?", f'"{t.title}" will be deleted.', [("Cancel", None), ("Delete", "delete")]
+                "on_delete", "Delete task?", f'"{t.name}" will be deleted.', [("Cancel", None), ("Delete", "delete")]
             )
         )
-        return f'Tap "Delete" for the task "{t.title}" in Tasks'
+        return f'Tap "Delete" for the task "{t.name}" in Tasks'
 
     def on_delete(self, dev: Device, value: str) -> str:
         t = _db(dev).by_uid(self.target)
         if t is None:
             return 'Tap the "Delete" button in Tasks (already deleted)'
-        _db(dev).tasks.remove(t)
+        _delete(dev, t)
         dev.toast("Task deleted")
-        return f'Confirm deleting the task "{t.title}" in Tasks'
+        return f'Confirm deleting the task "{t.name}" in Tasks'
+
+
+def _delete(dev: Device, t: Task) -> None:
+    """Mark ``t`` deleted, as the app does (``deleted`` is the time; the row stays)."""
+    t.deleted = t.modified = ms(dev.state.now)
 
 
 class TaskEditor(Screen):
@@ -238,7 +241,7 @@ class TaskEditor(Screen):
     def __init__(self, uid: int | None, task: Task | None = None) -> None:
         super().__init__()
         self.uid = uid
-        self.form = {"title": task.title, "notes": task.notes} if task is not None else {}
+        self.form = {"title": task.name, "notes": task.notes or ""} if task is not None else {}
         self.due = task.due if task is not None else None
         self.priority = task.priority if task is not None else 0
         self.focus = "title" if uid is None else None
@@ -307,12 +310,25 @@ class TaskEditor(Screen):
     def _write(self, dev: Device) -> Task:
         db = _db(dev)
         t = db.by_uid(self.uid) if self.uid is not None else None
+        title = self.form.get("title", "").strip()
+        notes = self.form.get("notes", "").strip()
         if t is None:
-            t = db.add(Task(""))
+            t = db.new(title, dev.state.now, self.due, self.priority, notes)
             self.uid = t.uid
-        t.title = self.form.get("title", "").strip()
-        t.notes = self.form.get("notes", "").strip()
-        t.due, t.priority = self.due, self.priority
+            return t
+        changes: dict[str, Any] = {}
+        if title != t.name:
+            changes["title"] = title
+        if notes != (t.notes or ""):
+            changes["notes"] = notes
+        if self.due != t.due:  # an unchanged due date keeps its time
+            changes["due"] = self.due
+        if self.priority != t.priority:
+            changes["priority"] = self.priority
+        for k, v in changes.items():
+            setattr(t, k, v)
+        if changes:
+            t.modified = ms(dev.state.now)
         return t
 
     def _save_tap(self, dev: Device) -> str:
@@ -321,7 +337,7 @@ class TaskEditor(Screen):
             return 'Tap the "Save" button in Tasks (a task name is required)'
         t = self._write(dev)
         dev.pop()
-        return f'Tap the "Save" button to save the task "{t.title}" in Tasks'
+        return f'Tap the "Save" button to save the task "{t.name}" in Tasks'
 
     def _close(self, dev: Device, how: str) -> str:
         """Back / navigate up: save, as Tasks.org does; without a title, discard."""
@@ -330,7 +346,7 @@ class TaskEditor(Screen):
             return f"{how} to discard the task in Tasks"
         t = self._write(dev)
         dev.pop()
-        return f'{how} to save the task "{t.title}" in Tasks'
+        return f'{how} to save the task "{t.name}" in Tasks'
 
     def on_back(self, dev: Device) -> str | None:
         return self._close(dev, "Press Back")
@@ -350,19 +366,20 @@ class TaskEditor(Screen):
         db = _db(dev)
         t = db.by_uid(self.uid) if self.uid is not None else None
         if t is not None:
-            db.tasks.remove(t)
+            _delete(dev, t)
             dev.toast("Task deleted")
         dev.pop()
-        return f'Confirm deleting the task "{t.title if t else ""}" in Tasks'
+        return f'Confirm deleting the task "{t.name if t else ""}" in Tasks'
 
 
 class TasksApp(App):
     name = "tasks"
-    label = "Tasks"
+    label = LABEL
     package = PKG
     activity = "com.todoroo.astrid.activity.MainActivity"
     aliases = ("tasks", "tasks app", "tasks.org:")
     color = (25, 118, 210)
+    databases = (DATABASE,)
 
     def initial_data(self) -> TasksData:
         return TasksData()

@@ -1,4 +1,5 @@
-"""Tasks (Tasks.org) tasks (AndroidWorld: TasksHighPriorityTasks, TasksDueOnDate, …)."""
+"""gui-gym's own Tasks (Tasks.org) tasks; AndroidWorld's (TasksHighPriorityTasks, TasksDueOnDate, …) are
+in ``questions``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from gui_gym.android.sim.apps.tasks.app import PRIORITIES, Task, TaskEditor, TaskList, TasksData, due_label
+from gui_gym.android.sim.apps.tasks.data import ms
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate, normalize_answer
 from gui_gym.android.sim.tasks.data import TASK_TITLES, pick
 from gui_gym.android.sim.widgets import ROW_H, AlertDialog, DatePickerDialog, MenuDialog
@@ -72,7 +74,7 @@ def find(dev: Device, title: str) -> Task | None:
 def state_of(dev: Device) -> list[list]:
     """Every task's fields (title, ISO due date, priority, completed, notes), to tell what changed."""
     return sorted(
-        [t.title, t.due.isoformat() if t.due else "", t.priority, t.completed, t.notes] for t in db(dev).tasks
+        [t.name, t.due.isoformat() if t.due else "", t.priority, bool(t.completed), t.notes or ""] for t in db(dev).live
     )
 
 
@@ -83,7 +85,7 @@ def populate(dev: Device, rng: np.random.Generator, n: int, avoid: tuple[str, ..
     out = []
     for title in names:
         due = None if rng.random() < 0.3 else TODAY + dt.timedelta(days=int(rng.integers(-2, 15)))
-        out.append(db(dev).add(Task(title, due, int(rng.integers(4)))))
+        out.append(db(dev).new(title, dev.state.now, due, int(rng.integers(4))))
     return out
 
 
@@ -148,11 +150,11 @@ def task_row(o: Oracle, t: Task) -> str | None:
         return act
     if hidden:
         return o.tap(o.find(desc="More options"))
-    visible = db(o.dev).visible()
-    order = {x.title: i for i, x in enumerate(visible)}
-    pos = order.get(t.title, len(visible))
-    act = o.reveal(lambda n: n.role == "row" and n.label == t.title, before=lambda r: order.get(r.label, -1) < pos)
-    return act or unclip(o, o.find(role="row", label=t.title))
+    visible = db(o.dev).visible(o.dev.state.now)
+    order = {x.name: i for i, x in enumerate(visible)}
+    pos = order.get(t.name, len(visible))
+    act = o.reveal(lambda n: n.role == "row" and n.label == t.name, before=lambda r: order.get(r.label, -1) < pos)
+    return act or unclip(o, o.find(role="row", label=t.name))
 
 
 def unclip(o: Oracle, row: Node | None) -> str | None:
@@ -381,7 +383,7 @@ class TasksCompleteTask(TasksTask):
         p["title"] = tasks[int(rng.integers(len(tasks)))].title
         for t in tasks:
             if t.title != p["title"] and rng.random() < 0.2:
-                t.completed = True
+                t.completed = ms(dev.state.now)
         self.remember(dev, p)
 
     def sample(self, rng: np.random.Generator) -> Params:
@@ -417,11 +419,11 @@ class TasksUncompleteTask(TasksTask):
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
         tasks = populate(dev, rng, int(rng.integers(4, 9)))
         target = tasks[int(rng.integers(len(tasks)))]
-        target.completed = True
+        target.completed = ms(dev.state.now)
         p["title"] = target.title
         for t in tasks:
             if t is not target and rng.random() < 0.3:
-                t.completed = True
+                t.completed = ms(dev.state.now)
         self.remember(dev, p)
 
     def sample(self, rng: np.random.Generator) -> Params:
@@ -495,7 +497,7 @@ class TasksClearCompleted(TasksTask):
     @staticmethod
     def done(dev: Device) -> bool:
         """No task is completed (what the oracle works toward from wherever it is)."""
-        return not any(t.completed for t in db(dev).tasks)
+        return not any(t.completed for t in db(dev).live)
 
     @staticmethod
     def cleared(dev: Device, p: Params) -> bool:
@@ -506,7 +508,7 @@ class TasksClearCompleted(TasksTask):
     def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
         tasks = populate(dev, rng, int(rng.integers(5, 10)))
         for i in pick(rng, range(len(tasks)), int(rng.integers(2, 4))):
-            tasks[i].completed = True
+            tasks[i].completed = ms(dev.state.now)
         self.remember(dev, p)
 
     def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
@@ -623,7 +625,7 @@ class TasksRescheduleTasks(TasksTask):
             self.moved(dev, p, "title1")
             and self.moved(dev, p, "title2")
             and self.others_kept(dev, p, p["title1"], p["title2"])
-            and not any(t.due == day(p, "due1") for t in db(dev).tasks)
+            and not any(t.due == day(p, "due1") for t in db(dev).live)
         )
 
     def oracle(self, o: Oracle) -> str:
@@ -665,12 +667,12 @@ class TasksDueOnDateQuestion(TasksTask):
         for t in tasks[:k]:
             t.due = due
         if rng.random() < 0.5:  # a completed one on that day must not count
-            tasks[-1].due, tasks[-1].completed = due, True
+            tasks[-1].due, tasks[-1].completed = due, ms(dev.state.now)
 
     def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
         if not answer:
             return False
-        want = {normalize_answer(t.title) for t in db(dev).tasks if t.due == day(p, "due") and not t.completed}
+        want = {normalize_answer(t.name) for t in db(dev).live if t.due == day(p, "due") and not t.completed}
         got = {normalize_answer(x) for x in re.split(r",|;|\n|\band\b", answer) if normalize_answer(x)}
         return bool(want) and got == want
 
@@ -679,7 +681,8 @@ class TasksDueOnDateQuestion(TasksTask):
         if act is not None:
             return act
         due = day(o.p, "due")
-        for t in db(o.dev).visible():  # the tasks due that day are adjacent in the list: bring them into view
+        # the tasks due that day are adjacent in the list: bring them into view
+        for t in db(o.dev).visible(o.dev.state.now):
             if t.due == due and not t.completed:
                 act = task_row(o, t)
                 if act is not None:

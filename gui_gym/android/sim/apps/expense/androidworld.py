@@ -1,0 +1,745 @@
+"""AndroidWorld's Pro Expense tasks (``task_evals/single/expense.py``) on the simulated phone.
+
+Parameters are drawn as AndroidWorld draws them (``_generate_expense``, ``get_random_items``, the
+classes' ``generate_random_params``), rows kept as dicts with the fields of AndroidWorld's
+``sqlite_schema_utils.Expense``. The start state is what ``initialize_task`` leaves: the
+``expense`` table cleared, the noise rows inserted (keys from 1), then for the deletion tasks the
+target rows; ExpenseAddMultipleFromMarkor also writes ``my_expenses.txt`` into an emptied Markor
+folder. The checks are ``sqlite_validators``' on the rows the app holds: an addition must add
+exactly the target rows (amount in cents and category id exact, name and note fuzzy) and change
+nothing else; a deletion must remove exactly the target keys (one of the two duplicates).
+
+Goals show amounts as ``amount_dollars``, Python's float text (``$57.4``, ``$100.0``), while the
+checks compare integer cents.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from gui_gym.android.sim.apps.expense.app import (
+    DeleteConfirmDialog,
+    ExpenseDetailDialog,
+    ExpenseEntry,
+    ExpenseLogs,
+    Home,
+)
+from gui_gym.android.sim.apps.expense.data import (
+    CATEGORIES,
+    CATEGORY_IDS,
+    Expense,
+    ExpenseData,
+    format_amount,
+    format_date,
+)
+from gui_gym.android.sim.apps.expense.storage import rows
+from gui_gym.android.sim.apps.markor.app import DocumentScreen, FileBrowser, MarkorData
+from gui_gym.android.sim.tasks.androidworld import AndroidWorldTask, fuzzy_match
+from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, back_stack, in_app
+from gui_gym.android.ui import Node
+
+if TYPE_CHECKING:
+    from gui_gym.android.sim.device import Device
+
+APP_NAME = "pro expense"  # expense.py's _APP_NAME, as the goals write it
+MARKOR_FILE = "my_expenses.txt"
+#: the fields of AndroidWorld's ``Expense`` (the table's columns), in its order
+FIELDS = ("name", "amount", "category", "note", "created_date", "modified_date", "expense_id")
+#: the fields the goals and ``my_expenses.txt`` show (``_get_expense_rows_as_text``)
+TEXT_FIELDS = ("name", "amount_dollars", "category_name", "note")
+
+#: expense.py's ``_EXPENSE_NAMES``: the names ``_generate_expense`` draws from, by category
+EXPENSE_NAMES: dict[str, tuple[str, ...]] = {
+    "Others": (
+        "Emergency Repairs",
+        "Pet Supplies",
+        "Pet Care",
+        "Household Items",
+        "Stationery",
+        "Unexpected Expenses",
+        "Miscellaneous Gifts",
+        "Subscriptions",
+        "Membership Fees",
+        "Legal Fees",
+    ),
+    "Income": (
+        "Salary",
+        "Freelance Payment",
+        "Bonus",
+        "Dividends",
+        "Interest Income",
+        "Rental Income",
+        "Capital Gains",
+        "Reimbursements",
+        "Side Business",
+        "Consulting Fees",
+    ),
+    "Food": (
+        "Restaurant Meal",
+        "Groceries",
+        "Coffee",
+        "Fast Food",
+        "Fine Dining",
+        "Bakery Items",
+        "Snacks",
+        "Food Delivery",
+        "Specialty Foods",
+        "Dining Out",
+    ),
+    "Housing": (
+        "Rent Payment",
+        "Mortgage",
+        "Home Repairs",
+        "Utilities",
+        "Property Taxes",
+        "Home Insurance",
+        "Furnishing",
+        "Cleaning Services",
+        "Landscaping",
+        "Pest Control",
+    ),
+    "Social": (
+        "Dinner Party",
+        "Gift for Friend",
+        "Club Membership",
+        "Wedding Gift",
+        "Charity Donations",
+        "Birthday Present",
+        "Social Club Dues",
+        "Event Tickets",
+        "Night Out",
+        "Party Supplies",
+    ),
+    "Entertainment": (
+        "Concert Tickets",
+        "Movie Night",
+        "Theater Show",
+        "Streaming Services",
+        "Video Games",
+        "Books",
+        "Magazines",
+        "Hobbies",
+        "Museum Tickets",
+        "Amusement Park",
+    ),
+    "Transportation": (
+        "Taxi Fare",
+        "Public Transit Pass",
+        "Gas",
+        "Parking Fees",
+        "Car Maintenance",
+        "Bike Repairs",
+        "Car Insurance",
+        "Public Transit",
+        "Flight Tickets",
+        "Ride-Sharing",
+    ),
+    "Clothes": (
+        "New Jacket",
+        "Shirt Purchase",
+        "Shoes",
+        "Dress",
+        "Jeans",
+        "Accessories",
+        "Sportswear",
+        "Undergarments",
+        "Tailoring Services",
+        "Laundry",
+    ),
+    "Health Care": (
+        "Doctor Visits",
+        "Medications",
+        "Health Insurance",
+        "Dental Care",
+        "Eyecare",
+        "Wellness Products",
+        "Gym Membership",
+        "Therapy Sessions",
+        "Medical Tests",
+    ),
+    "Education": (
+        "Tuition Fees",
+        "School Supplies",
+        "Textbooks",
+        "Online Courses",
+        "Seminars",
+        "Workshops",
+        "Educational Software",
+        "Library Fees",
+        "ProDev",
+        "Tutoring Services",
+    ),
+    "Donation": (
+        "Charity",
+        "Fundraising Events",
+        "Sponsorships",
+        "Non-Profit Support",
+        "Crowdfunding",
+        "Religious",
+        "Political",
+        "Educational",
+        "Medical Research",
+        "Environmental",
+    ),
+}
+#: expense.py's ``_NOTES``
+NOTES: tuple[str, ...] = (
+    "Paid by card",
+    "Urgent",
+    "Monthly recurring",
+    "Want to have",
+    "A need",
+    "Remember to transfer funds",
+    "I may repeat this",
+)
+
+Row = dict[str, Any]
+
+
+# ----------------------------------------------------------------------------- draws
+
+
+def random_timestamp(r: random.Random) -> int:
+    """``_get_random_timestamp``: Unix seconds of October 1-15, 2023 at a random hour (UTC)."""
+    day = r.randint(1, 15)
+    hour = r.randint(0, 23)
+    return int(dt.datetime(2023, 10, day, hour, tzinfo=dt.UTC).timestamp())
+
+
+def generate_expense(r: random.Random) -> Row:
+    """``_generate_expense``: the time, then the category, the name, the amount, the note."""
+    t = random_timestamp(r) * 1000
+    category = r.choice(list(CATEGORIES))
+    name = r.choice(EXPENSE_NAMES[CATEGORIES[category]])
+    amount = r.randint(1000, 50000)
+    note = r.choice(NOTES)
+    return expense_row(name, amount, category, note, t, t)
+
+
+def expense_row(name: str, amount: int, category: int, note: str, created: int, modified: int, key: int = -1) -> Row:
+    """A row as AndroidWorld's ``Expense(...)`` (``expense_id`` -1 until the database numbers it)."""
+    return dict(zip(FIELDS, (name, amount, category, note, created, modified, key), strict=True))
+
+
+def random_items(
+    r: random.Random, n: int, make: Callable[[random.Random], Row], keep: Callable[[Row], bool] | None = None
+) -> list[Row]:
+    """``sqlite_schema_utils.get_random_items`` without replacement: ``n`` rows that pass
+    ``keep``, none equal to another in every field."""
+    out: list[Row] = []
+    tries = 0
+    while len(out) < n:
+        candidate = make(r)
+        tries += 1
+        if tries > 10_000:
+            raise ValueError(f"generation exhausted after {len(out)} of {n} items")
+        if keep is not None and not keep(candidate):
+            continue
+        if candidate not in out:
+            out.append(candidate)
+    return out
+
+
+# ----------------------------------------------------------------------------- text
+
+
+def amount_dollars(row: Row) -> str:
+    """``Expense.amount_dollars``: ``$`` and the amount as a Python float (``$57.4``)."""
+    return f"${row['amount'] / 100}"
+
+
+def _field(row: Row, name: str) -> str:
+    if name == "amount_dollars":
+        return amount_dollars(row)
+    if name == "category_name":
+        return CATEGORIES[row["category"]]
+    return str(row[name])
+
+
+def rows_as_text(items: Sequence[Row], format_type: str) -> str:
+    """``_get_expense_rows_as_text``: ``csv`` (a ``|`` header and lines) or ``text_block``
+    (``Expense: name`` and one indented line per other field, blocks separated by a blank line)."""
+    if format_type == "csv":
+        return "|".join(TEXT_FIELDS) + "\n" + "\n".join("|".join(_field(x, f) for f in TEXT_FIELDS) for x in items)
+    blocks = []
+    for x in items:
+        block = f"Expense: {x['name']}\n"
+        for f in TEXT_FIELDS[1:]:
+            block += f" {f}: {_field(x, f)}\n"
+        blocks.append(block)
+    return "\n".join(blocks)
+
+
+# ----------------------------------------------------------------------------- state
+
+
+def table(dev: Device) -> list[Row]:
+    """The app's ``expense`` rows, by key (what AndroidWorld's ``list_rows`` reads)."""
+    return rows(dev.data("expense"))
+
+
+def numbered(items: Sequence[Row], first: int = 1) -> list[Row]:
+    """``items`` as the database holds them once inserted: keys from ``first``."""
+    return [{**x, "expense_id": first + i} for i, x in enumerate(items)]
+
+
+def insert(dev: Device, items: Sequence[Row]) -> None:
+    """``add_rows``: insert ``items`` (the key is the table's)."""
+    data: ExpenseData = dev.data("expense")
+    for x in items:
+        data.add(Expense(**{k: x[k] for k in FIELDS if k != "expense_id"}))
+
+
+def matches(reference: Row, x: Row) -> bool:
+    """``validate_rows_addition_integrity``'s row match: amount and category exact, name and
+    note fuzzy."""
+    return (
+        reference["amount"] == x["amount"]
+        and reference["category"] == x["category"]
+        and fuzzy_match(reference["name"], x["name"])
+        and fuzzy_match(reference["note"], x["note"])
+    )
+
+
+def addition_ok(before: Sequence[Row], after: Sequence[Row], references: Sequence[Row]) -> bool:
+    """``sqlite_validators.validate_rows_addition_integrity`` (fields name, amount, category, note)."""
+    if not all(any(matches(ref, x) for x in after) for ref in references):
+        return False
+    if len(after) != len(before) + len(references):
+        return False
+    return all(x in after for x in before)
+
+
+def removal_ok(before: Sequence[Row], after: Sequence[Row], keys: Sequence[int]) -> bool:
+    """``sqlite_validators.validate_rows_removal_integrity``: the rows ``keys`` gone, every other
+    row unchanged, nothing added."""
+    for x in before:
+        if (x["expense_id"] in keys) == (x in after):
+            return False
+    return all(x in before for x in after)
+
+
+# ----------------------------------------------------------------------------- oracle helpers
+
+
+def _child(row: Node, rid: str) -> str:
+    return next((c.text for c in row.children if c.rid.endswith(rid)), "")
+
+
+def _signature(e: Expense | Row, dev: Device) -> tuple[str, str, str]:
+    """What a list row shows of an expense: name, amount, date."""
+    get = (lambda k: getattr(e, k)) if isinstance(e, Expense) else e.__getitem__
+    return (get("name") or "", format_amount(get("amount")), format_date(get("modified_date"), dev.state.now))
+
+
+def _row_signature(n: Node) -> tuple[str, str, str]:
+    return (_child(n, ":id/tv_name"), _child(n, ":id/tv_amount"), _child(n, ":id/tv_date"))
+
+
+def _is_expense_row(n: Node) -> bool:
+    return n.role == "row" and n.rid.endswith(":id/cd_expense")
+
+
+def new_entry(dev: Device) -> ExpenseEntry | None:
+    """The editor of a new expense, if one is open."""
+    return next((s for s in back_stack(dev, "expense") if isinstance(s, ExpenseEntry) and not s.editing), None)
+
+
+def add_step(o: Oracle, target: Row) -> str:
+    """One step toward saving ``target`` in Pro Expense, typed as the goal shows it (the amount
+    without its ``$``)."""
+    s = o.screen
+    if o.app != "expense":
+        return o.launch("Pro Expense")
+    if isinstance(s, ExpenseEntry) and not s.editing:
+        if s.dialog is not None:
+            return o.back()
+        act = o.fill_form([("Name", target["name"]), ("Amount", amount_dollars(target)[1:]), ("Note", target["note"])])
+        if act is not None:
+            return act
+        if s.category != target["category"]:
+            return choose_category(o, CATEGORIES[target["category"]])
+        return o.tap(o.find(rid=":id/btn_save"))
+    if isinstance(s, Home) and s.dialog is None:
+        return o.tap(o.find(rid=":id/fb_main_add"))
+    return o.back()
+
+
+def choose_category(o: Oracle, name: str) -> str:
+    """Tap the category card ``name``, scrolling the list of cards sideways to it first."""
+    s = o.screen
+    assert isinstance(s, ExpenseEntry)
+    card = o.find(label=name, rid=":id/cd_category")
+    full = ExpenseEntry.chip_width(name)
+    lst = o.find(rid=":id/rv_category")
+    if card is not None:
+        if card.bounds[2] - card.bounds[0] >= full:
+            return o.tap(card)
+        # partly shown: a short swipe toward it (a finger to the left reveals what is on the right)
+        return o.swipe("left" if card.bounds[0] > 0 else "right", "short", within=lst)
+    shown = [CATEGORY_IDS[c.label] for c in (lst.children if lst is not None else []) if c.label in CATEGORY_IDS]
+    target = s.order.index(CATEGORY_IDS[name])
+    right = bool(shown) and target > max(s.order.index(c) for c in shown)
+    return o.swipe("left" if right else "right", "long", within=lst)
+
+
+def delete_step(o: Oracle, keys: Sequence[int]) -> str:
+    """One step toward deleting one of the expenses ``keys`` (the first of them in the list's
+    order): open its details from Home's "Recent" card or the expense logs, delete, confirm."""
+    dev = o.dev
+    data: ExpenseData = dev.data("expense")
+    order = data.newest_first()
+    left = [e for e in order if e.expense_id in keys]
+    target = left[0]
+    s = o.screen
+    if o.app != "expense":
+        return o.launch("Pro Expense")
+    if isinstance(s, (Home, ExpenseLogs)):
+        d = s.dialog
+        if isinstance(d, DeleteConfirmDialog) and d.expense_id in keys:
+            return o.tap(o.find(rid=":id/btn_confirm"))
+        if isinstance(d, ExpenseDetailDialog) and d.expense_id in keys:
+            return o.tap(o.find(rid=":id/btn_delete"))
+        if d is not None:
+            return o.back()
+        want = _signature(target, dev)
+        if isinstance(s, Home):
+            row = next((n for n in o.nodes if _is_expense_row(n) and _row_signature(n) == want), None)
+            return o.tap(row) if row is not None else o.tap(o.find(rid=":id/btn_more_logs"))
+        place = {}
+        for i, e in enumerate(order):
+            place.setdefault(_signature(e, dev), i)
+        at = place[want]
+        act = o.reveal(
+            lambda n: _is_expense_row(n) and _row_signature(n) == want,
+            before=lambda n: place.get(_row_signature(n), -1) < at,
+            list_rid=":id/rv_expense",
+        )
+        if act is not None:
+            return act
+        return o.tap(next(n for n in o.nodes if _is_expense_row(n) and _row_signature(n) == want))
+    return o.back()
+
+
+def details_open(dev: Device, keys: Sequence[int]) -> bool:
+    """The details or the delete confirmation of one of ``keys`` is open."""
+    return any(
+        isinstance(s.dialog, (ExpenseDetailDialog, DeleteConfirmDialog)) and s.dialog.expense_id in keys
+        for s in back_stack(dev, "expense")
+    )
+
+
+# ----------------------------------------------------------------------------- tasks
+
+
+class _Expense(AndroidWorldTask):
+    app = "expense"
+    apps: ClassVar[tuple[str, ...]] = ("expense",)
+    kind = "action"
+    n_rows: ClassVar[int] = 1
+    n_rows_noise: ClassVar[int] = 0
+
+    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
+        # SQLiteApp.initialize_task: the table cleared, then the noise rows inserted
+        dev.state.data["expense"] = ExpenseData()
+        insert(dev, params.get("noise_row_objects", []))
+
+    def placeholder_values(self, params: Params) -> dict[str, str]:
+        names = [x["name"] for x in params.get("row_objects", [])]
+        return {f"Name{i + 1}": n for i, n in enumerate(names)}
+
+
+class _ExpenseAdd(_Expense):
+    template = "Add the following expenses into the {_APP_NAME}:\n{text_repr}"
+    n_rows_noise = 10
+
+    def generate(self, r: random.Random) -> Params:
+        targets = random_items(r, self.n_rows, generate_expense)
+        names = {t["name"] for t in targets}
+        noise = random_items(r, self.n_rows_noise, generate_expense, keep=lambda x: x["name"] not in names)
+        return {
+            "row_objects": targets,
+            "noise_row_objects": noise,
+            "text_representation_type": r.choice(["csv", "text_block"]),
+        }
+
+    def instruction(self, params: Params) -> str:
+        text = rows_as_text(params["row_objects"], params["text_representation_type"])
+        return f"Add the following expenses into the {APP_NAME}:\n{text}"
+
+    def check(self, dev: Device, params: Params, answer: str | None, status: str | None) -> bool:
+        before = numbered(params["noise_row_objects"])
+        return addition_ok(before, table(dev), params["row_objects"])
+
+    def oracle(self, o: Oracle) -> str:
+        for target in o.p["row_objects"]:
+            if not saved(o.dev, target):
+                return add_step(o, target)
+        return o.finish()
+
+
+def saved(dev: Device, target: Row) -> bool:
+    """A row matching ``target`` (as the check matches rows) is in the table."""
+    return any(matches(target, x) for x in table(dev))
+
+
+def _saved_milestones(n: int) -> tuple[Milestone, ...]:
+    return tuple(
+        Milestone(f"Save the expense <Name{i + 1}>", lambda d, p, i=i: saved(d, p["row_objects"][i])) for i in range(n)
+    )
+
+
+class ExpenseAddSingle(_ExpenseAdd):
+    id = "ExpenseAddSingle"
+    difficulty = "easy"
+    optimal_steps = 6
+    tags = ("parameterized", "data_entry", "search")
+    n_rows = 1
+    placeholders: ClassVar[dict[str, str]] = {"Name1": "row_objects"}
+    milestones = (
+        Milestone("Open the Pro Expense app", lambda d, p: in_app(d, "expense")),
+        Milestone("Open Expense Entry", lambda d, p: new_entry(d) is not None or saved(d, p["row_objects"][0])),
+        *_saved_milestones(1),
+    )
+
+
+class ExpenseAddMultiple(_ExpenseAdd):
+    id = "ExpenseAddMultiple"
+    difficulty = "medium"
+    optimal_steps = 20
+    tags = ("data_entry", "parameterized")
+    n_rows = 3
+    placeholders: ClassVar[dict[str, str]] = {"Name1": "row_objects", "Name2": "row_objects", "Name3": "row_objects"}
+    milestones = (Milestone("Open the Pro Expense app", lambda d, p: in_app(d, "expense")), *_saved_milestones(3))
+
+
+def markor_file_open(dev: Device) -> bool:
+    return any(isinstance(s, DocumentScreen) and s.path == MARKOR_FILE for s in back_stack(dev, "markor"))
+
+
+class ExpenseAddMultipleFromMarkor(_ExpenseAdd):
+    id = "ExpenseAddMultipleFromMarkor"
+    apps = ("expense", "markor")
+    difficulty = "hard"
+    optimal_steps = 15
+    tags = ("transcription", "repetition", "multi_app", "data_entry", "memorization", "parameterized")
+    template = (
+        "Go through the transactions in my_expenses.txt in Markor. "
+        "Log the reimbursable transactions in the {_APP_NAME}."
+    )
+    n_rows = 2
+    n_rows_noise = 100
+    placeholders: ClassVar[dict[str, str]] = {"Name1": "row_objects", "Name2": "row_objects"}
+    milestones = (
+        Milestone(f"Open {MARKOR_FILE} in Markor", lambda d, p: markor_file_open(d) or saved(d, p["row_objects"][0])),
+        Milestone("Open the Pro Expense app", lambda d, p: in_app(d, "expense") or saved(d, p["row_objects"][0])),
+        *_saved_milestones(2),
+    )
+
+    def instruction(self, params: Params) -> str:
+        return (
+            "Go through the transactions in my_expenses.txt in Markor. Log the "
+            f"reimbursable transactions in the {APP_NAME}."
+        )
+
+    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
+        super().initialize(dev, params, r)
+        targets = [{**x, "note": x["note"] + ". " + "Reimbursable."} for x in params["row_objects"]]
+        items = targets + list(params["noise_row_objects"])
+        r.shuffle(items)
+        notes: MarkorData = dev.data("markor")
+        notes.entries.clear()  # file_utils.clear_directory(MARKOR_DATA)
+        notes.add(MARKOR_FILE, content=rows_as_text(items, "csv"), mtime=dev.state.now)
+
+    def oracle(self, o: Oracle) -> str:
+        p = o.p
+        if not markor_file_open(o.dev) and not saved(o.dev, p["row_objects"][0]):
+            s = o.screen
+            if o.app != "markor":
+                return o.launch("Markor")
+            if isinstance(s, FileBrowser) and s.dialog is None and not s.folder:
+                return o.tap(o.find(role="row", label=MARKOR_FILE))
+            return o.back()
+        return super().oracle(o)
+
+
+class _ExpenseDelete(_Expense):
+    template = "Delete the following expenses from {_APP_NAME}: {expense_names_str}."
+
+    def generate(self, r: random.Random) -> Params:
+        items: list[Row] = []
+        while len(items) < self.n_rows + self.n_rows_noise:
+            candidate = generate_expense(r)
+            if not any(candidate["name"] == x["name"] for x in items):
+                items.append(candidate)
+        if self.n_rows_noise > 0:
+            return {"row_objects": items[: self.n_rows], "noise_row_objects": items[self.n_rows :]}
+        return {"row_objects": items}
+
+    def instruction(self, params: Params) -> str:
+        names = ", ".join(x["name"] for x in params["row_objects"])
+        return f"Delete the following expenses from {APP_NAME}: {names}."
+
+    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
+        super().initialize(dev, params, r)
+        insert(dev, params["row_objects"])  # DeleteMultipleRows: the targets after the noise
+
+    @staticmethod
+    def before(params: Params) -> list[Row]:
+        noise = params.get("noise_row_objects", [])
+        return numbered([*noise, *params["row_objects"]])
+
+    def keys(self, params: Params) -> list[int]:
+        """The targets' keys (``rows_to_delete``: the last rows inserted)."""
+        return [x["expense_id"] for x in self.before(params)[-len(params["row_objects"]) :]]
+
+    def check(self, dev: Device, params: Params, answer: str | None, status: str | None) -> bool:
+        return removal_ok(self.before(params), table(dev), self.keys(params))
+
+    def oracle(self, o: Oracle) -> str:
+        present = {x["expense_id"] for x in table(o.dev)}
+        left = [k for k in self.keys(o.p) if k in present]
+        return delete_step(o, left) if left else o.finish()
+
+
+def gone(d: Device, p: Params, i: int) -> bool:
+    """The ``i``-th target's key is no longer in the table."""
+    key = len(p.get("noise_row_objects", [])) + i + 1
+    return all(x["expense_id"] != key for x in table(d))
+
+
+class ExpenseDeleteSingle(_ExpenseDelete):
+    id = "ExpenseDeleteSingle"
+    difficulty = "easy"
+    optimal_steps = 3
+    tags = ("screen_reading", "parameterized")
+    n_rows = 1
+    placeholders: ClassVar[dict[str, str]] = {"Name1": "row_objects"}
+    milestones = (
+        Milestone("Open the Pro Expense app", lambda d, p: in_app(d, "expense")),
+        Milestone("Open the details of <Name1>", lambda d, p: details_open(d, [1]) or gone(d, p, 0)),
+        Milestone("Delete the expense <Name1>", lambda d, p: gone(d, p, 0)),
+    )
+
+
+def _gone_milestones(n: int) -> tuple[Milestone, ...]:
+    return tuple(Milestone(f"Delete the expense <Name{i + 1}>", lambda d, p, i=i: gone(d, p, i)) for i in range(n))
+
+
+class ExpenseDeleteMultiple(_ExpenseDelete):
+    id = "ExpenseDeleteMultiple"
+    difficulty = "easy"
+    optimal_steps = 10
+    tags = ("data_edit", "parameterized")
+    n_rows = 3
+    placeholders: ClassVar[dict[str, str]] = {"Name1": "row_objects", "Name2": "row_objects", "Name3": "row_objects"}
+    milestones = (Milestone("Open the Pro Expense app", lambda d, p: in_app(d, "expense")), *_gone_milestones(3))
+
+
+class ExpenseDeleteMultiple2(_ExpenseDelete):
+    id = "ExpenseDeleteMultiple2"
+    difficulty = "hard"
+    optimal_steps = 17
+    tags = ("screen_reading", "parameterized")
+    n_rows = 3
+    n_rows_noise = 50
+    placeholders: ClassVar[dict[str, str]] = {"Name1": "row_objects", "Name2": "row_objects", "Name3": "row_objects"}
+    milestones = (Milestone("Open the Pro Expense app", lambda d, p: in_app(d, "expense")), *_gone_milestones(3))
+
+
+class _ExpenseDeleteDuplicates(_Expense):
+    template = (
+        "Delete all but one of any expenses in {_APP_NAME} that are exact duplicates, ensuring at least one "
+        "instance of each unique expense remains."
+    )
+    difficulty = "medium"
+    n_rows_noise = 5
+    placeholders: ClassVar[dict[str, str]] = {"Name1": "row_objects"}
+    milestones = (
+        Milestone("Open the Pro Expense app", lambda d, p: in_app(d, "expense")),
+        Milestone(
+            "Open the details of a duplicate <Name1>",
+            lambda d, p: details_open(d, _ExpenseDeleteDuplicates.keys(p)) or _one_removed(d, p),
+        ),
+        Milestone("Delete one duplicate <Name1>", lambda d, p: _one_removed(d, p)),
+    )
+
+    def generate(self, r: random.Random) -> Params:
+        items = random_items(r, self.n_rows_noise + 1, generate_expense)
+        target = items.pop()
+        return {"row_objects": [target, dict(target)], "noise_row_objects": items}
+
+    def instruction(self, params: Params) -> str:
+        return (
+            f"Delete all but one of any expenses in {APP_NAME} that are exact duplicates, ensuring at least one "
+            "instance of each unique expense remains."
+        )
+
+    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
+        super().initialize(dev, params, r)
+        insert(dev, params["row_objects"])
+
+    @staticmethod
+    def keys(params: Params) -> list[int]:
+        """The two duplicates' keys (inserted after the noise)."""
+        n = len(params["noise_row_objects"])
+        return [n + 1, n + 2]
+
+    def check(self, dev: Device, params: Params, answer: str | None, status: str | None) -> bool:
+        before = numbered([*params["noise_row_objects"], *params["row_objects"]])
+        after = table(dev)
+        return any(removal_ok(before, after, [k]) for k in self.keys(params))
+
+    def oracle(self, o: Oracle) -> str:
+        present = {x["expense_id"] for x in table(o.dev)}
+        keys = self.keys(o.p)
+        if not all(k in present for k in keys):
+            return o.finish()
+        return delete_step(o, keys)
+
+
+def _one_removed(d: Device, p: Params) -> bool:
+    present = {x["expense_id"] for x in table(d)}
+    return sum(k in present for k in _ExpenseDeleteDuplicates.keys(p)) == 1
+
+
+class ExpenseDeleteDuplicates(_ExpenseDeleteDuplicates):
+    id = "ExpenseDeleteDuplicates"
+    optimal_steps = 6
+    tags = ("data_edit", "parameterized")
+    n_rows_noise = 5
+
+
+class ExpenseDeleteDuplicates2(_ExpenseDeleteDuplicates):
+    id = "ExpenseDeleteDuplicates2"
+    optimal_steps = 9
+    tags = ("data_edit", "requires_setup", "parameterized")
+    n_rows_noise = 40
+
+    def generate(self, r: random.Random) -> Params:
+        noise = random_items(r, self.n_rows_noise + 1 - 3, generate_expense)
+        target = noise.pop()
+        perturbations = r.sample(range(50, 1000), 3)
+        variations = []
+        for extra in perturbations:
+            created = random_timestamp(r) * 1000
+            modified = random_timestamp(r) * 1000
+            variations.append(
+                {**target, "amount": target["amount"] + extra, "created_date": created, "modified_date": modified}
+            )
+        return {"row_objects": [target, dict(target)], "noise_row_objects": noise + variations}
+
+
+TEMPLATES = (
+    ExpenseAddMultiple,
+    ExpenseAddMultipleFromMarkor,
+    ExpenseAddSingle,
+    ExpenseDeleteDuplicates,
+    ExpenseDeleteDuplicates2,
+    ExpenseDeleteMultiple,
+    ExpenseDeleteMultiple2,
+    ExpenseDeleteSingle,
+)

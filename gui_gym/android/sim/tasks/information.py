@@ -1,0 +1,698 @@
+"""AndroidWorld's information-retrieval (IR) tasks: their definitions, draws, start states and answers.
+
+AndroidWorld defines its IR tasks as data (``information_retrieval/proto/tasks.textproto``): a
+prompt, parameters with their possible values, the *relevant state* (the rows that answer the
+question, with ``{param}`` slots), exclusion conditions (noise rows that would change the answer
+are drawn again) and expectations (how the expected answer follows from the relevant state and how
+an answer is compared with it). :data:`DEFINITIONS` holds those of the tasks the phone has, written
+by ``tests/android/androidworld_questions_record.py`` from the textproto (no protobuf at run time).
+
+An instance is made as AndroidWorld makes it (``information_retrieval.py``, ``proto_utils.py``,
+``datetime_utils.py``, ``calendar_utils.py``, ``task_app_utils.py``), each draw on the same
+generator in the same order:
+
+1. :func:`draw_params`: ``generate_random_params``, one ``choice`` per parameter;
+2. :func:`initialize_proto`: the parameters are formatted into the relevant rows and the
+   exclusions; a ``{x_without_replacement}`` slot draws a value of ``x`` not used yet;
+3. :func:`reword_dates`: ``_maybe_replace_date``: every date parameter is reworded for the goal
+   ("October 17 2023" becomes "October 17", "this Tuesday", "tomorrow", ...);
+4. the app's start state: the relevant rows and noise rows that pass the exclusions, shuffled
+   (:func:`calendar_events`: 75 events; :func:`task_rows`: 20 tasks).
+
+The answer is judged by :func:`answer_is_correct`, AndroidWorld's ``check_agent_answer``: split on
+every comma, cast to the expectations' types, the same number of answers as expected ones, each
+matching one of them (fuzzily for text).
+
+Example (AndroidWorld's instance 1 of ``SimpleCalendarEventsOnDate``):
+    >>> import random
+    >>> d = definition("SimpleCalendarEventsOnDate")
+    >>> r = random.Random(1)
+    >>> params = draw_params(d, r)
+    >>> params["seed"] = 1
+    >>> r = random.Random(1)
+    >>> rows, exclusions = initialize_proto(d, params, r)
+    >>> reword_dates(params, r)
+    >>> params["date"], rows[0]["start_date"], rows[0]["title"]
+    ('October 24', 'October 24 2023', 'Scrum meeting')
+    >>> answer_is_correct(d, rows, "scrum meeting"), answer_is_correct(d, rows, "Scrum meeting, Bug Bash")
+    (True, False)
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+import re
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from gui_gym.android.sim.tasks.androidworld import DEVICE_TIME, AndroidWorldTask, fuzzy_match
+from gui_gym.android.sim.tasks.base import Params
+
+if TYPE_CHECKING:
+    from gui_gym.android.sim.device import Device
+
+#: AndroidWorld's date format in IR tasks (``datetime_utils.DATE_FORMAT``).
+DATE_FORMAT = "%B %d %Y"
+_EPOCH = dt.datetime(1970, 1, 1)
+
+__all__ = [
+    "DATE_FORMAT",
+    "Definition",
+    "InformationTask",
+    "answer_is_correct",
+    "answer_text",
+    "calendar_events",
+    "definition",
+    "draw_params",
+    "expected_answers",
+    "initialize_proto",
+    "reword_dates",
+    "task_rows",
+]
+
+Row = dict[str, str]
+Exclusion = tuple[str, str, str]  # (field, operation, value)
+#: rows in the order they are inserted, and the positions of the relevant ones among them
+Inserted = tuple[list[dict[str, Any]], list[int]]
+
+
+@dataclass(frozen=True)
+class Definition:
+    """One IR task as AndroidWorld's textproto defines it."""
+
+    id: str
+    prompt: str
+    app: str  # the State field: "calendar" or "tasks_app"
+    rows_field: str  # "events" or "tasks_app_tasks"
+    params: tuple[tuple[str, tuple[str, ...]], ...]  # name, possible values (duplicates weight the draw)
+    rows: tuple[tuple[tuple[str, str], ...], ...]  # each row's set fields, in field-number order
+    exclusions: tuple[Exclusion, ...]
+    expectations: tuple[dict[str, Any], ...]  # match, operation, field (or expected_value), tolerance
+
+
+@cache
+def _data() -> dict[str, Any]:
+    text = resources.files("gui_gym.android.sim.tasks").joinpath("androidworld_questions.json").read_text()
+    return json.loads(text)
+
+
+@cache
+def definition(task_id: str) -> Definition:
+    """AndroidWorld's definition of the IR task ``task_id``."""
+    t = _data()["tasks"][task_id]
+    return Definition(
+        id=task_id,
+        prompt=t["prompt"],
+        app=t["app"],
+        rows_field=t["rows_field"],
+        params=tuple((name, tuple(values)) for name, values in t["params"]),
+        rows=tuple(tuple((f, v) for f, v in row) for row in t["rows"]),
+        exclusions=tuple(tuple(e) for e in t["exclusions"]),
+        expectations=tuple(t["expectations"]),
+    )
+
+
+# ----------------------------------------------------------------------------- dates and times
+
+
+def parse_date(text: str) -> dt.date:
+    """``datetime_utils.get_date``: ``"October 17 2023"`` (ValueError otherwise)."""
+    return dt.datetime.strptime(text, DATE_FORMAT).date()
+
+
+def parse_time(text: str) -> dt.time:
+    """``datetime_utils.parse_time``: ``14:40``, ``2:30pm`` or ``2pm`` (ValueError otherwise).
+
+    >>> parse_time("21:45"), parse_time("9:45am"), parse_time("12am")
+    (datetime.time(21, 45), datetime.time(9, 45), datetime.time(0, 0))
+    """
+    for fmt in ("%H:%M", "%I:%M%p", "%I%p"):
+        try:
+            t = dt.datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+        return dt.time(t.hour, t.minute)
+    raise ValueError(f"Time string '{text}' does not match any known format.")
+
+
+def to_datetime(date_text: str, time_text: str = "") -> dt.datetime:
+    """``calendar_utils.convert_str_to_datetime`` (the phone's clock is UTC): a missing time is 00:00."""
+    t = parse_time(time_text) if time_text else dt.time(0)
+    return dt.datetime.combine(parse_date(date_text), t)
+
+
+def unix_seconds(when: dt.datetime) -> int:
+    """A phone time (naive, UTC) in Unix seconds."""
+    return int((when - _EPOCH).total_seconds())
+
+
+def from_unix_seconds(seconds: float) -> dt.datetime:
+    return _EPOCH + dt.timedelta(seconds=int(seconds))
+
+
+def random_datetime(
+    r: random.Random, window: dt.timedelta = dt.timedelta(days=14), center: dt.datetime = DEVICE_TIME
+) -> dt.datetime:
+    """``utils/datetime_utils.generate_random_datetime``: a minute in the window around ``center``."""
+    start = center - window / 2
+    return start + dt.timedelta(minutes=r.randrange(window.days * 24 * 60))
+
+
+def date_options(date_text: str) -> list[str]:
+    """``_generate_nl_date_options``: the ways the goal may say a date, relative to the device's
+    Sunday 2023-10-15 (a bare weekday is the past week's or the coming week's)."""
+    day, today = parse_date(date_text), DEVICE_TIME.date()
+    options = [day.strftime("%B %d"), day.strftime(DATE_FORMAT)]
+    if day == today:
+        options.append("today")
+    if day == today + dt.timedelta(days=1):
+        options.append("tomorrow")
+    if day == today - dt.timedelta(days=1):
+        options.append("yesterday")
+    if day > today:
+        if (day - today).days <= 7:
+            options += [day.strftime("%A"), f"this {day:%A}"]
+        elif (day - today).days <= 14:
+            options.append(f"the {day:%A} after next")
+    if day < today and (today - day).days <= 7:
+        options.append(day.strftime("%A"))
+    return options
+
+
+def reword_dates(params: dict[str, Any], r: random.Random) -> None:
+    """``_maybe_replace_date``: each date parameter (but ``seed``), in order, reworded at random."""
+    for name, value in params.items():
+        if name == "seed" or not isinstance(value, str) or not value:
+            continue
+        try:
+            options = date_options(value)
+        except ValueError:
+            continue  # not a date: nothing drawn
+        params[name] = r.choice(options)
+
+
+# ----------------------------------------------------------------------------- the draws
+
+
+def draw_params(d: Definition, r: random.Random) -> dict[str, Any]:
+    """``generate_random_params``: one value per parameter, in the definition's order."""
+    return {name: r.choice(list(values)) for name, values in d.params}
+
+
+def _remove_used(used: dict[str, Any], pool: list[tuple[str, list[str]]]) -> None:
+    """``_remove_used_params``: one occurrence of each used value leaves its parameter's values
+    (a fresh list: lists other pools share are left alone)."""
+    for i, (name, values) in enumerate(pool):
+        if name in used and used[name] in values:
+            rest = list(values)
+            rest.remove(used[name])
+            pool[i] = (name, rest)
+
+
+def _without_replacement(value: str, pool: list[tuple[str, list[str]]], r: random.Random) -> str:
+    """``_format_without_replacement``: each ``{x_without_replacement}`` slot takes a value of
+    ``x`` drawn from the pool, which then loses it."""
+    names = [
+        slot[1 : slot.find("_without_replacement")]
+        for slot in re.findall(r"\{.+?\}", value)
+        if slot.endswith("without_replacement}")
+    ]
+    for name in names:
+        new = None
+        for pname, values in pool:
+            if pname == name:
+                new = r.choice(list(values))
+                _remove_used({name: new}, pool)
+                break
+        value = value.format(**{name + "_without_replacement": new})
+    return value
+
+
+def _format_field(value: str, params: dict[str, Any], pool: list[tuple[str, list[str]]], r: random.Random) -> str:
+    """``_format_field_if_exists``."""
+    if "_without_replacement}" in value:
+        return _without_replacement(value, pool, r)
+    return value.format(**params)
+
+
+def initialize_proto(d: Definition, params: dict[str, Any], r: random.Random) -> tuple[list[Row], list[Exclusion]]:
+    """``proto_utils.initialize_proto``: the relevant rows and the exclusions with the parameters
+    filled in, drawing the ``_without_replacement`` slots from ``r``. ``params``' text values are
+    formatted with the parameters too (``"Meet with {person}"``), as AndroidWorld does."""
+    values = [(name, [v.format(**params) for v in vals]) for name, vals in d.params]
+    for name, value in params.items():
+        if isinstance(value, str):
+            params[name] = value.format(**params)
+    # format_relevant_state_with_params removes the used values once, format_state_with_params
+    # once more (from its own copy): a value listed twice is gone from the rows' draws.
+    outer = list(values)
+    _remove_used(params, outer)
+    inner = list(outer)
+    _remove_used(params, inner)
+    rows = [{f: _format_field(v, params, inner, r) for f, v in row} for row in d.rows]
+    exclusions = [(f, op, _format_field(v, params, outer, r)) for f, op, v in d.exclusions]
+    return rows, exclusions
+
+
+# ----------------------------------------------------------------------------- expected answers
+
+
+def field_values(d: Definition, rows: Sequence[Row], name: str) -> list[Any]:
+    """``_get_field_values`` over the relevant state: the rows themselves for the list's name,
+    else every row's value of the field, in order."""
+    if name == d.rows_field:
+        return list(rows)
+    return [row[name] for row in rows if name in row]
+
+
+def expected_answers(d: Definition, rows: Sequence[Row]) -> list[Any]:
+    """``get_expected_answer``: titles, a count, or dates and times joined into datetimes."""
+    out: list[Any] = []
+    for e in d.expectations:
+        if "expected_value" in e:  # (none of the phone's IR tasks has one)
+            return _cast([e["match"]], [e["expected_value"]])
+        values = field_values(d, rows, e["field"])
+        if e.get("operation") == "SUM":
+            return [sum(float(v) for v in values)]
+        if e.get("operation") == "COUNT":
+            return [len(values)]
+        if e["match"] == "STRING_MATCH":
+            return list(values)
+        if e["match"] == "NUMBER_MATCH":
+            return [float(v) for v in values]
+        these: list[Any] = []
+        if e["match"] == "DATE_MATCH":
+            these = [parse_date(v) for v in values]
+        elif e["match"] == "TIME_MATCH":
+            these = [parse_time(v) for v in values]
+        if not out:
+            out.extend(these)
+        else:
+            out = [_combine(a, b) for a, b in zip(out, these, strict=False)]
+    return out
+
+
+def _combine(a: Any, b: Any) -> dt.datetime:
+    if isinstance(a, dt.date) and isinstance(b, dt.time):
+        return dt.datetime(a.year, a.month, a.day, b.hour, b.minute)
+    if isinstance(b, dt.date) and isinstance(a, dt.time):
+        return dt.datetime(b.year, b.month, b.day, a.hour, a.minute)
+    raise ValueError(f"Unsupported combination: {a} and {b}")
+
+
+def _cast(matches: list[str], answers: list[str]) -> list[Any]:
+    """``_cast_answers_to_type`` (ValueError when an answer is not of the type)."""
+    if not matches:
+        return answers
+    if matches == ["STRING_MATCH"]:
+        return [str(a) for a in answers]
+    if matches == ["NUMBER_MATCH"]:
+        return [float(a) for a in answers]
+    if matches == ["DATE_MATCH"]:
+        return [parse_date(a) for a in answers]
+    if matches == ["TIME_MATCH"]:
+        return [dt.datetime.strptime(a, "%H:%M").time() for a in answers]
+    if matches == ["DATE_MATCH", "TIME_MATCH"]:
+        return [dt.datetime.strptime(a, DATE_FORMAT + " %H:%M") for a in answers]
+    raise ValueError(f"Unsupported match types: {matches}")
+
+
+def answer_is_correct(d: Definition, rows: Sequence[Row], answer: str | None) -> bool:
+    """AndroidWorld's ``InformationRetrieval.is_successful`` on the agent's answer: no answer
+    fails; otherwise ``check_agent_answer``, a ValueError (an answer of the wrong type) failing."""
+    if not answer:
+        return False
+    answers = [a.strip() for a in answer.split(",")]
+    matches = [e["match"] for e in d.expectations]
+    try:
+        got = _cast(matches, answers)
+        want = expected_answers(d, rows)
+    except ValueError:
+        return False
+    compare: Callable[[Any, Any], bool] = lambda x, y: x == y  # noqa: E731
+    if "STRING_MATCH" in matches:
+        compare = fuzzy_match
+    elif "NUMBER_MATCH" in matches and "tolerance" in d.expectations[0]:
+        tolerance = d.expectations[0]["tolerance"]
+        compare = lambda x, y: abs(x - y) < tolerance  # noqa: E731
+    if len(got) != len(want):
+        return False
+    return all(any(compare(x, y) for y in want) for x in got)
+
+
+def answer_text(d: Definition, rows: Sequence[Row]) -> str:
+    """The expected answer as an agent would give it: comma-separated titles, an integer, or a
+    date and time as ``October 27 2023 17:20``."""
+    parts = []
+    for v in expected_answers(d, rows):
+        if isinstance(v, dt.datetime):
+            parts.append(f"{v:%B} {v.day} {v:%Y %H:%M}")
+        elif isinstance(v, float) and v.is_integer():
+            parts.append(str(int(v)))
+        else:
+            parts.append(str(v))
+    return ", ".join(parts)
+
+
+# ----------------------------------------------------------------------------- conditions
+
+
+def compare(value: Any, operation: str, other: Any) -> bool:
+    """``proto_utils.compare``."""
+    if operation == "EQUAL_TO":
+        return value == other
+    if operation == "GREATER_THAN":
+        return value > other
+    if operation == "GREATER_THAN_OR_EQUAL_TO":
+        return value >= other
+    if operation == "LESS_THAN":
+        return value < other
+    if operation == "LESS_THAN_OR_EQUAL_TO":
+        return value <= other
+    if operation == "CONTAINS":
+        return other in str(value)
+    raise ValueError(f"Unsupported operator: {operation}")
+
+
+def event_passes(start: dt.datetime, minutes: int, title: str, exclusions: Sequence[Exclusion]) -> bool:
+    """``calendar_utils.check_event_conditions``: False when the event meets *every* exclusion.
+
+    A date (or time) EQUAL_TO means the event's span covers it; with both an EQUAL_TO date and
+    time, the two are one moment. Other operators hold when the start or the end meets them."""
+    if not exclusions:
+        return True
+    equal = {f: v for f, op, v in exclusions if op == "EQUAL_TO"}
+    moment = None
+    if "start_date" in equal and "start_time" in equal:
+        moment = dt.datetime.combine(parse_date(equal["start_date"]), parse_time(equal["start_time"]))
+    end = start + dt.timedelta(minutes=minutes)
+    met = True
+    for field, op, value in exclusions:
+        if field in ("start_date", "start_time"):
+            if moment is not None:
+                target, a, b = moment, start, end
+            elif field == "start_date":
+                target, a, b = parse_date(value), start.date(), end.date()
+            else:
+                target, a, b = parse_time(value), start.time(), end.time()
+            if op == "EQUAL_TO":
+                hit = a <= target and b >= target
+            else:
+                hit = compare(a, op, target) or compare(b, op, target)
+            met = met and hit
+        elif field == "title":
+            met = met and compare(title.lower(), op, value.lower())
+    return not met
+
+
+def task_passes(row: dict[str, Any], exclusions: Sequence[Exclusion]) -> bool:
+    """``task_app_utils.check_task_conditions``: False when the task meets every exclusion."""
+    if not exclusions:
+        return True
+    met = True
+    for field, op, value in exclusions:
+        if field == "due_date":
+            due = from_unix_seconds(int(row["dueDate"] / 1000)).date()
+            met = met and compare(due, op, parse_date(value))
+        if field == "completed_date":
+            if value == "0":
+                met = met and compare(int(row["completed"]), op, 0)
+            else:
+                done = from_unix_seconds(int(row["completed"] / 1000)).date()
+                met = met and compare(done, op, parse_date(value))
+        elif field == "title":
+            met = met and compare(row["title"].lower(), op, value.lower())
+        elif field == "importance":
+            met = met and compare(int(row["importance"]), op, int(value))
+    return not met
+
+
+# ----------------------------------------------------------------------------- Simple Calendar Pro
+
+#: ``single/calendar/events_generator``'s vocabulary (noise events' titles and descriptions).
+TITLE_PREFIXES = (
+    "Meeting with",
+    "Call with",
+    "Workshop on",
+    "Appointment for",
+    "Catch up on",
+    "Review session for",
+)
+TITLE_NAMES = ("Alice", "Bob", "the Team", "HR", "Dr. Smith", "Marketing")
+TITLE_SUBJECTS = ("Project X", "Annual Report", "Budget Planning", "Campaign")
+ACTIONS = (
+    "discuss",
+    "finalize",
+    "plan",
+    "celebrate",
+    "prepare for",
+    "review",
+    "explore",
+    "understand",
+    "organize",
+    "strategize about",
+)
+DESCRIPTION_SUBJECTS = (
+    "upcoming project milestones",
+    "marketing strategies",
+    "annual budget",
+    "product launch",
+    "team roles",
+    "client feedback",
+    "contract details",
+    "software updates",
+    "business objectives",
+)
+ADDITIONAL_NOTES = (
+    "Please bring relevant documents.",
+    "Remember to confirm attendance.",
+    "Let's be punctual.",
+    "Looking forward to productive discussions.",
+    "Snacks will be provided.",
+)
+#: a relevant event without a duration lasts 30 minutes (``calendar_utils.DEFAULT_DURATION_S``)
+DEFAULT_DURATION_S = 1800
+#: noise events of an IR calendar task
+CALENDAR_NOISE = 75
+
+
+def event_title(r: random.Random) -> str:
+    """``events_generator.generate_event_title``."""
+    title = r.choice(TITLE_PREFIXES)
+    return f"{title} {r.choice(TITLE_NAMES) if 'with' in title else r.choice(TITLE_SUBJECTS)}"
+
+
+def event_description(r: random.Random) -> str:
+    """``events_generator.generate_event_description``."""
+    text = f"We will {r.choice(ACTIONS)} {r.choice(DESCRIPTION_SUBJECTS)}."
+    if r.choice([False, True]):
+        text += f" {r.choice(ADDITIONAL_NOTES)}"
+    return text
+
+
+def parse_duration(text: str) -> int:
+    """``calendar_utils.parse_duration``: seconds of ``"1.5 hours"``, ``"45min"``, ``"30 m"``."""
+    if "h" in text:
+        return int(3600 * float(text[: text.find("h")].strip()))
+    if "m" in text:
+        return 60 * int(text[: text.find("m")].strip())
+    raise ValueError(f"Invalid duration: {text}")
+
+
+def relevant_event(row: Row) -> dict[str, Any]:
+    """``create_event_from_proto``: an ``events`` row (Unix seconds) of a relevant event."""
+    start = unix_seconds(to_datetime(row["start_date"], row.get("start_time", "")))
+    duration = parse_duration(row["duration"]) if "duration" in row else DEFAULT_DURATION_S
+    return {
+        "start_ts": start,
+        "end_ts": start + duration,
+        "title": row.get("title", ""),
+        "location": row.get("location", ""),
+        "description": row.get("description", ""),
+    }
+
+
+def noise_event(r: random.Random, exclusions: Sequence[Exclusion], tries: int = 100) -> dict[str, Any]:
+    """``generate_random_event``: a 15-60 minute event in the 30 days around the device's clock,
+    drawn again while it meets every exclusion."""
+    for _ in range(tries):
+        start = random_datetime(r, dt.timedelta(days=30))
+        minutes = r.choice([15, 30, 45, 60])
+        title, description = event_title(r), event_description(r)
+        if event_passes(start, minutes, title, exclusions):
+            ts = unix_seconds(start)
+            return {
+                "start_ts": ts,
+                "end_ts": ts + minutes * 60,
+                "title": title,
+                "location": "",
+                "description": description,
+            }
+    raise ValueError("Failed to create a random event that meets the exclusion conditions")
+
+
+def _shuffled(r: random.Random, relevant: list[dict[str, Any]], noise: list[dict[str, Any]]) -> Inserted:
+    items = relevant + noise
+    r.shuffle(items)
+    where = {id(x): i for i, x in enumerate(items)}
+    return items, [where[id(x)] for x in relevant]
+
+
+def calendar_events(rows: Sequence[Row], exclusions: Sequence[Exclusion], r: random.Random) -> Inserted:
+    """``calendar_utils.setup_task_state``: the relevant events and 75 noise events, shuffled, in
+    the order they are inserted (ids 1, 2, ...); and where the relevant ones went in that order."""
+    relevant = [relevant_event(row) for row in rows]
+    return _shuffled(r, relevant, [noise_event(r, exclusions) for _ in range(CALENDAR_NOISE)])
+
+
+# ----------------------------------------------------------------------------- Tasks (org.tasks)
+
+#: ``task_app_utils._TASKS``: noise tasks' titles and notes (the TAB in the first note is theirs)
+NOISE_TASKS: dict[str, str] = {
+    "Grocery Shopping": "Don\t forget milk, eggs, and bread. Also need to pick up snacks for the kids.",
+    "Finish Project Proposal": "Deadline is Friday. Need to finalize budget and timeline sections.",
+    "Schedule Dentist Appointment": "Teeth cleaning overdue. Call Dr. Smith's office.",
+    "Water Plants": "Check moisture level before watering. Fertilize succulents.",
+    "Meal Prep for the Week": "Make a grocery list based on planned meals. Cook chicken and chop veggies on Sunday.",
+    "Research Vacation Destinations": "Looking for beach destinations with family-friendly activities.",
+    "Read 'The Martian'": "Started last week. Aim to finish by next weekend.",
+    "Call Grandma": "Catch up on family news. Ask for her famous cookie recipe.",
+    "Change Air Filter": "Last changed 3 months ago. Buy a new filter at the hardware store.",
+    "Brainstorm Blog Post Ideas": "Need 5 new topics for the next month's content calendar.",
+    "Renew Driver's License": "Expires next month. Check DMV website for requirements.",
+    "Organize Closet": "Donate old clothes and shoes. Put winter clothes in storage.",
+    "Submit Expense Report": "Deadline is Wednesday. Attach receipts for all purchases.",
+    "Attend Team Meeting": "Agenda includes project updates and brainstorming new initiatives.",
+    "Learn to Play Guitar": "Practice chords for 30 minutes every day. Find online tutorials.",
+    "Reply to Emails": "Inbox is overflowing. Prioritize urgent messages and unsubscribe from unwanted lists.",
+    "Clean Out Fridge": "Check expiration dates and discard old food. Wipe down shelves.",
+    "Create Budget for Next Month": "Track income and expenses. Set savings goals.",
+    "Back Up Computer Files": "Use external hard drive or cloud storage. Schedule regular backups.",
+    "Take Dog to the Vet": "Annual checkup and vaccinations due.",
+}
+#: noise tasks of an IR Tasks task
+TASKS_NOISE = 20
+
+
+def task_row(row: Row, remote_id: str = "") -> dict[str, Any]:
+    """``create_task_from_proto``: a ``tasks`` row (times in Unix milliseconds; a date without a
+    time is 00:00; ``created`` and ``modified`` are ``dueDate - 7*3600``, AndroidWorld's "one week
+    before" in the wrong unit; the importance 2 when not given)."""
+
+    def ms(date_key: str, time_key: str) -> int:
+        if date_key not in row:
+            return 0
+        return unix_seconds(to_datetime(row[date_key], row.get(time_key, ""))) * 1000
+
+    due = ms("due_date", "due_time")
+    return {
+        "title": row.get("title", ""),
+        "importance": int(row["importance"]) if "importance" in row else 2,
+        "dueDate": due,
+        "hideUntil": ms("hide_until_date", "hide_until_time"),
+        "completed": ms("completed_date", "completed_time"),
+        "created": due - 7 * 3600,
+        "modified": due - 7 * 3600,
+        "notes": row.get("notes"),
+        "remoteId": remote_id,
+    }
+
+
+def noise_task(r: random.Random) -> Row:
+    """``_generate_random_task``'s draws, as the proto row it fills."""
+    title = r.choice(list(NOISE_TASKS))
+    row: Row = {"title": title}
+    if r.choice([True, False]):
+        row["notes"] = NOISE_TASKS[title]
+    row["importance"] = str(r.choice([0, 1, 2, 3]))
+    due = random_datetime(r)
+    row["due_date"], row["due_time"] = due.strftime(DATE_FORMAT), due.strftime("%H:%M")
+    hide = random_datetime(r, dt.timedelta(days=5), due - dt.timedelta(days=6))
+    row["hide_until_date"], row["hide_until_time"] = hide.strftime(DATE_FORMAT), hide.strftime("%H:%M")
+    if r.choice([True, False]):
+        done = random_datetime(r, center=DEVICE_TIME - dt.timedelta(days=14))
+        row["completed_date"], row["completed_time"] = done.strftime(DATE_FORMAT), done.strftime("%H:%M")
+    return row
+
+
+def _remote_ids(seed: Any) -> Iterator[str]:
+    """``remoteId``s as ``str(uuid4().int)``, from a generator of their own (AndroidWorld's come
+    from ``os.urandom`` and draw nothing from ``random``), so a seed always gives the same rows."""
+    g = random.Random(f"org.tasks remoteId {seed}")
+    while True:
+        yield str(uuid.UUID(int=g.getrandbits(128), version=4).int)
+
+
+def task_rows(rows: Sequence[Row], exclusions: Sequence[Exclusion], r: random.Random, seed: Any = None) -> Inserted:
+    """``task_app_utils.setup_task_state``: the relevant tasks and 20 noise tasks that pass the
+    exclusions (``get_random_items``: never equal, their ``remoteId``s differ), shuffled, in the
+    order they are inserted (``_id`` 1, 2, ...); and where the relevant ones went in that order."""
+    ids = _remote_ids(seed)
+    tasks = [task_row(row, next(ids)) for row in rows]
+    noise: list[dict[str, Any]] = []
+    tries = 0
+    while len(noise) < TASKS_NOISE:
+        candidate = task_row(noise_task(r), next(ids))
+        tries += 1
+        if tries > 10_000:
+            raise ValueError("generation exhausted")
+        if task_passes(candidate, exclusions):
+            noise.append(candidate)
+    return _shuffled(r, tasks, noise)
+
+
+# ----------------------------------------------------------------------------- the task class
+
+
+class InformationTask(AndroidWorldTask):
+    """An AndroidWorld IR task (``InformationRetrieval``): its template is the definition's prompt;
+    :meth:`generate` draws its parameters; :meth:`initialize` fills the relevant state, rewords the
+    goal's dates and writes the app's start state (:meth:`write_state`, per app); :meth:`check`
+    judges the answer alone, as AndroidWorld does (the app's state plays no part).
+
+    After set-up ``params["relevant"]`` holds the relevant rows as AndroidWorld filled them (dates
+    as ``"October 17 2023"``, whatever the goal says): the expected answer follows from them.
+    """
+
+    kind: ClassVar[str] = "question"
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        if cls.id and "template" not in cls.__dict__:
+            cls.template = definition(cls.id).prompt
+
+    @property
+    def definition(self) -> Definition:
+        return definition(self.id)
+
+    def generate(self, r: random.Random) -> Params:
+        return draw_params(self.definition, r)
+
+    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
+        rows, exclusions = initialize_proto(self.definition, params, r)
+        reword_dates(params, r)
+        params["relevant"] = rows
+        self.write_state(dev, params, rows, exclusions, r)
+
+    def write_state(
+        self, dev: Device, params: Params, rows: list[Row], exclusions: list[Exclusion], r: random.Random
+    ) -> None:
+        """The app's start state: the relevant rows and the noise, drawn from ``r`` (per app)."""
+        raise NotImplementedError
+
+    def expected(self, params: Params) -> list[Any]:
+        """AndroidWorld's expected answers."""
+        return expected_answers(self.definition, params["relevant"])
+
+    def answer(self, params: Params) -> str:
+        """The expected answer as the agent gives it (:func:`answer_text`)."""
+        return answer_text(self.definition, params["relevant"])
+
+    def check(self, dev: Device, params: Params, answer: str | None, status: str | None) -> bool:
+        return answer_is_correct(self.definition, params["relevant"], answer)
