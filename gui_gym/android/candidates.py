@@ -6,7 +6,8 @@ alone (the UI dump in ``obs["ui"]``: uiautomator XML or any compressed format of
 :mod:`gui_gym.android.compressed`; and the instruction), never from hidden task parameters or
 env state:
 
-- tap each clickable element, long-press each long-clickable one;
+- tap each clickable element, long-press each long-clickable one and each text field (an
+  EditText's long press opens the text-selection toolbar: Cut, Copy, Paste, Select all);
 - swipe each scrollable element in four directions, and the screen up and down;
 - type each candidate string of the instruction (quoted text, names, a text after a colon,
   file names, numbers), when the screen has a text field;
@@ -310,7 +311,7 @@ def candidate_actions(
         if e.clickable:
             add(Action("tap", element=e.bounds), "tap", f"tap {_name(e)}")
     for e in app_elements:
-        if e.long_clickable:
+        if e.long_clickable or e.editable:
             add(Action("long_press", element=e.bounds), "long_press", f"long press {_name(e)}")
     for e in app_elements:
         if e.scrollable:

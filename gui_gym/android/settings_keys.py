@@ -6,8 +6,8 @@ share: the simulated phone's shell answers ``settings get|put`` with it, and the
 a device's settings into a simulator state with it, so the simulator's own success checks judge
 a real device.
 
->>> to_android("brightness", 100), from_android("brightness", "255")
-('255', 100)
+>>> to_android("brightness", 100), to_android("brightness", 0), from_android("brightness", "1")
+('255', '1', 0)
 >>> [key for key, setting in ANDROID_KEYS.items() if setting == "wifi"]
 [('global', 'wifi_on')]
 """
@@ -37,8 +37,8 @@ def to_android(setting: str, value: Any) -> str:
     """The simulator's *value* of *setting* as Android's ``settings get`` prints it."""
     if setting in _BOOLS:
         return "1" if value else "0"
-    if setting == "brightness":  # 0-100 on the slider, 0-255 in Android's settings
-        return str(round(int(value) * 255 / 100))
+    if setting == "brightness":  # 0-100% on the slider; screen_brightness 1 (minimum) to 255 (maximum)
+        return str(1 + round(max(0, min(100, int(value))) * 254 / 100))
     if setting == "dark_theme":  # UiModeManager: 1 no, 2 yes
         return "2" if value else "1"
     if setting == "location":  # Settings.Secure.LOCATION_MODE: 0 off, 3 high accuracy
@@ -51,8 +51,8 @@ def from_android(setting: str, text: str) -> Any:
     text = text.strip()
     if setting in _BOOLS:
         return text not in ("0", "false", "null", "")
-    if setting == "brightness":
-        return max(0, min(100, round(int(text) * 100 / 255)))
+    if setting == "brightness":  # the slider's position of that level (each percent a level of its own)
+        return max(0, min(100, round((int(text) - 1) * 100 / 254)))
     if setting == "dark_theme":
         return text == "2"
     if setting == "location":

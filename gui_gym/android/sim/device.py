@@ -30,6 +30,8 @@ from gui_gym.android.actions import (
 from gui_gym.android.backends.base import Outcome
 from gui_gym.android.sim.apps import APPS, App
 from gui_gym.android.sim.widgets import (
+    FIELD_H,
+    FLOATING_TOOLBAR_TAG,
     KEYBOARD_PACKAGE,
     KEYBOARD_TOP,
     LAUNCHER_PACKAGE,
@@ -42,7 +44,9 @@ from gui_gym.android.sim.widgets import (
     FormHost,
     Inapplicable,
     Screen,
+    TextSelection,
     decor,
+    text_toolbar,
 )
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, SYSTEM_PACKAGE, Node, Window, flatten
 from gui_gym.core.io import Snapshot
@@ -80,6 +84,7 @@ class DeviceState:
     touches: list[tuple[int, int]] = field(default_factory=list)
     events: list[str] = field(default_factory=list)  # app events for checks (e.g. "sms_sent")
     clipboard: str = ""  # the primary clip's text
+    selection: TextSelection | None = None  # the field whose text-selection toolbar shows
 
 
 DEFAULT_SETTINGS = {
@@ -346,6 +351,8 @@ class Device:
                     "android.view.View", (0, 0, SCREEN_W, NAV_TOP), package="android", on_tap=dui.outside, role="scrim"
                 )
                 paint += [scrim, panel]
+            if st.selection is not None:
+                self._add_text_toolbar(windows[-1].root, app)
         if st.keyboard and self.focused_host() is not None:
             kb = self._kept("keyboard", (), self._keyboard)
             windows.append(
@@ -374,6 +381,23 @@ class Device:
             children=paint,
             role="screen",
         )
+
+    def _add_text_toolbar(self, root: Node, app: App) -> None:
+        """The text-selection toolbar over the active window (``root``: the app's or its
+        dialog's), above its field: the window's last view, so a dump of the active window
+        shows it and it is drawn and touched first. (On a phone ``FloatingToolbar`` is a popup
+        window of its own; the simulator keeps it in the window it belongs to, where the
+        agents reading ``uiautomator dump`` and the oracles find it too.)"""
+        sel, fh = self.state.selection, self.focused_host()
+        if sel is None or fh is None or not sel.on(*fh):
+            return
+        field = next((n for n in flatten(root) if n.field is not None and sel.on(*n.field)), None)
+        items = self._text_actions(sel, field) if field is not None else []
+        if items:
+            l, t, r, b = field.bounds
+            line = (l, t, r, min(b, t + FIELD_H))  # the text's first line, where the selection starts
+            bottom = KEYBOARD_TOP if self.state.keyboard else NAV_TOP
+            root.children.append(text_toolbar(app.package, line, items, bottom=bottom))
 
     def _kept(self, part: str, key: tuple, build: Callable[[], Node]) -> Node:
         """The system UI's ``part`` (status bar, navigation bar, home screen, keyboard) for
@@ -625,6 +649,7 @@ class Device:
         # composite action (tap, then type) that may fail half-way, so it alone is rolled back.
         # (An Enter after typing that has nothing to do is part of no failure: the text stays.)
         before = self.snapshot() if action.kind == "input_text" else None
+        selection = self.state.selection
         try:
             out = self._dispatch(action)
         except Inapplicable as e:
@@ -632,6 +657,8 @@ class Device:
                 self.restore(before)
             # Nothing changed, so the screen built before stays (restore() rebuilds).
             return Outcome(False, f"Invalid action: {e}", reason=str(e))
+        if selection is not None and self.state.selection is selection and action.kind not in ("wait", "touch"):
+            self.state.selection = None  # whatever else was done dismissed the text-selection toolbar
         # Time passes only when something was done: an invalid action is a no-op, so a toast
         # stays and the clock stands still, as if the action had never been sent.
         self.state.step += 1
@@ -650,6 +677,7 @@ class Device:
             if fh is None or not fh[0].form.get(fh[1], ""):
                 raise Inapplicable("no text to delete: the focused field is empty or nothing has focus")
             described = self.type_text("", delete=n)
+            self.state.selection = None
         except Inapplicable as e:
             return Outcome(False, f"Invalid action: {e}", reason=str(e))
         self.state.step += 1
@@ -803,15 +831,97 @@ class Device:
             if self.state.keyboard and y >= KEYBOARD_TOP and y < NAV_TOP:
                 raise Inapplicable("keyboard keys are not modelled one by one: use Type to enter text")
             raise Inapplicable(f"nothing clickable at ({x}, {y})")
+        toolbar = self.state.selection is not None and any(n is node for n in self.text_actions())
         desc = node.on_tap()
+        if not toolbar:
+            self.state.selection = None  # a touch outside the text-selection toolbar dismisses it
         return desc if isinstance(desc, str) else self._describe(node, "Tap")
 
     def long_press(self, x: int, y: int) -> str:
-        node = self._hit(x, y, "on_long_press")
+        node = self._hit_long_press(x, y)
         if node is None:
             raise Inapplicable(f"nothing long-clickable at ({x}, {y})")
+        if node.field is not None and node.on_long_press is None:
+            if not any(n is node for n in self.elements()):  # a field behind a dialog's dimming
+                raise Inapplicable(f"nothing long-clickable at ({x}, {y})")
+            return self._select_in_field(node)
         desc = node.on_long_press()
         return desc if isinstance(desc, str) else self._describe(node, "Long press")
+
+    # -- text selection and the clipboard ------------------------------------------------
+    def _hit_long_press(self, x: int, y: int) -> Node | None:
+        """Topmost node under (x, y) that takes a long press: a long-clickable view or a text
+        field (an EditText's long press starts text selection); an opaque panel stops the search."""
+        for n in reversed(self._screen_nodes()):
+            if not n.contains(x, y):
+                continue
+            if (n.on_long_press is not None or n.field is not None) and n.enabled:
+                return n
+            if n.style == "opaque":
+                return None
+        return None
+
+    def _select_in_field(self, node: Node) -> str:
+        """Long press on a text field: it takes focus (the keyboard shows) and the text-selection
+        toolbar opens over it with the cursor at the end of its text: "Paste" when the clipboard
+        holds text, "Select all" when the field does."""
+        host, key = node.field
+        host.focus = key
+        self.state.keyboard = True
+        if not host.form.get(key, "") and not self.state.clipboard:
+            self.state.selection = None
+            return f'Long press the "{node.label}" field (no text to select, nothing to paste)'
+        self.state.selection = TextSelection(host, key)
+        return f'Long press the "{node.label}" field to show the text actions'
+
+    def text_actions(self) -> list[Node]:
+        """The items of the text-selection toolbar on screen ("Cut", "Copy", "Paste", "Select
+        all": each a clickable node whose ``desc`` is its title); empty when none shows."""
+        if self.state.selection is None:
+            return []
+        last = self.tree().children[-1]  # the toolbar is its window's last view
+        if not last.children or last.children[0].desc != FLOATING_TOOLBAR_TAG:
+            return []
+        return [n for n in flatten(last) if n.on_tap is not None]
+
+    def _text_actions(self, sel: TextSelection, field: Node) -> list[tuple[str, Callable[[], str]]]:
+        """The toolbar's items for ``sel``, in Android's order (``Editor``'s menu: Cut, Copy,
+        Paste, Select all): Cut and Copy with the text selected (never in a password field),
+        Paste with text on the clipboard, Select all while not all of a non-empty text is."""
+        host, key, label = sel.host, sel.key, field.label
+        text = host.form.get(key, "")
+
+        def copy(cut: bool) -> str:
+            self.state.clipboard = text
+            self.state.selection = None
+            if cut:
+                host.form[key] = ""
+                return f'Cut "{clip_text(text, MAX_QUOTE)}" from "{label}" to the clipboard'
+            return f'Copy "{clip_text(text, MAX_QUOTE)}" from "{label}" to the clipboard'
+
+        def paste() -> str:
+            clip = self.state.clipboard
+            if key not in host.multiline:
+                clip = clip.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+            new = clip if sel.whole else text + clip
+            if len(new) > MAX_FIELD_CHARS:
+                raise Inapplicable(f"the field holds at most {MAX_FIELD_CHARS} characters")
+            host.form[key] = new
+            self.state.selection = None
+            return f'Paste "{clip_text(clip, MAX_QUOTE)}" into "{label}"'
+
+        def select_all() -> str:
+            self.state.selection = TextSelection(host, key, whole=True)
+            return f'Select all the text of "{label}"'
+
+        items: list[tuple[str, Callable[[], str]]] = []
+        if sel.whole and text and not field.password:
+            items += [("Cut", lambda: copy(True)), ("Copy", lambda: copy(False))]
+        if self.state.clipboard:
+            items.append(("Paste", paste))
+        if text and not sel.whole:
+            items.append(("Select all", select_all))
+        return items
 
     def type_text(self, text: str, delete: int = 0, enter: bool = False) -> str:
         """Type ``text`` into the focused field after deleting ``delete`` characters before the
@@ -823,7 +933,9 @@ class Device:
             raise Inapplicable("no text field has focus: tap a field first")
         host, key = fh
         old = host.form.get(key, "")
-        kept = old[: max(0, len(old) - delete)]
+        sel = self.state.selection
+        whole = sel is not None and sel.whole and sel.on(host, key)  # typing replaces the selection
+        kept = "" if whole else old[: max(0, len(old) - delete)]
         if not text and kept == old:
             raise Inapplicable("nothing to type")
         bad = [

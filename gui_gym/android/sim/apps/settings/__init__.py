@@ -1,4 +1,4 @@
-"""Settings: its screens and data (``app``) and its tasks (``tasks``)."""
+"""Settings: its screens and data (``app``), gui-gym's tasks (``tasks``) and AndroidWorld's (``androidworld``)."""
 
 from gui_gym.android.sim.apps.settings.app import SettingsApp
 

@@ -1,23 +1,30 @@
 """Settings (com.android.settings): the system settings of the phone.
 
 Database: ``dev.state.settings`` *is* the settings database (``wifi``, ``bluetooth``,
-``airplane``, ``brightness`` 0-100, ``dark_theme``, ``auto_rotate``, ``battery_saver``,
-``dnd``, ``location``, ``font_size``); :class:`SettingsData` only remembers which radios to
-bring back when airplane mode goes off. Screens: the main list (scrolls), Network & internet
-(Wi-Fi and Airplane mode switches, SIMs page), Connected devices (Bluetooth switch, pairing),
-Display (brightness slider, Dark theme, Font size, Auto-rotate), Battery (Battery Saver),
-Sound & vibration (Do Not Disturb), Location, and read-only pages (Apps, Storage, About …).
+``airplane``, ``brightness``, ``dark_theme``, ``auto_rotate``, ``battery_saver``, ``dnd``,
+``location``, ``font_size``; :mod:`gui_gym.android.settings_keys` names Android's key of each);
+:class:`SettingsData` only remembers which radios to bring back when airplane mode goes off.
+Screens: the main list (scrolls) under a "Search settings" bar, the search page (a search field,
+the settings whose title holds the query), Network & internet (Wi-Fi and Airplane mode
+switches, SIMs page), Connected devices (Bluetooth switch, pairing), Display (brightness
+slider, Dark theme, Font size, Auto-rotate), Battery (Battery Saver), Sound & vibration (Do Not
+Disturb), Location, and read-only pages (Apps, Storage, About …).
 
 Like Android, turning airplane mode on turns Wi-Fi and Bluetooth off, and turning it off
 turns back on those that were on before; either radio may still be switched on in flight.
 
-The brightness level is an ``android.widget.SeekBar`` (id ``android:id/seekbar``, desc
-"Brightness level", text "NN%"; :meth:`~gui_gym.android.sim.widgets.UI.slider`) that is dragged
-sideways: a finger swipe to the right on it raises the level by the swipe's share of the full
-range (short 25, medium 50, long 75 points), to the left lowers it, clamped to 0-100. (Scroll
+The brightness (``settings["brightness"]``) is the slider's position, 0-100%; Android's
+``screen_brightness`` (``settings get system screen_brightness``) is its level, 1 at 0% (the
+minimum) to 255 at 100% (the maximum), ``1 + round(2.54 x percent)`` between
+(:func:`~gui_gym.android.settings_keys.to_android`). The slider is an ``android.widget.SeekBar``
+(id ``android:id/seekbar``, desc "Brightness level", text "NN%";
+:meth:`~gui_gym.android.sim.widgets.UI.slider`) that is dragged sideways: a finger swipe to the
+right on it moves the thumb by the swipe's share of the full range (short 25, medium 50, long
+75 points), to the left back, clamped to 0-100%. (Scroll
 actions name the content direction, so AndroidWorld's ``scroll left`` raises the level.)
 Vertical swipes on it are refused. The step says what the thumb did and where it stopped:
 ``Drag the "Brightness level" slider right (to 70%)``, ``... right (to 100%, the maximum)``.
+(Android's own slider follows a gamma curve between the ends; the ends are the same.)
 """
 
 from __future__ import annotations
@@ -27,8 +34,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gui_gym.android.sim.apps.base import App
-from gui_gym.android.sim.widgets import UI, MenuDialog, Screen
-from gui_gym.android.ui import Node
+from gui_gym.android.sim.widgets import PAD, UI, MenuDialog, Screen
+from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device
@@ -37,6 +44,7 @@ PKG = "com.android.settings"
 FONT_SIZES = ("Small", "Default", "Large", "Largest")
 MAIN_ROW_H = 200
 SLIDER_STEP = 100  # level points per full-width drag
+SEARCH_BAR_H = 180
 
 
 @dataclass
@@ -286,12 +294,87 @@ MAIN: tuple[tuple[str, Callable[[dict[str, Any]], str], type[Page] | None], ...]
 )
 MAIN_TITLES = tuple(title for title, _, _ in MAIN)
 
+#: What the search finds: (title, where it is, the page that holds it: a page class, or a title
+#: of :data:`MAIN` whose page is an :class:`InfoPage`).
+SEARCH_INDEX: tuple[tuple[str, str, type[Page] | str], ...] = (
+    *((title, "Settings", page or title) for title, _, page in MAIN),
+    ("Wi-Fi", "Network & internet", NetworkPage),
+    ("SIMs", "Network & internet", NetworkPage),
+    ("Airplane mode", "Network & internet", NetworkPage),
+    ("Hotspot & tethering", "Network & internet", NetworkPage),
+    ("Data Saver", "Network & internet", NetworkPage),
+    ("VPN", "Network & internet", NetworkPage),
+    ("Private DNS", "Network & internet", NetworkPage),
+    ("Bluetooth", "Connected devices", ConnectedDevicesPage),
+    ("Pair new device", "Connected devices", ConnectedDevicesPage),
+    ("Brightness level", "Display", DisplayPage),
+    ("Dark theme", "Display", DisplayPage),
+    ("Font size", "Display", DisplayPage),
+    ("Auto-rotate screen", "Display", DisplayPage),
+    ("Screen timeout", "Display", DisplayPage),
+    ("Battery Saver", "Battery", BatteryPage),
+    ("Do Not Disturb", "Sound & vibration", SoundPage),
+    ("Use location", "Location", LocationPage),
+)
+
+
+class SearchPage(Screen):
+    """Search settings: a search field (``android:id/search_src_text``, focused when the page
+    opens) beside Navigate up, and the settings whose title holds the query (case aside), each
+    a row with where it is; tapping one opens its page."""
+
+    title = "Search settings"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.focus = "query"
+
+    def screen_name(self) -> str:
+        return self.title
+
+    def build(self, ui: UI, dev: Device) -> None:
+        y = ui.y
+        ui.add(
+            Node(
+                "android.widget.ImageButton",
+                (24, y + 17, 144, y + 137),
+                desc="Navigate up",
+                rid=f"{PKG}:id/search_back",
+                on_tap=lambda: self._up(dev),
+                role="icon",
+                style="arrow_left",
+            )
+        )
+        ui.x0 = 170
+        ui.y = y + 2
+        ui.field(self, "query", "Search settings", rid="android:id/search_src_text", label="Search settings")
+        ui.x0 = PAD
+        query = self.form.get("query", "").strip().lower()
+        if not query:
+            return
+        hits = [entry for entry in SEARCH_INDEX if query in entry[0].lower()]
+
+        def render(ui: UI, entry: tuple[str, str, type[Page] | str]) -> None:
+            title, where, page = entry
+            ui.row(title, where, on_tap=lambda: self._open(dev, title, page), h=MAIN_ROW_H, label=title)
+
+        ui.scroll_list(self, "results", hits, render, item_h=MAIN_ROW_H, empty="No results", list_id="list_results")
+
+    def _up(self, dev: Device) -> str:
+        dev.state.keyboard = False
+        return dev.press_back(described='Tap the "Navigate up" button')
+
+    def _open(self, dev: Device, title: str, page: type[Page] | str) -> str:
+        dev.push(InfoPage(page) if isinstance(page, str) else page())
+        return f'Open "{title}" from the search results in Settings'
+
 
 class SettingsHome(Screen):
     """The main list of setting categories."""
 
     def build(self, ui: UI, dev: Device) -> None:
         ui.toolbar("Settings", up=False)
+        self._search_bar(ui, dev)
         s = dev.state.settings
 
         def render(ui: UI, entry: tuple[str, Callable[[dict[str, Any]], str], type[Page] | None]) -> None:
@@ -309,6 +392,39 @@ class SettingsHome(Screen):
     def _open(self, dev: Device, title: str, page: type[Page] | None) -> str:
         dev.push(page() if page is not None else InfoPage(title))
         return f'Open "{title}" in Settings'
+
+    def _search_bar(self, ui: UI, dev: Device) -> None:
+        """The "Search settings" bar above the list (Pixel's ``search_action_bar``)."""
+        _, t, _, b = ui.rect(SEARCH_BAR_H)
+        box = (PAD, t + 20, SCREEN_W - PAD, b - 20)
+        x, top, bottom = box[0], box[1] + 20, box[3] - 20
+        icon = Node(
+            "android.widget.ImageView", (x + 30, top, x + 130, bottom), package=PKG, role="icon", style="search"
+        )
+        title = Node(
+            "android.widget.TextView",
+            (x + 160, top, box[2] - 30, bottom),
+            "Search settings",
+            rid=f"{PKG}:id/search_action_bar_title",
+            package=PKG,
+            role="subtext",
+        )
+
+        def search() -> str:
+            dev.push(SearchPage())
+            return 'Tap "Search settings" in Settings'
+
+        bar = Node(
+            "android.widget.Toolbar",
+            box,
+            rid=f"{PKG}:id/search_action_bar",
+            package=PKG,
+            on_tap=search,
+            role="toolbar",
+            label="Search settings",
+            children=[icon, title],
+        )
+        ui.add(Node("android.widget.FrameLayout", box, rid=f"{PKG}:id/search_bar", children=[bar]))
 
 
 class SettingsApp(App):

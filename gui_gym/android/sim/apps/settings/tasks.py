@@ -1,9 +1,9 @@
-"""Settings tasks (AndroidWorld: SystemWifiTurnOn, SystemBluetoothTurnOff, SystemBrightnessMax,
-TurnOffWifiAndTurnOnBluetooth, …), a multi-setting hard task and an infeasible one.
+"""gui-gym's own Settings tasks (airplane mode, dark theme), a multi-setting hard task and an
+infeasible one; AndroidWorld's Settings tasks are in :mod:`.androidworld`.
 
 Success reads ``dev.state.settings``; the oracle walks the Settings pages like a person:
 main list → category page → switch, Back to the main list between categories, and drags the
-brightness slider with long swipes.
+brightness slider with long swipes. The navigation helpers here serve both suites.
 """
 
 from __future__ import annotations
@@ -129,34 +129,6 @@ def _switch_milestones(key: str, value: bool, goal: str) -> tuple[Milestone, ...
     )
 
 
-class SystemWifiTurnOn(SwitchTask):
-    id = "SystemWifiTurnOn"
-    template = "Turn Wi-Fi on."
-    key, value = "wifi", True
-    milestones = _switch_milestones("wifi", True, "Turn on Wi-Fi")
-
-
-class SystemWifiTurnOff(SwitchTask):
-    id = "SystemWifiTurnOff"
-    template = "Turn Wi-Fi off."
-    key, value = "wifi", False
-    milestones = _switch_milestones("wifi", False, "Turn off Wi-Fi")
-
-
-class SystemBluetoothTurnOn(SwitchTask):
-    id = "SystemBluetoothTurnOn"
-    template = "Turn Bluetooth on."
-    key, value = "bluetooth", True
-    milestones = _switch_milestones("bluetooth", True, "Turn on Bluetooth")
-
-
-class SystemBluetoothTurnOff(SwitchTask):
-    id = "SystemBluetoothTurnOff"
-    template = "Turn Bluetooth off."
-    key, value = "bluetooth", False
-    milestones = _switch_milestones("bluetooth", False, "Turn off Bluetooth")
-
-
 class SystemAirplaneModeOn(SwitchTask):
     id = "SystemAirplaneModeOn"
     template = "Turn on airplane mode."
@@ -169,68 +141,6 @@ class SystemDarkThemeOn(SwitchTask):
     template = "Switch the phone to dark theme."
     key, value = "dark_theme", True
     milestones = _switch_milestones("dark_theme", True, "Turn on Dark theme")
-
-
-class BrightnessTask(TaskTemplate):
-    """Drag the brightness to an end of the slider (it starts 10-90)."""
-
-    app = "settings"
-    level: ClassVar[int] = 100
-
-    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
-        randomize(dev, rng)
-
-    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        return dev.state.settings["brightness"] == self.level
-
-    def oracle(self, o: Oracle) -> str:
-        return set_brightness(o, self.level) or o.finish()
-
-
-def _brightness_milestones(level: int, goal: str) -> tuple[Milestone, ...]:
-    return (
-        Milestone("Open the Settings app", lambda d, p: in_settings(d)),
-        Milestone('Open "Display"', lambda d, p: opened(d, DisplayPage) or d.state.settings["brightness"] == level),
-        Milestone(goal, lambda d, p: d.state.settings["brightness"] == level),
-    )
-
-
-class SystemBrightnessMax(BrightnessTask):
-    id = "SystemBrightnessMax"
-    template = "Turn the screen brightness up to the maximum."
-    level = 100
-    milestones = _brightness_milestones(100, "Drag the brightness level to the maximum")
-
-
-class SystemBrightnessMin(BrightnessTask):
-    id = "SystemBrightnessMin"
-    template = "Turn the screen brightness down to the minimum."
-    level = 0
-    milestones = _brightness_milestones(0, "Drag the brightness level to the minimum")
-
-
-class TurnOffWifiAndTurnOnBluetooth(TaskTemplate):
-    id = "TurnOffWifiAndTurnOnBluetooth"
-    app = "settings"
-    difficulty = "medium"
-    template = "Turn off Wi-Fi, then turn on Bluetooth."
-    milestones = (
-        Milestone("Open the Settings app", lambda d, p: in_settings(d)),
-        Milestone("Turn off Wi-Fi", lambda d, p: not d.state.settings["wifi"]),
-        Milestone('Open "Connected devices"', lambda d, p: opened(d, ConnectedDevicesPage) or all_on(d, "bluetooth")),
-        Milestone("Turn on Bluetooth", lambda d, p: not d.state.settings["wifi"] and all_on(d, "bluetooth")),
-    )
-
-    def setup(self, dev: Device, p: Params, rng: np.random.Generator) -> None:
-        randomize(dev, rng)
-        dev.state.settings.update(wifi=True, bluetooth=False)
-
-    def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
-        s = dev.state.settings
-        return not s["wifi"] and s["bluetooth"] and not s["airplane"]
-
-    def oracle(self, o: Oracle) -> str:
-        return set_switch(o, "wifi", False) or set_switch(o, "bluetooth", True) or o.finish()
 
 
 class SystemMultiSettingSetup(TaskTemplate):
@@ -293,16 +203,11 @@ class SystemRoaming5GInfeasible(TaskTemplate):
         return goto(o, NetworkPage) or o.infeasible()
 
 
+#: AndroidWorld's SystemWifiTurnOn/Off, SystemBluetoothTurnOn/Off, SystemBrightnessMax/Min and
+#: TurnOffWifiAndTurnOnBluetooth, once gui-gym tasks of their own, are AndroidWorld's now (.androidworld).
 TEMPLATES: tuple[type[TaskTemplate], ...] = (
-    SystemWifiTurnOn,
-    SystemWifiTurnOff,
-    SystemBluetoothTurnOn,
-    SystemBluetoothTurnOff,
     SystemAirplaneModeOn,
     SystemDarkThemeOn,
-    SystemBrightnessMax,
-    SystemBrightnessMin,
-    TurnOffWifiAndTurnOnBluetooth,
     SystemMultiSettingSetup,
     SystemRoaming5GInfeasible,
 )
