@@ -8,7 +8,10 @@ is *mounted*: Markor's notebook is the folder :data:`MARKOR_DIR`, so ``echo 'tex
 (:attr:`App.databases <gui_gym.android.sim.apps.base.App.databases>`) shows it at the real app's
 path: ``adb pull`` gets the app's data as that database, a database pushed there (AndroidWorld's
 ``sqlite_utils`` pulls, edits and pushes back) becomes the app's data, one the app could not open
-is refused with the reason and changes nothing, and deleting it leaves the app with no data.
+is refused with the reason and changes nothing, and deleting it leaves the app with no data. A
+write-ahead log pushed beside it (``events.db-wal``) is applied as SQLite applies it when the app
+opens the database, then removed with its ``-shm`` (a log SQLite could not read with the database
+is refused).
 
 Commands: ``cat``, ``rm [-rf]``, ``mkdir [-p]``, ``ls [-1aluR]`` (``-ll``: full times, as
 toybox), ``find PATH [-mindepth N] [-maxdepth N] [-type f|d] [-name PAT] [-o] [!] [-delete]``,
@@ -25,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from gui_gym.android.sim.adb.commands import PhoneShell as Shell
 from gui_gym.android.sim.adb.commands import command
-from gui_gym.android.sim.storage import StorageError
+from gui_gym.android.sim.storage import StorageError, apply_wal
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.storage import Database
@@ -70,10 +73,29 @@ def _databases_in(sh: Shell) -> None:
         shown[db.path] = (key, raw)
 
 
+def _fold_wal(sh: Shell, db: Database) -> None:
+    """A write-ahead log (``-wal``) next to an app's database is folded into the file and removed
+    with its ``-shm``, as SQLite does when the app opens the database and closes it."""
+    wal = sh.files.get(db.path + "-wal")
+    if wal is None:
+        return
+    for side in ("-wal", "-shm"):
+        sh.files.pop(db.path + side, None)
+    raw = sh.files.get(db.path)
+    if raw is None:  # a log without its database: SQLite has nothing to apply it to
+        return
+    try:
+        sh.files[db.path] = apply_wal(raw, wal)
+    except StorageError:  # refused when written (check_database): the database stays as it was
+        return
+    sh.mtimes[db.path] = sh.device.state.now
+
+
 def _databases_out(sh: Shell) -> None:
     """A database a command replaced or deleted, read back into its app's data."""
     shown = sh.databases_shown
     for db in _databases(sh):
+        _fold_wal(sh, db)
         last = shown.get(db.path)
         raw = sh.files.get(db.path)
         if last is None or raw == last[1]:
@@ -99,12 +121,16 @@ def check_database(sh: Shell, path: str, data: bytes) -> str | None:
     """Why ``data`` may not be written at ``path``: a file at an app's database path that the app
     could not open (its schema, its values); ``None`` for any other file."""
     for db in _databases(sh):
-        if db.path == path:
-            try:
+        if path not in (db.path, db.path + "-wal"):
+            continue
+        label = sh.device.apps[db.app].label
+        try:
+            if path == db.path:
                 sh.databases_checked[path] = (data, db.decode(data))
-            except StorageError as e:
-                label = sh.device.apps[db.app].label
-                return f"{path}: refused: not a database {label} can open: {e}; the app's data is unchanged"
+            elif db.path in sh.files:  # the log as SQLite would apply it to the database there
+                db.decode(apply_wal(sh.files[db.path], data))
+        except StorageError as e:
+            return f"{path}: refused: not a database {label} can open: {e}; the app's data is unchanged"
     return None
 
 

@@ -8,6 +8,11 @@
   COLUMN:TYPE:VALUE`` and ``delete`` (all rows of the URI). The Messages app shows these
   messages; what the app sends appears as sent rows.
 
+- Media: ``content://media/external/downloads`` (the files under ``/sdcard/Download``: ``_id``,
+  ``_display_name``, ``_data``, ``_size``): ``query`` and ``delete`` (the files go, the folders
+  stay; AndroidWorld clears the phone's storage so); the other media collections hold nothing
+  (``query``: no rows, ``delete``: nothing to delete).
+
 Rows print as the tool prints them: ``Row: N col=value, col=value`` (``NULL`` for none), ``No
 result found.`` when there are none; ``--projection a:b`` picks columns, ``--sort "date ASC"``
 orders SMS rows (newest first by default, as the provider sorts).
@@ -74,6 +79,32 @@ def _contact_rows(sh: Shell) -> list[dict[str, str]]:
     return rows
 
 
+MEDIA = "content://media/"
+DOWNLOADS = "content://media/external/downloads"
+
+
+def _media(sh: Shell, verb: str, uri: str, opts: dict[str, str], out: io.BytesIO, err: io.BytesIO) -> int:
+    """The media store: the files under /sdcard/Download as its downloads, nothing else indexed."""
+    if verb == "insert":
+        err.write(b"Error: the media store is filled by the files on the phone, not by insert\n")
+        return 1
+    if "--where" in opts:
+        err.write(b"Error: --where is not supported on this phone's providers\n")
+        return 1
+    files = sorted(p for p in sh.files if p.startswith("/sdcard/Download/")) if uri == DOWNLOADS else []
+    if verb == "delete":
+        for p in files:
+            del sh.files[p]
+        return 0
+    rows = [
+        {"_id": str(i), "_display_name": p.rsplit("/", 1)[-1], "_data": "/storage/emulated/0" + p[len("/sdcard") :],
+         "_size": str(len(sh.files[p]))}
+        for i, p in enumerate(files, 1)
+    ]  # fmt: skip
+    _print(rows, opts.get("--projection", "_id:_display_name:_data:_size").split(":"), out)
+    return 0
+
+
 def _options(args: list[str]) -> tuple[dict[str, str], list[str]] | None:
     """``--name value`` pairs (``--bind`` may repeat) or ``None`` when one lacks its value."""
     opts: dict[str, str] = {}
@@ -137,6 +168,8 @@ def _content(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.
         columns = opts.get("--projection", "_id:display_name:number:starred").split(":")
         _print(_contact_rows(sh), columns, out)
         return 0
+    if uri.startswith(MEDIA):
+        return _media(sh, verb, uri, opts, out, err)
     if uri not in SMS_URIS:
         authority = uri.split("/")[2] if "//" in uri else uri
         err.write(f"Error while accessing provider:{authority}\n".encode())

@@ -17,6 +17,15 @@ What it answers (each request ``%04x``-length-prefixed; ``OKAY``, or ``FAIL`` an
   shell-protocol packets), ``exec:CMD`` (stdout alone) and ``sync:`` (``STAT``, ``LIST``,
   ``RECV``, ``SEND``, ``QUIT``: ``adb push`` and ``adb pull``).
 
+``host:gui-gym-a11y:forest`` answers the screen's accessibility forest (``OKAY``, then JSON
+shaped like android_env's ``AndroidAccessibilityForest`` until the connection closes): what the
+accessibility forwarder app sends from a phone, which AndroidWorld reads where a ``uiautomator
+dump`` does not tell enough (a field's hint). With ``expert=True`` it also answers the
+simulator's oracle over the ``host:gui-gym-expert:`` side channel
+(:mod:`~gui_gym.android.sim.adb.expert`), for code that judges the phone with a benchmark's own
+task code; :class:`~gui_gym.android.sim.adb.console.EmulatorConsole` adds the emulator console
+that ``adb emu`` reaches.
+
 Behind it is :class:`~gui_gym.android.sim.adb.shell.Shell` over a
 :class:`~gui_gym.android.backends.sim.SimBackend`: the commands reach the simulator's own action
 path, and agent text is data. Malformed requests get ``FAIL`` with a reason; a client that
@@ -43,17 +52,22 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import socket
 import struct
 import threading
 from typing import Any
 
+from gui_gym.android.sim.adb.expert import PREFIX as EXPERT_PREFIX
+from gui_gym.android.sim.adb.expert import Expert, ExpertError
 from gui_gym.android.sim.adb.listener import MAX_CONNECTIONS, Listener, linger_close
 from gui_gym.android.sim.adb.shell import MAX_FILE, PROPS, Shell
 
-__all__ = ["ADB_VERSION", "FEATURES", "MAX_STORAGE", "SERIAL", "AdbServer", "serve_adb"]
+__all__ = ["A11Y_FOREST", "ADB_VERSION", "FEATURES", "MAX_STORAGE", "SERIAL", "AdbServer", "serve_adb"]
 
+#: The host request for the accessibility forest of the screen (answered ``OKAY`` and JSON).
+A11Y_FOREST = "host:gui-gym-a11y:forest"
 #: The adb server protocol version this server speaks (adb 1.0.41).
 ADB_VERSION = 41
 SERIAL = "emulator-5554"
@@ -91,6 +105,8 @@ class AdbServer(Listener):
         timeout: seconds a client may stall mid-request before it is dropped.
         max_connections: connections served at once; one more is answered ``FAIL`` and closed.
         max_storage: bytes the phone's storage may hold; a push that would pass it fails.
+        expert: answer the simulator's oracle over the ``host:gui-gym-expert:`` side channel
+            (:mod:`~gui_gym.android.sim.adb.expert`); off by default.
     """
 
     def __init__(
@@ -102,6 +118,7 @@ class AdbServer(Listener):
         timeout: float = 30.0,
         max_connections: int = MAX_CONNECTIONS,
         max_storage: int = MAX_STORAGE,
+        expert: bool = False,
     ) -> None:
         if int(max_storage) < 0:
             raise ValueError(f"max_storage must be at least 0 bytes, got {max_storage}")
@@ -114,6 +131,8 @@ class AdbServer(Listener):
         self.max_storage = int(max_storage)
         self.shell = Shell(backend.device, max_storage=self.max_storage)
         self.lock = threading.Lock()  # one command at a time on the phone
+        #: the simulator's oracle over the ``host:gui-gym-expert:`` side channel (``None``: off)
+        self.expert = Expert(backend.device, getattr(backend, "tasks", None)) if expert else None
 
     name = "adb-server"
 
@@ -156,6 +175,12 @@ class AdbServer(Listener):
             r = "host:" + rest
         elif r.startswith(("host-usb:", "host-local:")):
             r = "host:" + r.split(":", 1)[1]
+        if r.startswith(EXPERT_PREFIX):
+            self._expert(conn, r[len(EXPERT_PREFIX) :])
+            return None
+        if r == A11Y_FOREST:
+            self._forest(conn)
+            return None
         if r == "host:version":
             _okay(conn, f"{ADB_VERSION:04x}")
         elif r == "host:kill":
@@ -194,6 +219,35 @@ class AdbServer(Listener):
         else:
             _fail(conn, "a request names a host service first (host:..., host-serial:...)")
         return None
+
+    def _expert(self, conn: socket.socket, request: str) -> None:
+        """The expert side channel (:mod:`~gui_gym.android.sim.adb.expert`), when it is on."""
+        if self.expert is None:
+            _fail(conn, "the expert side channel is off (start the server with expert=True: serve-adb --expert)")
+            return
+        try:
+            with self.lock:
+                answer = self.expert.handle(request)
+        except ExpertError as e:
+            _fail(conn, str(e))
+            return
+        data = answer.encode()
+        if len(data) > 0xFFFF:
+            _fail(conn, f"the expert's answer is {len(data)} bytes; a host answer holds at most 65535")
+            return
+        _okay(conn, answer)
+
+    def _forest(self, conn: socket.socket) -> None:
+        """The accessibility forest of the screen (:func:`~gui_gym.android.forest.to_forest`: every
+        window and its nodes, hints included, with the proto's field names), as JSON after
+        ``OKAY``, until the connection closes: what android_env's accessibility forwarder app
+        sends AndroidWorld's environment from a phone."""
+        from gui_gym.android.forest import to_forest
+
+        with self.lock:
+            data = json.dumps(to_forest(self.backend.device.windows()), separators=(",", ":")).encode()
+        conn.sendall(b"OKAY" + data)
+        _half_close(conn)
 
     def _mine(self, target: str) -> bool:
         return target in (self.serial, str(TRANSPORT_ID))

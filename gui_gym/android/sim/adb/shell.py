@@ -3,14 +3,18 @@
 A small interpreter of the command lines that agents and controllers send (AndroidWorld's and
 AndroidLab's, adbutils', the ``adb`` client's): ``uiautomator dump [FILE]``, ``screencap [-p]
 [FILE]``, ``input tap|swipe|text|keyevent|keycombination``, ``am start|force-stop|broadcast|stack
-list``, ``monkey -p``, ``pm list packages|clear``, ``dumpsys window|activity|input|display``,
-``wm size|density``, ``getprop``, ``settings get|put|list``, ``date``, ``content
-query|insert|delete`` (contacts and SMS, :mod:`~gui_gym.android.sim.adb.providers`), the file
-commands of :mod:`~gui_gym.android.sim.adb.files` (``cat``, ``rm``, ``mkdir``, ``ls``, ``find``,
-``test`` / ``[``, ``printf``, ``touch``, ``stat``…), ``echo``, ``grep`` (in pipes), ``true``,
-``false``, ``exit``. sh's grammar as far as controllers use it: ``;``, ``&&``, ``||``, ``|``, line
-breaks, ``if … then … else … fi``, redirections (``>``, ``>>``, ``<``, ``2>``, ``2>&1``), globs
-over the phone's files, and sh's quoting.
+list|stack remove`` (the INSERT contact and SENDTO sms intents; the clipper app's ``clipper.set``
+/ ``clipper.get`` broadcasts), ``monkey -p``, ``pm list packages|clear|grant``, ``dumpsys
+window|activity [recents]|input|display``, ``wm size|density``, ``getprop``, ``settings
+get|put|delete|list`` (any key), ``date``, ``content query|insert|delete`` (contacts, SMS, the
+media store: :mod:`~gui_gym.android.sim.adb.providers`), the file commands of
+:mod:`~gui_gym.android.sim.adb.files` (``cat``, ``rm``, ``mkdir``, ``ls``, ``find``, ``test`` /
+``[``, ``printf``, ``touch``, ``stat``…), those of :mod:`~gui_gym.android.sim.adb.system`
+(``svc``, ``cp``, ``sqlite3`` on the telephony database; the app data folders and AndroidWorld's
+snapshots of them), ``echo``, ``grep`` (in pipes), ``true``, ``false``, ``exit``. sh's grammar
+as far as controllers use it: ``;``, ``&&``, ``||``, ``|``, line breaks, ``if … then … else …
+fi``, redirections (``>``, ``>>``, ``<``, ``2>``, ``2>&1``), globs over the phone's files, and
+sh's quoting.
 
 It runs nothing: every command is read as data and mapped onto the simulator — an input event is
 an :class:`~gui_gym.android.actions.Action` given to :meth:`Device.act
@@ -49,6 +53,7 @@ from gui_gym.android.settings_keys import ANDROID_KEYS, from_android, to_android
 from gui_gym.android.sim.adb import providers  # noqa: F401 (registers ``content``)
 from gui_gym.android.sim.adb.commands import COMMANDS, command
 from gui_gym.android.sim.adb.files import check_database, sync_in, sync_out
+from gui_gym.android.sim.adb.system import app_folders
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, to_xml
 
 __all__ = ["KEYCODES", "PROPS", "Result", "Shell"]
@@ -120,6 +125,16 @@ class Shell:
         self.databases_checked: dict[str, tuple[bytes, Any]] = {}
         self._screenshot = screenshot
         self.select_all = False  # Ctrl+A was pressed: the next Delete clears the whole field
+        #: ``settings put`` of keys the simulator does not model, kept as Android keeps any key
+        self.other_settings: dict[tuple[str, str], str] = {}
+        #: the package of a helper activity open over the screen (the clipper app), or None
+        self.helper: str | None = None
+        #: the recent-task id of each app's task (a new id when the task starts again)
+        self.task_ids: dict[str, int] = {}
+        self._next_task_id = 12
+        #: files the phone made itself (path -> their bytes), not counted as storage while unchanged
+        self.system_files: dict[str, bytes] = {}
+        app_folders(self)
 
     # -- the command line -----------------------------------------------------------------
     def run(self, line: str | bytes, stdin: bytes = b"") -> Result:
@@ -337,9 +352,14 @@ class Shell:
         return None
 
     def used(self, but: str | None = None) -> int:
-        """Bytes the files hold, leaving out the file at ``but`` (one written over is replaced) and
-        the apps' databases (the apps' own data, each at most ``MAX_DATABASE_BYTES``)."""
-        return sum(len(data) for p, data in self.files.items() if p != but and p not in self.databases_shown)
+        """Bytes the files hold, leaving out the file at ``but`` (one written over is replaced),
+        the apps' databases (the apps' own data, each at most ``MAX_DATABASE_BYTES``) and the
+        phone's own files as it made them (AndroidWorld's snapshots of the apps' data)."""
+        return sum(
+            len(data)
+            for p, data in self.files.items()
+            if p != but and p not in self.databases_shown and self.system_files.get(p) is not data
+        )
 
     def listing(self, path: str) -> list[tuple[str, bool, int]] | None:
         """``(name, is_dir, size)`` of a directory's entries, or ``None`` when it is none."""
@@ -737,6 +757,13 @@ def _input(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.By
         err.write(b"Usage: input [<source>] <command> [<arg>...]\n")
         return 1
     verb, rest = args[0], args[1:]
+    if sh.helper is not None:  # a helper app is in front: Back closes it, other input reaches what is beneath
+        sh.helper = None
+        keys = [a for a in rest if not a.startswith("--")] if verb == "keyevent" else []
+        if keys and (int(keys[0]) if keys[0].isdigit() else KEYCODES.get(keys[0].upper())) == 4:
+            rest = keys[1:]
+            if not rest:
+                return 0
     if verb == "tap":
         xy = _ints(rest, 2)
         if xy is None:
@@ -805,15 +832,25 @@ def _delete(sh: Shell, n: int, err: io.BytesIO) -> None:
 _VIEW_URIS = {"content://contacts/people": "contacts", "content://com.android.calendar": "calendar"}
 
 
+#: Helper apps an AndroidWorld emulator has besides the phone's apps: package -> activity. They
+#: have no screen here: launched, one sits over the screen until Back (or any other input, which
+#: reaches the app beneath) or Home; the clipper app's broadcasts set and read the clipboard.
+HELPERS = {"ca.zgrs.clipper": "ca.zgrs.clipper.Main"}
+#: what the clipper app answers when it has set the clipboard
+CLIPPER_SET = "Text is copied into clipboard."
+
+
 def _broadcast(sh: Shell, args: list[str], out: io.BytesIO, err: io.BytesIO) -> int:
     """``am broadcast``; ``ADB_INPUT_TEXT`` / ``ADB_INPUT_B64`` reach the ADB Keyboard IME, which
-    types the message into the focused field (AndroidLab's images have it as their keyboard)."""
+    types the message into the focused field (AndroidLab's images have it as their keyboard);
+    ``clipper.set -e text TEXT`` / ``clipper.get`` reach the clipper app (AndroidWorld's
+    clipboard), which reads the clipboard only while it is in front (Android 10 and later)."""
     import base64
     import binascii
 
     action = next((args[j + 1] for j in range(len(args) - 1) if args[j] == "-a"), "")
     extras = {args[j + 1]: args[j + 2] for j in range(len(args) - 2) if args[j] in ("--es", "-e")}
-    out.write(f"Broadcasting: Intent {{ act={action} flg=0x400000 (has extras) }}\n".encode())
+    out.write(f"Broadcasting: Intent {{ act={action} flg=0x400000{' (has extras)' if extras else ''} }}\n".encode())
     if action in ("ADB_INPUT_TEXT", "ADB_INPUT_B64") and "msg" in extras:
         text = extras["msg"]
         if action == "ADB_INPUT_B64":
@@ -825,8 +862,38 @@ def _broadcast(sh: Shell, args: list[str], out: io.BytesIO, err: io.BytesIO) -> 
         sh.act(Action("type", text=text, clear=False, enter=False), err)
         out.write(b"Broadcast completed: result=-1\n")
         return 0
+    if action == "clipper.set" and "text" in extras:
+        sh.device.state.clipboard = extras["text"]
+        sh.device.invalidate()
+        out.write(f'Broadcast completed: result=-1, data="{CLIPPER_SET}"\n'.encode())
+        return 0
+    if action == "clipper.get" and sh.helper == "ca.zgrs.clipper":
+        out.write(f'Broadcast completed: result=-1, data="{sh.device.state.clipboard}"\n'.encode())
+        return 0
     out.write(b"Broadcast completed: result=0\n")
     return 0
+
+
+def _send_to(sh: Shell, data: str, extras: dict[str, str], out: io.BytesIO, err: io.BytesIO) -> int:
+    """The SMS app's SENDTO intent (``-d sms:NUMBER --es sms_body TEXT``): the conversation with
+    NUMBER, its message field holding TEXT (nothing is sent until Send is tapped, as on a phone)."""
+    from gui_gym.android.sim.apps.messages.app import ThreadScreen
+
+    number = data.split(":", 1)[1].split("?", 1)[0].strip()
+    if not number:
+        err.write(
+            "Error: Activity not started, unable to resolve Intent "
+            f"{{ act=android.intent.action.SENDTO dat={data[:80]} }}\n".encode()
+        )
+        return 1
+    out.write(f"Starting: Intent {{ act=android.intent.action.SENDTO dat={data} (has extras) }}\n".encode())
+    status = sh.act(Action("launch", app=sh.device.apps["messages"].label), err)
+    screen = ThreadScreen(number, focus=True)
+    screen.form["msg"] = extras.get("sms_body", "")
+    sh.device.push(screen)
+    sh.device.state.keyboard = True
+    sh.device.invalidate()
+    return status
 
 
 def _insert_contact(sh: Shell, extras: dict[str, str], out: io.BytesIO, err: io.BytesIO) -> int:
@@ -843,6 +910,10 @@ def _insert_contact(sh: Shell, extras: dict[str, str], out: io.BytesIO, err: io.
 
 
 def _launch(sh: Shell, package: str, err: io.BytesIO) -> int:
+    if package in HELPERS:
+        sh.helper = package
+        return 0
+    sh.helper = None
     app = sh.app_of(package)
     if app is None:
         err.write(f"Error: Activity not started, unable to resolve Intent for {package}\n".encode())
@@ -850,22 +921,60 @@ def _launch(sh: Shell, package: str, err: io.BytesIO) -> int:
     return sh.act(Action("launch", app=sh.device.apps[app].label), err)
 
 
+def _task_id(sh: Shell, app: str | None) -> int:
+    """The recent-task id of ``app``'s task (the launcher's: 1); a task started anew gets a new id."""
+    if app is None:
+        return 1
+    if app not in sh.task_ids or not sh.device.state.stacks.get(app):
+        sh.task_ids[app] = sh._next_task_id
+        sh._next_task_id += 1
+    return sh.task_ids[app]
+
+
+def _recent_apps(sh: Shell) -> list[str]:
+    """The apps with a task, most recent first (what Overview shows)."""
+    st = sh.device.state
+    return [a for a in st.recents if st.stacks.get(a)]
+
+
+def _stack_remove(sh: Shell, args: list[str], err: io.BytesIO) -> int:
+    """``am stack remove TASK_ID``: the task is closed, as swiping its card away in Overview."""
+    if len(args) != 1 or not args[0].isdigit():
+        err.write(b"usage: am stack remove <TASK_ID>\n")
+        return 1
+    st = sh.device.state
+    app = next((a for a in _recent_apps(sh) if _task_id(sh, a) == int(args[0])), None)
+    if app is None:
+        return 0  # no such task: nothing to remove (Android says nothing either)
+    st.stacks.pop(app, None)
+    if app in st.recents:
+        st.recents.remove(app)
+    if st.foreground == app:
+        st.foreground, st.keyboard = None, False
+    sh.device.invalidate()
+    return 0
+
+
 @command("am")
 def _am(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
     if args[:2] == ["stack", "list"]:  # the visible task (android_env's current-activity check)
-        focus = _focus(sh)
+        focus, tid = _focus(sh), _task_id(sh, sh.device.state.foreground)
         out.write(
-            f"RootTask id=12 bounds=[0,0][{SCREEN_W},{SCREEN_H}] displayId=0 userId=0\n"
-            f"  taskId=12: {focus} bounds=[0,0][{SCREEN_W},{SCREEN_H}] userId=0 visible=true "
+            f"RootTask id={tid} bounds=[0,0][{SCREEN_W},{SCREEN_H}] displayId=0 userId=0\n"
+            f"  taskId={tid}: {focus} bounds=[0,0][{SCREEN_W},{SCREEN_H}] userId=0 visible=true "
             f"topActivity=ComponentInfo{{{focus}}}\n".encode()
         )
         return 0
+    if args[:2] == ["stack", "remove"]:
+        return _stack_remove(sh, args[2:], err)
     if args[:1] == ["broadcast"]:
         return _broadcast(sh, args[1:], out, err)
     if not args or args[0] not in ("start", "start-activity", "force-stop"):
         err.write(b"usage: am start [-n PACKAGE/ACTIVITY] ... | am force-stop PACKAGE | am broadcast ...\n")
         return 1
     if args[0] == "force-stop":
+        if len(args) > 1 and args[1] == sh.helper:
+            sh.helper = None
         app = sh.app_of(args[1]) if len(args) > 1 else None
         if app is not None:
             if sh.device.state.foreground == app:
@@ -888,8 +997,12 @@ def _am(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.Bytes
         else:
             i += 1
     if action == "android.intent.action.INSERT" and "contact" in mime:
+        sh.helper = None
         return _insert_contact(sh, extras, out, err)
     data = next((args[j + 1] for j in range(len(args) - 1) if args[j] == "-d"), None)
+    if action == "android.intent.action.SENDTO" and data is not None and data.startswith(("sms:", "smsto:")):
+        sh.helper = None
+        return _send_to(sh, data, extras, out, err)
     if action == "android.intent.action.VIEW" and data is not None and component is None:
         app = next((a for prefix, a in _VIEW_URIS.items() if data.startswith(prefix)), None)
         if app is None:
@@ -917,8 +1030,19 @@ def _monkey(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.B
 def _pm(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
     if args[:1] == ["clear"] and len(args) >= 2:
         return _pm_clear(sh, args[-1], out, err)
+    if args[:1] in (["grant"], ["revoke"]):  # permissions are not modelled: every app may do what it does
+        if len(args) != 3:
+            err.write(f"usage: pm {args[0]} PACKAGE PERMISSION\n".encode())
+            return 1
+        if sh.app_of(args[1]) is None and args[1] not in HELPERS and args[1] not in PROVIDERS:
+            err.write(
+                f"Exception occurred while executing '{args[0]}':\n"
+                f"java.lang.IllegalArgumentException: Unknown package: {args[1]}\n".encode()
+            )
+            return 255
+        return 0
     if args[:2] != ["list", "packages"]:
-        err.write(b"usage: pm list packages | pm clear PACKAGE\n")
+        err.write(b"usage: pm list packages | pm clear PACKAGE | pm grant PACKAGE PERMISSION\n")
         return 1
     packages = sorted({app.package for app in sh.device.apps.values()} | {"android", "com.android.systemui"})
     needle = next((a for a in args[2:] if not a.startswith("-")), "")
@@ -950,6 +1074,8 @@ def _pm_clear(sh: Shell, package: str, out: io.BytesIO, err: io.BytesIO) -> int:
 
 
 def _focus(sh: Shell) -> str:
+    if sh.helper is not None:
+        return f"{sh.helper}/{HELPERS[sh.helper]}"
     app = sh.device.state.foreground
     pkg = sh.package(app)
     if app is None:
@@ -957,6 +1083,51 @@ def _focus(sh: Shell) -> str:
     else:
         activity = sh.device.apps[app].activity or f"{pkg}.MainActivity"
     return f"{pkg}/{activity}"
+
+
+def _recents_dump(sh: Shell) -> str:
+    """``dumpsys activity recents`` as Android 13 prints it, for the tasks Overview shows."""
+    launcher = sh.package(None)
+    lines = [
+        "ACTIVITY MANAGER RECENT TASKS (dumpsys activity recents)",
+        "  mRecentsUid=10111",
+        f"  mRecentsComponent=ComponentInfo{{{launcher}/com.android.quickstep.RecentsActivity}}",
+        "  mFreezeTaskListReordering=false",
+        "  mFreezeTaskListReorderingPendingTimeout=false",
+        "",
+        "  Recent tasks:",
+    ]
+    apps = _recent_apps(sh)
+    for i, app in enumerate(apps):
+        a = sh.device.apps[app]
+        component = f"{a.package}/{a.activity or a.package + '.MainActivity'}"
+        uid = 10120 + list(sh.device.apps).index(app)
+        tid = _task_id(sh, app)
+        visible = "true" if app == sh.device.state.foreground and not sh.device.state.recents_open else "false"
+        lines += [
+            f"  * Recent #{i}: Task{{{0x3DB498F + tid:07x} #{tid} type=standard A={uid}:{a.package} U=0 "
+            f"visible={visible} mode=fullscreen translucent=false sz=1}}",
+            f"    userId=0 effectiveUid=u0a{uid - 10000} mCallingUid=2000 mUserSetupComplete=true",
+            f"    affinity={uid}:{a.package}",
+            f"    intent={{act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] flg=0x10200000 "
+            f"cmp={component}}}",
+            f"    realActivity={{{component}}}",
+            f"    taskId={tid} rootTaskId={tid}",
+        ]
+    lines += ["", "  Visible recent tasks (most recent first):"]
+    for i, app in enumerate(apps):
+        a = sh.device.apps[app]
+        component = f"{a.package}/{a.activity or a.package + '.MainActivity'}"
+        lines += [
+            f"  * RecentTaskInfo #{i}:",
+            f"    id={_task_id(sh, app)}",
+            "    userId=0",
+            "    hasTask=true",
+            f"    baseIntent=Intent {{ act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] "
+            f"flg=0x10200000 cmp={component} }}",
+            f"    realActivity={{{component}}}",
+        ]
+    return "\n".join(lines) + "\n"
 
 
 @command("dumpsys")
@@ -974,8 +1145,12 @@ def _dumpsys(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.
             ).encode()
         )
         return 0
+    if what == "activity" and args[1:2] == ["recents"]:
+        out.write(_recents_dump(sh).encode())
+        return 0
     if what == "activity":
-        out.write(f"  mResumedActivity: ActivityRecord{{8a1f3e2 u0 {focus} t12}}\n".encode())
+        tid = _task_id(sh, sh.device.state.foreground)
+        out.write(f"  mResumedActivity: ActivityRecord{{8a1f3e2 u0 {focus} t{tid}}}\n".encode())
         return 0
     if what == "display":
         out.write(
@@ -1022,8 +1197,11 @@ def _getprop(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.
 
 @command("settings")
 def _settings(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
-    if len(args) < 2 or args[0] not in ("get", "put", "list"):
-        err.write(b"usage: settings get|put|list NAMESPACE [KEY [VALUE]]\n")
+    """``settings get|put|delete|list NAMESPACE [KEY [VALUE]]``: the keys of
+    :data:`~gui_gym.android.settings_keys.ANDROID_KEYS` are the simulator's settings; any other
+    key is kept as Android keeps it (``get`` answers what was put, ``null`` before)."""
+    if len(args) < 2 or args[0] not in ("get", "put", "list", "delete"):
+        err.write(b"usage: settings get|put|delete|list NAMESPACE [KEY [VALUE]]\n")
         return 1
     verb, namespace, rest = args[0], args[1], args[2:]
     if namespace not in ("system", "secure", "global"):
@@ -1031,22 +1209,30 @@ def _settings(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io
         return 1
     state = sh.device.state.settings
     if verb == "list":
-        for (ns, key), name in sorted(ANDROID_KEYS.items()):
-            if ns == namespace:
-                out.write(f"{key}={to_android(name, state.get(name))}\n".encode())
+        lines = {key: to_android(name, state.get(name)) for (ns, key), name in ANDROID_KEYS.items() if ns == namespace}
+        lines.update({key: v for (ns, key), v in sh.other_settings.items() if ns == namespace})
+        out.write("".join(f"{k}={v}\n" for k, v in sorted(lines.items())).encode())
         return 0
     if not rest:
-        err.write(b"usage: settings get|put NAMESPACE KEY [VALUE]\n")
+        err.write(b"usage: settings get|put|delete NAMESPACE KEY [VALUE]\n")
         return 1
     name = ANDROID_KEYS.get((namespace, rest[0]))
     if verb == "get":
-        out.write(f"{to_android(name, state.get(name)) if name else 'null'}\n".encode())
+        value = to_android(name, state.get(name)) if name else sh.other_settings.get((namespace, rest[0]), "null")
+        out.write(f"{value}\n".encode())
+        return 0
+    if verb == "delete":
+        if name is None and sh.other_settings.pop((namespace, rest[0]), None) is not None:
+            out.write(b"Deleted 1 rows\n")
+        else:
+            out.write(b"Deleted 0 rows\n")  # the phone's own settings stay (a phone resets them to defaults)
         return 0
     if len(rest) < 2:
         err.write(b"usage: settings put NAMESPACE KEY VALUE\n")
         return 1
     if name is None:
-        return 0  # Android stores any key; this phone models the keys of ANDROID_KEYS
+        sh.other_settings[(namespace, rest[0])] = rest[1]
+        return 0
     try:
         state[name] = from_android(name, rest[1])
     except ValueError:

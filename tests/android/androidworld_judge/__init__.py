@@ -1,0 +1,1 @@
+"""AndroidWorld's own task code judging the served phone: the recorder of the judge fixtures."""
