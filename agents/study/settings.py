@@ -251,10 +251,10 @@ _QUICK_HELDOUT = "SystemBluetoothTurnOff,MarkorRenameNote,ExpenseDeleteMultiple"
 # more), each with the oracle's action among the candidates at every step; 3 held-out per tier.
 _FULL_TRAIN = ",".join((
     "SystemWifiTurnOn", "SystemDarkThemeOn", "ClockStopWatchRunning", "ClockAlarmTurnOff", "TasksCompleteTask",
-    "TasksDeleteTask", "ContactsFavorite", "MarkorDeleteNote",  # 3-5 steps
+    "TasksDeleteTask", "ContactsFavorite", "SystemBluetoothTurnOn",  # 3-5 steps
     "TurnOffWifiAndTurnOnBluetooth", "TasksEditPriority", "ClockTimerEntry", "SimpleCalendarDeleteOneEvent",
     "TasksAddTaskWithDetails", "ContactsAddContact", "SimpleSmsSend", "MarkorCreateNote",  # 6-10 steps
-    "SystemMultiSettingSetup", "TasksRescheduleTasks", "MarkorDeleteAllNotes", "SimpleCalendarDeleteEventsOnDate",
+    "SystemMultiSettingSetup", "TasksRescheduleTasks", "SimpleCalendarDeleteEvents", "SimpleCalendarDeleteEventsOnDate",
     "SimpleSmsSendMultiple", "MarkorCreateNoteInFolder", "ExpenseDeleteMultiple", "TasksAddMultiple",  # 11-17
 ))  # fmt: skip
 _FULL_HELDOUT = ",".join((

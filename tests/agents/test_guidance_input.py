@@ -31,7 +31,7 @@ def test_the_lm_prompt_shows_the_guidance_after_the_task(tmp_path) -> None:
     guided, plain = guided_observation("weak"), guided_observation("none")
     assert guidance_of(guided) == "1.Open Settings\n2.Turn Wi-Fi on" and guidance_of(plain) == ""
     text = policy.tokenizer.decode(policy.encode_prompt(guided))
-    assert "Task: Turn Wi-Fi on.\nGuidance:\n1.Open Settings\n2.Turn Wi-Fi on\nPrevious actions" in text
+    assert "Task: Turn wifi on.\nGuidance:\n1.Open Settings\n2.Turn Wi-Fi on\nPrevious actions" in text
     assert "Guidance" not in policy.tokenizer.decode(policy.encode_prompt(plain))
     # a prompt too small for the guidance keeps the task and the screen, without the guidance
     small = LMPolicy(path, family=ANDROID, device="cpu", max_prompt_tokens=len(policy.encode_prompt(plain)) + 2)

@@ -154,9 +154,9 @@ def test_tiers_by_oracle_length_by_hand():
     assert [tier_of(n, (6, 11)) for n in (5.9, 6.0, 10.99, 11.0)] == ["easy", "medium", "medium", "hard"]
     with pytest.raises(ValueError, match="increasing"):
         tier_of(3, (6, 6))
-    tiers = oracle_tiers("GuiAndroid-v0", ["TasksEditPriority", "MarkorDeleteAllNotes"], (6, 11), seeds=2)
+    tiers = oracle_tiers("GuiAndroid-v0", ["TasksEditPriority", "TasksRescheduleTasks"], (6, 11), seeds=2)
     assert tiers["TasksEditPriority"] == {"oracle_steps": 6.0, "tier": "medium", "declared": "medium"}
-    assert tiers["MarkorDeleteAllNotes"]["tier"] == "hard"
+    assert tiers["TasksRescheduleTasks"]["tier"] == "hard"
 
 
 def test_full_modes_have_eight_training_tasks_per_oracle_tier():

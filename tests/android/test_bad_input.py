@@ -97,7 +97,7 @@ CASES: list[tuple[str, str, Any, str]] = [
 
 
 def _setup(setup: str, max_steps: int) -> tuple[Any, dict]:
-    env = make("ContactsAddContact", max_steps=max_steps)
+    env = make("ContactsDeleteContact", max_steps=max_steps)  # a list of contacts at the start
     _, info = env.reset(seed=0)
     for a in SETUPS[setup]:
         a = a(info) if callable(a) else a

@@ -40,7 +40,7 @@ def test_add_contact_filled_editor_then_finish_fails() -> None:
     screen = env.unwrapped.device.top_screen()
     p = env.unwrapped.params
     assert isinstance(screen, ContactEditor)
-    assert (screen.form["first"], screen.form["last"], screen.form["phone"]) == (p["first"], p["last"], p["phone"])
+    assert (screen.form["first"], screen.form["last"], screen.form["phone"]) == (p["first"], p["last"], p["number"])
     assert 0.5 < info["progress"] < 1.0  # every milestone but "Save"
     _, reward, term, _, info = env.step('finish(message="I created the contact")')
     assert term and info["success"] is False and reward == 0.0

@@ -45,13 +45,22 @@ def test_oracle_solves_task(task_id: str) -> None:
             assert lo <= n <= hi, f"{where}: {n} oracle steps is outside the {task.difficulty} tier [{lo}, {hi}]"
 
 
+#: AndroidWorld's Verify tasks set the device to the asked state at set-up (system.py: the agent
+#: must only check and stop), so AndroidWorld itself judges finishing at once a success.
+ALREADY_DONE = {
+    f"System{what}Verify"
+    for what in ("WifiTurnOn", "WifiTurnOff", "BluetoothTurnOn", "BluetoothTurnOff", "BrightnessMax", "BrightnessMin")
+}
+
+
 @pytest.mark.parametrize("task_id", TASK_IDS)
 def test_finish_first_fails(task_id: str) -> None:
     env = make(task_id)
+    done = task_id in ALREADY_DONE
     for seed in range(3):
         env.reset(seed=seed)
         _, reward, term, _, info = env.step("finish()")
-        assert term and info["success"] is False and reward == 0.0, f"{task_id} seed {seed}"
+        assert term and info["success"] is done and reward == float(done), f"{task_id} seed {seed}"
 
 
 @pytest.mark.parametrize("task_id", TASK_IDS)

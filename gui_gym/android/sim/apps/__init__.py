@@ -1,7 +1,9 @@
 """The installed apps, one package each (its screens, data and tasks), in launcher order.
 
-An app is a folder here (``app.py``: its :class:`~gui_gym.android.sim.apps.base.App`, screens and
-data; ``tasks.py``: its task templates, with ``TEMPLATES``) and one entry of :data:`PACKAGES`.
+An app is a folder here (``app.py``: its :class:`~gui_gym.android.sim.apps.base.App` and screens;
+``data.py``: its data model; ``storage.py``: the database files the served phone keeps at the real
+app's paths; ``tasks.py``: gui-gym's task templates, ``androidworld.py`` and ``questions.py``:
+AndroidWorld's, each with ``TEMPLATES``) and one entry of :data:`PACKAGES`.
 """
 
 from __future__ import annotations
