@@ -41,6 +41,7 @@ Example (AndroidWorld's instance 1 of ``SimpleCalendarEventsOnDate``):
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import random
 import re
@@ -121,11 +122,15 @@ def definition(task_id: str) -> Definition:
 # ----------------------------------------------------------------------------- dates and times
 
 
+# Set-up parses the same few hundred date and time texts over and over (a Tasks instance ~280 of
+# them): strptime is the bulk of a reset, so parses are kept (the texts come from the task data).
+@functools.lru_cache(maxsize=4096)
 def parse_date(text: str) -> dt.date:
     """``datetime_utils.get_date``: ``"October 17 2023"`` (ValueError otherwise)."""
     return dt.datetime.strptime(text, DATE_FORMAT).date()
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_time(text: str) -> dt.time:
     """``datetime_utils.parse_time``: ``14:40``, ``2:30pm`` or ``2pm`` (ValueError otherwise).
 
