@@ -52,6 +52,14 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from gui_gym.android.sim.apps.calendar.androidworld import (
+    ACTIONS,
+    ADDITIONAL_NOTES,
+    NAMES,
+    SUBJECT_DESCRIPTIONS,
+    SUBJECTS,
+    TITLE_PREFIXES,
+)
 from gui_gym.android.sim.tasks.androidworld import DEVICE_TIME, AndroidWorldTask, fuzzy_match
 from gui_gym.android.sim.tasks.base import Params
 
@@ -440,47 +448,9 @@ def task_passes(row: dict[str, Any], exclusions: Sequence[Exclusion]) -> bool:
 
 # ----------------------------------------------------------------------------- Simple Calendar Pro
 
-#: ``single/calendar/events_generator``'s vocabulary (noise events' titles and descriptions).
-TITLE_PREFIXES = (
-    "Meeting with",
-    "Call with",
-    "Workshop on",
-    "Appointment for",
-    "Catch up on",
-    "Review session for",
-)
-TITLE_NAMES = ("Alice", "Bob", "the Team", "HR", "Dr. Smith", "Marketing")
-TITLE_SUBJECTS = ("Project X", "Annual Report", "Budget Planning", "Campaign")
-ACTIONS = (
-    "discuss",
-    "finalize",
-    "plan",
-    "celebrate",
-    "prepare for",
-    "review",
-    "explore",
-    "understand",
-    "organize",
-    "strategize about",
-)
-DESCRIPTION_SUBJECTS = (
-    "upcoming project milestones",
-    "marketing strategies",
-    "annual budget",
-    "product launch",
-    "team roles",
-    "client feedback",
-    "contract details",
-    "software updates",
-    "business objectives",
-)
-ADDITIONAL_NOTES = (
-    "Please bring relevant documents.",
-    "Remember to confirm attendance.",
-    "Let's be punctual.",
-    "Looking forward to productive discussions.",
-    "Snacks will be provided.",
-)
+# ``single/calendar/events_generator``'s vocabulary (noise events' titles and descriptions) is the
+# calendar's AndroidWorld data: see gui_gym.android.sim.apps.calendar.androidworld.
+
 #: a relevant event without a duration lasts 30 minutes (``calendar_utils.DEFAULT_DURATION_S``)
 DEFAULT_DURATION_S = 1800
 #: noise events of an IR calendar task
@@ -490,12 +460,12 @@ CALENDAR_NOISE = 75
 def event_title(r: random.Random) -> str:
     """``events_generator.generate_event_title``."""
     title = r.choice(TITLE_PREFIXES)
-    return f"{title} {r.choice(TITLE_NAMES) if 'with' in title else r.choice(TITLE_SUBJECTS)}"
+    return f"{title} {r.choice(NAMES) if 'with' in title else r.choice(SUBJECTS)}"
 
 
 def event_description(r: random.Random) -> str:
     """``events_generator.generate_event_description``."""
-    text = f"We will {r.choice(ACTIONS)} {r.choice(DESCRIPTION_SUBJECTS)}."
+    text = f"We will {r.choice(ACTIONS)} {r.choice(SUBJECT_DESCRIPTIONS)}."
     if r.choice([False, True]):
         text += f" {r.choice(ADDITIONAL_NOTES)}"
     return text
