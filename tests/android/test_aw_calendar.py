@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import gymnasium as gym
 import pytest
+from _aw import make, solve, start
 
 import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
 from gui_gym.android.sim.apps.calendar.androidworld import (
@@ -31,55 +32,13 @@ ADD = [t.id for t in TEMPLATES if "Add" in t.id]
 DELETE = [t.id for t in TEMPLATES if "Delete" in t.id]
 
 
-def _env(task_id: str) -> gym.Env:
-    return gym.make("GuiAndroid-v0", task=task_id)
-
-
-def _start(env: gym.Env, seed: int) -> tuple[dict, object]:
-    _, info = env.reset(options={"params": {"seed": seed}})
-    return info, env.unwrapped.backend.device
-
-
-def _solve(env: gym.Env) -> tuple[dict, list[str], list[str]]:
-    """Step the oracle to the end; the last info, the actions, the milestones reported."""
-    actions, reached = [], []
-    while True:
-        act = env.unwrapped.oracle_action()
-        _, _, term, trunc, info = env.step(act)
-        assert info["format_valid"], (act, info.get("reason"))
-        actions.append(act)
-        reached += info["milestones"]
-        if term or trunc:
-            return info, actions, reached
-
-
-@pytest.mark.parametrize("task_id", IDS)
-def test_oracle_solves_androidworlds_instances(task_id: str) -> None:
-    env, task = _env(task_id), TASKS[task_id]
-    for seed in range(30):
-        info0, _ = _start(env, seed)
-        info, actions, reached = _solve(env)
-        assert info["success"] is True, (seed, actions[-3:])
-        assert len(actions) < env.unwrapped._limit, seed
-        assert list(info0["milestones"]) + reached == task.milestone_texts(env.unwrapped.params), seed
-
-
-@pytest.mark.parametrize("task_id", IDS)
-def test_idle_fails(task_id: str) -> None:
-    env = _env(task_id)
-    for seed in range(5):
-        _start(env, seed)
-        _, reward, term, _, info = env.step("finish()")
-        assert term and info["success"] is False and reward == 0.0, seed
-
-
 @pytest.mark.parametrize("task_id", IDS)
 def test_start_state_is_androidworlds_table(task_id: str) -> None:
     """The served ``events.db`` holds AndroidWorld's rows, every column, ids 1.. in insertion order
     (noise first, then a deletion task's targets, ``SQLiteApp.initialize_task``)."""
-    env = _env(task_id)
+    env = make(task_id)
     for seed in (0, 7):
-        _, dev = _start(env, seed)
+        _, dev = start(env, seed)
         p = env.unwrapped.params
         table = EVENTS.decode(encode(dev.data("calendar")))
         inserted = p["noise_row_objects"] + (p["row_objects"] if task_id in DELETE else [])
@@ -87,9 +46,9 @@ def test_start_state_is_androidworlds_table(task_id: str) -> None:
 
 
 def _after_oracle(task_id: str, seed: int) -> tuple[dict, object]:
-    env = _env(task_id)
-    _start(env, seed)
-    _solve(env)
+    env = make(task_id)
+    start(env, seed)
+    solve(env)
     return env.unwrapped.params, env.unwrapped.backend.device
 
 
@@ -127,8 +86,8 @@ def test_repeating_event_with_the_editors_leftover_weekday_fails() -> None:
 @pytest.mark.parametrize("task_id", DELETE)
 def test_delete_near_misses_fail(task_id: str) -> None:
     task = TASKS[task_id]
-    env = _env(task_id)
-    _, dev = _start(env, 4)
+    env = make(task_id)
+    _, dev = start(env, 4)
     p = env.unwrapped.params
     data = dev.data("calendar")
     targets = [data.by_uid(uid) for uid in p["target_ids"]]
@@ -192,8 +151,8 @@ def test_editor_keeps_the_repetition_as_the_app_does() -> None:
     """Through the editor's UI: Weekly sets the start's weekday; moving the start moves it; the
     "Repeat on" checkboxes add weekdays (stored as their bits, shown on each); Daily after Weekly
     keeps the weekday's bit, as the app's ``EventActivity`` does."""
-    env = _env("SimpleCalendarAddRepeatingEvent")
-    _, dev = _start(env, 0)
+    env = make("SimpleCalendarAddRepeatingEvent")
+    _, dev = start(env, 0)
     _do(env, lambda o: o.launch("Simple Calendar Pro"))
     _do(env, lambda o: o.tap(o.find(desc="New event")))  # Sunday 2023-10-15 16:00
     _do(env, lambda o: o.type("Standup"))

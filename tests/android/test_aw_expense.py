@@ -10,8 +10,8 @@ import random
 import sqlite3
 from pathlib import Path
 
-import gymnasium as gym
 import pytest
+from _aw import make, solve, start
 
 import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
 from gui_gym.android.actions import parse_action
@@ -37,55 +37,13 @@ ADD = [i for i in IDS if "Add" in i]
 DELETE = [i for i in IDS if "Delete" in i]
 
 
-def _env(task_id: str) -> gym.Env:
-    return gym.make("GuiAndroid-v0", task=task_id)
-
-
-def _start(env: gym.Env, seed: int) -> tuple[dict, Device]:
-    _, info = env.reset(options={"params": {"seed": seed}})
-    return info, env.unwrapped.backend.device
-
-
-def _solve(env: gym.Env) -> tuple[dict, list[str], list[str]]:
-    """Step the oracle to the end; the last info, the actions, the milestones reported."""
-    actions, reached = [], []
-    while True:
-        act = env.unwrapped.oracle_action()
-        _, _, term, trunc, info = env.step(act)
-        assert info["format_valid"], (act, info.get("reason"))
-        actions.append(act)
-        reached += info["milestones"]
-        if term or trunc:
-            return info, actions, reached
-
-
-@pytest.mark.parametrize("task_id", IDS)
-def test_oracle_solves_androidworlds_instances(task_id: str) -> None:
-    env, task = _env(task_id), TASKS[task_id]
-    for seed in range(30):
-        info0, _ = _start(env, seed)
-        info, actions, reached = _solve(env)
-        assert info["success"] is True, (seed, actions[-3:])
-        assert len(actions) < env.unwrapped._limit, seed
-        assert list(info0["milestones"]) + reached == task.milestone_texts(env.unwrapped.params), seed
-
-
-@pytest.mark.parametrize("task_id", IDS)
-def test_idle_fails(task_id: str) -> None:
-    env = _env(task_id)
-    for seed in range(5):
-        _start(env, seed)
-        _, reward, term, _, info = env.step("finish()")
-        assert term and info["success"] is False and reward == 0.0, seed
-
-
 @pytest.mark.parametrize("task_id", IDS)
 def test_start_state_is_androidworlds_table(task_id: str) -> None:
     """The served ``accounting.db`` holds AndroidWorld's rows, keys 1.. in insertion order (the
     noise first, then a deletion task's targets: ``SQLiteApp`` / ``DeleteMultipleRows``)."""
-    env = _env(task_id)
+    env = make(task_id)
     for seed in (0, 7):
-        _, dev = _start(env, seed)
+        _, dev = start(env, seed)
         p = env.unwrapped.params
         inserted = p.get("noise_row_objects", []) + (p["row_objects"] if task_id in DELETE else [])
         assert EXPENSE.decode(encode(dev.data("expense"))) == [
@@ -96,8 +54,8 @@ def test_start_state_is_androidworlds_table(task_id: str) -> None:
 def test_markor_holds_the_transactions() -> None:
     """``my_expenses.txt`` alone in Markor's folder: the csv of the shuffled rows, the targets' notes
     ending in ". Reimbursable." (``ExpenseAddMultipleFromMarkor.initialize_task``), no final newline."""
-    env = _env("ExpenseAddMultipleFromMarkor")
-    _, dev = _start(env, 2)
+    env = make("ExpenseAddMultipleFromMarkor")
+    _, dev = start(env, 2)
     p = env.unwrapped.params
     notes = dev.data("markor")
     assert list(notes.entries) == [MARKOR_FILE]
@@ -109,9 +67,9 @@ def test_markor_holds_the_transactions() -> None:
 
 
 def _after_oracle(task_id: str, seed: int) -> tuple[dict, Device]:
-    env = _env(task_id)
-    _start(env, seed)
-    _solve(env)
+    env = make(task_id)
+    start(env, seed)
+    solve(env)
     return env.unwrapped.params, env.unwrapped.backend.device
 
 
@@ -153,8 +111,8 @@ def test_copying_the_reimbursable_suffix_fails() -> None:
 @pytest.mark.parametrize("task_id", ["ExpenseDeleteSingle", "ExpenseDeleteMultiple", "ExpenseDeleteMultiple2"])
 def test_delete_near_misses_fail(task_id: str) -> None:
     task = TASKS[task_id]
-    env = _env(task_id)
-    _, dev = _start(env, 4)
+    env = make(task_id)
+    _, dev = start(env, 4)
     p = env.unwrapped.params
     data: ExpenseData = dev.data("expense")
     n_noise = len(p.get("noise_row_objects", []))
@@ -177,8 +135,8 @@ def test_delete_near_misses_fail(task_id: str) -> None:
 @pytest.mark.parametrize("task_id", ["ExpenseDeleteDuplicates", "ExpenseDeleteDuplicates2"])
 def test_duplicates_near_misses_fail(task_id: str) -> None:
     task = TASKS[task_id]
-    env = _env(task_id)
-    _, dev = _start(env, 5)
+    env = make(task_id)
+    _, dev = start(env, 5)
     p = env.unwrapped.params
     data: ExpenseData = dev.data("expense")
     first, second = len(p["noise_row_objects"]) + 1, len(p["noise_row_objects"]) + 2

@@ -1,0 +1,41 @@
+"""Every AndroidWorld task of the phone, registry-wide: the oracle solves AndroidWorld's instances
+0-29 through a real env, reporting every milestone once and in order, within the step limit; an
+episode that stops at once fails (bar the Verify tasks, which AndroidWorld starts in the asked
+state)."""
+
+from __future__ import annotations
+
+import pytest
+from _aw import make, solve, start
+
+from gui_gym.android.sim.tasks import TASKS
+
+AW = sorted(t.id for t in TASKS.values() if t.suite == "androidworld")
+#: AndroidWorld's Verify tasks set the asked state at set-up (task_evals/single/system.py).
+ALREADY_DONE = {
+    f"System{what}Verify"
+    for what in ("WifiTurnOn", "WifiTurnOff", "BluetoothTurnOn", "BluetoothTurnOff", "BrightnessMax", "BrightnessMin")
+}
+
+
+@pytest.mark.parametrize("task_id", AW)
+def test_the_oracle_solves_androidworlds_instances(task_id: str) -> None:
+    env, task = make(task_id, obs_mode="text"), TASKS[task_id]
+    for seed in range(30):
+        info0, _ = start(env, seed)
+        info, actions, reached = solve(env)
+        assert info["success"] is True, (seed, actions[-3:])
+        assert len(actions) < env.unwrapped._limit, seed
+        assert list(info0["milestones"]) + reached == task.milestone_texts(env.unwrapped.params), seed
+    env.close()
+
+
+@pytest.mark.parametrize("task_id", AW)
+def test_stopping_at_once_fails(task_id: str) -> None:
+    env = make(task_id, obs_mode="text")
+    done = task_id in ALREADY_DONE
+    for seed in range(5):
+        start(env, seed)
+        _, reward, term, _, info = env.step("finish()")
+        assert term and info["success"] is done and reward == float(done), seed
+    env.close()
