@@ -16,8 +16,11 @@ and the observation digests the recorder keeps), one pure function per stage, fo
    :func:`generalise_values` turns a slot's date written another way into the slot, and the
    dates, times and numbers left into ``<date>``, ``<time>``, ``<number>``; :func:`collapse_repeats`
    makes one step of a run of equal ones;
-4. :func:`recurring_steps` keeps the steps that recur, in order, in enough of the task's
-   successful trajectories, so one-off detours and instance-specific values drop out;
+4. :func:`generalise_across` turns a quoted value that another successful trajectory of the task
+   has in the same step with another value (the message the user sent before, found on the
+   screen rather than in the instruction: no slot) into ``<text>``; :func:`recurring_steps` keeps
+   the steps that recur, in order, in enough of the task's successful trajectories, so one-off
+   detours and instance-specific values drop out;
 5. :func:`refine` (Eq. 7) keeps the current milestones unless the new trajectory took a more
    minimal path or the current ones no longer recur.
 
@@ -64,6 +67,7 @@ __all__ = [
     "clean_steps",
     "collapse_repeats",
     "distill_trajectory",
+    "generalise_across",
     "generalise_values",
     "instance_specific",
     "merge_preparations",
@@ -415,6 +419,58 @@ def _needed(n: int, min_support: float) -> int:
     return max(1, math.ceil(min_support * n - 1e-9))
 
 
+#: The generic placeholder of a quoted value that differs between instances and no slot covers.
+TEXT = "<text>"
+
+
+def generalise_across(
+    reference: Sequence[str], others: Sequence[Sequence[str]], placeholders: Mapping[str, str] | None = None
+) -> tuple[list[str], list[list[str]]]:
+    """``reference`` and ``others`` with each quoted value of a ``reference`` step made ``<text>``
+    where another path lacks that step but has it with another value there (same
+    :func:`signature` otherwise): a value of the instance that no slot names (a message the task
+    reads off the screen, a note's text), as :func:`generalise_values` does for dates and numbers.
+    The step is rewritten in every path that has it (with either value). Quotes holding a slot
+    of ``placeholders`` stay, and so does a value that every path has in that step (a label), or
+    that the other path's step has as another step of ``reference`` (``Open "Display"`` on a
+    detour beside ``Open "Network & internet"``: two labels, not one value)."""
+    slots = set(placeholders or {})
+    mine = {signature(t) for t in reference}
+    ref = list(reference)
+    rest = [list(o) for o in others]
+    for i, text in enumerate(ref):
+        for m in reversed(list(_QUOTED.finditer(text))):
+            if m.group(1) == TEXT or slots & set(re.findall(r"<(\w+)>", m.group(1))):
+                continue
+            wild = _with_quote(text, m, TEXT)
+            key, own = signature(wild), signature(text)
+            edits, differs = [], False
+            for k, other in enumerate(rest):
+                same = [(k, j, _with_quote(step, q, TEXT)) for j, step in enumerate(other) if signature(step) == own
+                        for q in _QUOTED.finditer(step) if signature(_with_quote(step, q, TEXT)) == key]  # fmt: skip
+                if same:  # this path has the step as it is: it agrees
+                    edits += same
+                    continue
+                found = [
+                    (k, j, _with_quote(step, q, TEXT))
+                    for j, step in enumerate(other)
+                    if signature(step) not in mine  # another step of this path too ("Open "Display"")
+                    for q in _QUOTED.finditer(step)
+                    if signature(_with_quote(step, q, TEXT)) == key
+                ]
+                differs = differs or bool(found)
+                edits += found
+            if differs:
+                text = ref[i] = wild
+                for k, j, replaced in edits:
+                    rest[k][j] = replaced
+    return ref, rest
+
+
+def _with_quote(text: str, quote: re.Match[str], value: str) -> str:
+    return text[: quote.start(1)] + value + text[quote.end(1) :]
+
+
 def recurring_steps(reference: Sequence[str], others: Sequence[Sequence[str]], min_support: float) -> list[str]:
     """The steps of ``reference`` that recur, aligned in order (a longest common subsequence of
     signatures), in at least ``min_support`` of all the paths (``reference`` included).
@@ -498,6 +554,7 @@ class BuiltinMilestoneGenerator:
             # A value that is only part of a slot (a first name) cannot be told from a chance
             # coincidence between instances: across instances such steps do not generalise.
             path = [t for t in path if not instance_specific(t, placeholders)]
+            path, others = generalise_across(path, others, placeholders)
         candidate = recurring_steps(path, others, self.min_support)
         if not candidate:
             raise GenerationError(

@@ -9,7 +9,9 @@ How the pairs are drawn, for every task template and a few seeded episodes:
 
 - ``positive``: the task's oracle plays the episode; at a step where the env reports a milestone
   in ``info["milestones"]``, the instantiated milestone text is paired with the oracle action's
-  ``info["action_description"]``.
+  ``info["action_description"]`` — unless its predicate already held before the step (the env
+  reports milestones in order, so one the oracle reached early is reported with a later one's
+  step: deleting B before A, then A, reports both at A's step), which leaves the pair out.
 - ``alternative``: from the state just before that step (``env.snapshot()`` / ``restore()``),
   other actions are executed instead — taps and long presses on the other elements of
   ``info["ui_elements"]``, Back, Home, launching another app, scrolling, typing another value —
@@ -247,6 +249,11 @@ def _task_pool(task_id: str, seed: int, episodes: int) -> list[dict[str, Any]]:
         meta, steps = _episode(env, ep_seed)
         for st in steps:
             for m in st.reached:
+                # The env reaches milestones in order: one whose predicate already held before
+                # this step (reached out of order, reported once the earlier ones are) was not
+                # this action's doing, so it is no positive for it; left out.
+                if _holds(task, meta["milestones"].index(m), env, st.snap, meta["params"]):
+                    continue
                 rows.append(_row(task_id, m, st.description, 1, "positive", "oracle", ep_seed, st, st.action))
             if st.pending is None:
                 continue

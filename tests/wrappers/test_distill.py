@@ -24,6 +24,7 @@ from wrappers.distill import (
     clean_steps,
     collapse_repeats,
     distill_trajectory,
+    generalise_across,
     generalise_values,
     instance_specific,
     merge_preparations,
@@ -421,6 +422,26 @@ def test_generator_uses_at_most_max_history() -> None:
     assert BuiltinMilestoneGenerator(max_history=0)(request(ref, history=history)) == DETOUR
 
 
+def test_a_quoted_value_that_differs_between_instances_becomes_text() -> None:
+    send = 'Send the message "{}" to <Name> in Simple SMS Messenger'
+    ref = ["Launch Simple SMS Messenger", send.format("May the Force be with you.")]
+    a = ["Launch Simple SMS Messenger", send.format("Lunch at <number> PM.")]
+    b = ["Launch Simple SMS Messenger", send.format("May the Force be with you.")]  # the same by chance
+    path, (a2, b2) = generalise_across(ref, [a, b], {"Name": "Ali Ali"})
+    assert path[1] == a2[1] == b2[1] == send.format("<text>") and path[0] == ref[0]
+    # a value every path has stays (a label), and so does one the other path has as another step
+    assert generalise_across(ref, [b]) == (ref, [b])
+    detour = ["Launch Settings", 'Open "Display"', 'Open "Network & internet"', 'Turn on "Wi-Fi"']
+    assert generalise_across(detour, [WIFI]) == (detour, [WIFI])
+    # a quote holding a slot stays
+    slot = ['Type "<Title>" into "Title"']
+    assert generalise_across(slot, [['Type "Milk" into "Title"']], {"Title": "x"})[0] == slot
+    # and the generator then finds the step in every trajectory (SimpleSmsResend: no slot for the message)
+    trajs = [traj(st(send.format(m), "sent"), st("Finish the task", "sent"), placeholders={"Name": "Ali Ali"})
+             for m in ("Hi.", "Lunch?", "Bye.")]  # fmt: skip
+    assert BuiltinMilestoneGenerator()(request(trajs[0], history=trajs[1:])) == [send.format("<text>")]
+
+
 def test_generator_raises_when_nothing_is_left() -> None:
     gen = BuiltinMilestoneGenerator()
     nothing = traj(st("bad", "home", ok=False), st("Finish the task", "home"))
@@ -605,18 +626,18 @@ def test_detours_give_the_same_milestones(task: str, k: int, actions: list[Injec
     assert gen(request(detoured)) == gen(request(clean))
 
 
-def bluetooth_off(info: dict, env: EpisodeRecorder) -> str:
-    """The next action of another task's oracle (turn Bluetooth off) on this device."""
-    return TASKS["SystemBluetoothTurnOff"].oracle(Oracle(env.unwrapped.device, {}))
+def bluetooth_on(info: dict, env: EpisodeRecorder) -> str:
+    """The next action of another task's oracle (turn Bluetooth on) on this device."""
+    return TASKS["SystemBluetoothTurnOn"].oracle(Oracle(env.unwrapped.device, {}))
 
 
 def test_refinement_on_the_phone_switches_to_the_shorter_successful_path() -> None:
-    longer = run("SystemWifiTurnOn", 0, {0: [bluetooth_off] * 3})  # Bluetooth is on at seed 0
+    longer = run("SystemWifiTurnOn", 0, {0: [bluetooth_on] * 3})  # Bluetooth is off at the start
     shorter = oracle("SystemWifiTurnOn", 1)
     assert longer.success and len(longer) > len(shorter)
     gen = BuiltinMilestoneGenerator()
     first = gen(request(longer))  # Eq. 6
-    assert 'Turn off "Bluetooth" in Settings' in first
+    assert 'Turn on "Bluetooth" in Settings' in first
     refined = gen(request(shorter, current=first, history=[longer]))  # Eq. 7
     assert refined == ["Launch Settings", 'Open "Network & internet" in Settings', 'Turn on "Wi-Fi" in Settings']
     # and a longer path later does not bring the detour back

@@ -33,7 +33,7 @@ def test_an_oracle_success_gives_its_workflow_and_a_skill_per_milestone() -> Non
     x = BuiltinExtractor()(record)
     assert x.workflow == [
         "Open the Contacts app", "Open the form to create a new contact", 'Enter the first name "{{First}}"',
-        'Enter the last name "{{Last}}"', 'Enter the phone number "{{Phone}}"', "Save the new contact {{Name}}",
+        'Enter the last name "{{Last}}"', 'Enter the phone number "{{Number}}"', "Save the new contact {{Name}}",
     ]  # fmt: skip
     skills = dict(x.skills)
     assert skills['Enter the first name "{{First}}"'].startswith('Type "{{First}}" into "First name"')

@@ -480,7 +480,9 @@ def test_shipped_file_has_the_hard_negatives(shipped: list[dict]) -> None:
     assert has("turn on", "turn off") and has("turn off", "turn on")
     assert has("save", "delet") and has("delete", "save")
     assert has("as not completed", "as completed")
-    assert has("start", "pause")
+    # AndroidWorld's "Pause the stopwatch." starts from a reset stopwatch: its milestone (the tab
+    # showing it paused) against ClockStopWatchRunning's start
+    assert has("stopwatch paused", "start the stopwatch")
     assert any(r["source"] == "other_target" for r in hard)
 
 
@@ -510,6 +512,19 @@ def test_shipped_labels_replay_in_the_simulator(shipped: list[dict]) -> None:
         *_, info = env.step(r["executed"])
         assert info["action_description"] == r["action"], r
         assert (r["milestone"] in info["milestones"]) == bool(r["label"]), r
+
+
+def test_a_milestone_reached_out_of_order_is_no_positive_for_the_later_step() -> None:
+    """ExpenseDeleteMultiple's oracle deletes in list order, its milestones name the expenses in
+    the params' order; the env reports an expense deleted early only with a later deletion's
+    step, which must not make that step a positive for it (seed 0's episodes: "Sportswear" is
+    deleted before "Stationery" and reported with it)."""
+    rows = task_pairs("ExpenseDeleteMultiple", seed=0)
+    deletions = [r for r in rows if r["label"] == 1 and r["milestone"].startswith("Delete the expense ")]
+    assert len(deletions) >= 2
+    for r in deletions:
+        name = r["milestone"].removeprefix("Delete the expense ")
+        assert r["action"] == f'Confirm deleting the expense "{name}" in Pro Expense', r
 
 
 def test_pairs_are_deterministic_in_the_seed() -> None:
