@@ -74,9 +74,18 @@ def test_androidworlds_steps(server: AdbServer) -> None:
     assert device.state.foreground == "settings"
     ctl.execute_command(["shell", "settings", "put", "global", "wifi_on", "1"])
     assert ctl.execute_command(["shell", "settings", "get", "global", "wifi_on"]).strip() == b"1"
+    # AndroidWorld's contacts_utils.add_contact (ContactsAddContact starts with none): the INSERT
+    # intent as one shell line, then the editor's Save, then Back
+    ctl.execute_command(
+        ["shell", 'am start -a android.intent.action.INSERT -t vnd.android.cursor.dir/contact -e name "Ann Lee"'
+         " -e phone +15550001111"]
+    )  # fmt: skip
+    save = next(n for n in device.elements() if (n.text or n.desc).lower() == "save")
+    ctl.execute_command(["shell", "input", "tap", *map(str, save.center())])
+    ctl.execute_command(["shell", "input", "keyevent", "KEYCODE_BACK"])
     query = "content query --uri content://contacts/phones/ --projection display_name:number"
     rows = ctl.execute_command(["shell", query])
-    assert rows.startswith(b"Row: 0 display_name=")
+    assert rows == b"Row: 0 display_name=Ann Lee, number=+15550001111\n"
     assert ctl.execute_command(["shell", "pm", "clear", "com.android.providers.contacts"]).strip() == b"Success"
     assert ctl.execute_command(["shell", "service", "call", "alarm", "3", "s16", "UTC"]).startswith(b"Result:")
 
@@ -113,6 +122,9 @@ def test_androidworlds_markor_sms_and_clock_commands(server: AdbServer) -> None:
     base = "/storage/emulated/0/Documents/Markor"
     probe = f'if [ -d {base} ]; then echo "Exists"; else echo "Does not exist"; fi'
     assert ctl.execute_command(["shell", probe]).strip() == b"Exists"
+    ctl.execute_command(["shell", "mkdir", "-p", f"{base}/Old"])  # MarkorCreateNote starts with none
+    ctl.execute_command(["shell", "echo", "'old'", ">", f"{base}/old.md"])
+    assert set(device.data("markor").entries) == {"Old", "old.md"}
     ctl.execute_command(["shell", "rm", "-r", f"{base}/*"])  # the device's sh expands the glob
     assert device.data("markor").entries == {}
     assert ctl.execute_command(["shell", "ls", "-1", base]).strip() == b""

@@ -33,20 +33,25 @@ them, and :meth:`AdbBackend.judged_by` says how each is judged (``info["judged_b
   scratch simulator and written to the device; at the end the device's state is read back into
   it and the simulator's own success check judges it, as AndroidWorld judges an emulator
   (:mod:`gui_gym.android.backends.device_state` lists the commands: ``settings``, ``content``
-  on the contacts and SMS providers, files under /sdcard/Documents/Markor).
-- ``"screen"``: AndroidWorld's Clock tasks (stopwatch running or paused, a timer entered), judged
-  from the final screen with AndroidWorld's predicates after ``pm clear`` of the Clock app.
+  on the contacts and SMS providers, files under /sdcard/Documents/Markor; the app in front,
+  the clock and the clipboard).
+- ``"screen"``: AndroidWorld's Clock tasks (stopwatch running or paused, a timer entered, after
+  ``pm clear`` of the Clock app) and ``ContactsNewContactDraft`` (the new-contact form filled
+  in), judged from the final screen's accessibility elements with AndroidWorld's predicates
+  (:meth:`AdbBackend.screen_elements`).
 - ``"agent"``: the other tasks run *instruction-only* (the device's state as it is; success is
   the agent's own ``status`` / answer).
 
 Every reset closes the simulator's apps (``am force-stop``), sets the task's date (``date
-MMDDhhmmYY.ss``, as AndroidWorld does) and goes Home, so the same seed starts the same episode.
+MMDDhhmmYY.ss``, as AndroidWorld does) and goes Home (then to the app a task's set-up leaves in
+front), so the same seed starts the same episode.
 There are no milestones on a device (progress 0); ``info["backend"]`` says ``adb``.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import re
 import socket
 import time
@@ -63,6 +68,7 @@ from gui_gym.android.backends.device_state import (
     SCREEN_CHECKS,
     AppState,
     DeviceError,
+    PhoneState,
     judging,
     shell_quote,
 )
@@ -71,6 +77,9 @@ from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node
 __all__ = ["AdbBackend", "DeviceError", "package_of", "parse_dump", "shell_quote", "text_commands"]
 
 DUMP_PATH = "/sdcard/window_dump.xml"
+#: The host request ``serve-adb`` answers with the screen's accessibility forest (JSON after
+#: ``OKAY``; :data:`gui_gym.android.sim.adb.server.A11Y_FOREST`); an adb server without it fails it.
+A11Y_FOREST = b"host:gui-gym-a11y:forest"
 _SWIPE_FRACTION = {"short": 0.2, "medium": 0.4, "long": 0.6}
 _FINGER_OF_SCROLL = {"up": "down", "down": "up", "left": "right", "right": "left"}
 _KEYS = {"back": "KEYCODE_BACK", "home": "KEYCODE_HOME", "enter": "KEYCODE_ENTER"}
@@ -226,6 +235,7 @@ class AdbBackend(DumpedScreen, InstructionOnly):
         self._params: dict[str, Any] = {}
         self._scratch: Any = None  # the simulator state a checked task's device state is read into
         self._states: list[AppState] = []  # the apps written to the device at the start
+        self._phone_state = PhoneState()  # the app in front, the clock, the clipboard
         self._opened: set[str] = set()  # the packages brought to the front since the start
 
     # -- adb ------------------------------------------------------------------------------------
@@ -273,6 +283,14 @@ class AdbBackend(DumpedScreen, InstructionOnly):
         x, y = node.center()
         self.shell(f"input tap {x} {y}")
 
+    def tap_id(self, rid: str) -> None:
+        """Tap the element whose resource id is *rid*; DeviceError when the screen shows none."""
+        node = next((n for n in self._dump().walk() if n.rid == rid), None)
+        if node is None:
+            raise DeviceError(f"the screen shows no {rid!r} to tap")
+        x, y = node.center()
+        self.shell(f"input tap {x} {y}")
+
     def current_activity(self) -> str:
         """The focused ``package/activity`` (android_env's ``am stack list`` route)."""
         out = self.shell("am stack list")
@@ -282,6 +300,41 @@ class AdbBackend(DumpedScreen, InstructionOnly):
                 if found:
                     return found[-1]
         return ""
+
+    def forest(self) -> dict[str, Any] | None:
+        """The screen's accessibility forest where the adb server serves it (``serve-adb``), as
+        android_env's accessibility forwarder sends it; ``None`` where the server has no such
+        service (a phone's own adb server)."""
+        self._probe()
+        try:
+            with socket.create_connection((self.host, self.port), timeout=self.command_timeout) as s:
+                s.sendall(f"{len(A11Y_FOREST):04x}".encode() + A11Y_FOREST)
+                chunks = []
+                while chunk := s.recv(65536):
+                    chunks.append(chunk)
+        except OSError as err:
+            raise DeviceError(f"the accessibility forest from {self.host}:{self.port} failed: {err}") from err
+        data = b"".join(chunks)
+        if not data.startswith(b"OKAY"):
+            return None
+        try:
+            forest = json.loads(data[4:])
+        except ValueError as err:
+            raise DeviceError(f"the accessibility forest is not JSON: {err}") from None
+        if not isinstance(forest, dict):
+            raise DeviceError("the accessibility forest is not a JSON object")
+        return forest
+
+    def screen_elements(self) -> list[Any]:
+        """The screen's accessibility elements as AndroidWorld reads them (``UIElement``), invisible
+        ones too (``is_visible`` says which show): from the forest where the server serves it, else
+        from a ``uiautomator dump`` (every node visible, no field hints)."""
+        from gui_gym.android.forest import dump_elements, forest_elements
+
+        forest = self.forest()
+        if forest is not None:
+            return [e.element for e in forest_elements(forest, exclude_invisible=False)]
+        return [e.element for e in dump_elements(self._dump())]
 
     # -- the protocol ---------------------------------------------------------------------------
     @property
@@ -310,9 +363,11 @@ class AdbBackend(DumpedScreen, InstructionOnly):
         task = self._tasks[task_id]
         p = sample_params(task, rng, params)  # the simulator's order of draws: the same instance for the same seed
         self._task, self._params, self._scratch, self._states = task, p, None, []
+        self._phone_state = PhoneState()
         scratch = Device()
         scratch.reset(now=task.clock(rng))
         task.setup(scratch, p, rng)
+        scratch.tree()  # the start screen shown, as the simulator shows it (a thread in front is read)
         self._reset_phone(scratch.state.now)
         judged = self.judged_by(task_id)
         if judged == "state":
@@ -324,10 +379,14 @@ class AdbBackend(DumpedScreen, InstructionOnly):
                 state: AppState = APP_STATES[app]()
                 state.put(self, scratch)
                 self._states.append(state)
+            self._phone_state.put(self, scratch)
             self._scratch = scratch
-        elif judged == "screen":
+        elif judged == "screen" and SCREEN_CHECKS[task_id][0] is not None:
             self.shell(f"pm clear {SCREEN_CHECKS[task_id][0]}")
         self.shell("input keyevent KEYCODE_HOME")
+        if judged == "state":
+            self._phone_state.front(self, scratch)
+        self.shell(f"date {scratch.state.now.strftime('%m%d%H%M%y.%S')}")  # the set-up's own taps took none of it
         self._tree = self._settle()
         self._opened = set()
         return Episode(task_id=task.id, instruction=task.instruction(p), params=p, milestones=(), step_limit=30)
@@ -414,12 +473,13 @@ class AdbBackend(DumpedScreen, InstructionOnly):
     def check(self, answer: str | None, status: str | None) -> bool:
         judged = self.judged_by(self._task.id) if self._task is not None else "agent"
         if judged == "state" and self._scratch is not None:  # the device's state, judged by the task's check
+            self._phone_state.read(self, self._scratch)
             for state in self._states:
                 state.read(self, self._scratch)
             return bool(self._task.check(self._scratch, self._params, answer, status))
         if judged == "screen":
             _, judge = SCREEN_CHECKS[self._task.id]
-            return judge(self.elements(), self.current_activity(), self._params)
+            return judge(self.screen_elements(), self.current_activity(), self._params)
         return InstructionOnly.check(self, answer, status)
 
     def close(self) -> None:

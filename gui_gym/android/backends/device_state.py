@@ -12,18 +12,34 @@ settings     ``settings put NAMESPACE KEY VALUE``      ``settings get NAMESPACE 
 contacts     ``pm clear com.android.providers.         ``content query --uri content://com.
              contacts``; the Contacts app's INSERT     android.contacts/data/phones``
              intent and its Save button                (name, number, starred)
-messages     ``content delete --uri content://sms``;   ``content query --uri content://sms/
-             ``content insert --uri content://sms/     inbox`` and ``…/sent``; what was sent in
-             inbox|sent --bind …``                     the episode = sent rows not there before
-markor       ``rm -rf``, ``mkdir -p``, ``printf %s     ``find DIR -type f -o -type d`` and
-             'TEXT' > FILE``, ``touch -d`` under       ``cat`` of each note
-             /sdcard/Documents/Markor
+messages     ``content delete --uri content://sms``;   ``content query --uri content://sms``:
+             ``content insert --uri content://sms/     the rows of the telephony provider's
+             inbox|sent --bind …`` (a row of           ``sms`` table; what was sent in the
+             :func:`~gui_gym.android.sim.apps.         episode = sent rows not there before
+             messages.storage.sms_rows` each)
+markor       ``rm -rf``, ``mkdir -p``, ``printf %s     ``find DIR -type f -o -type d``,
+             'TEXT' > FILE``, ``touch -d`` under       ``cat`` of each note, ``stat -c
+             /sdcard/Documents/Markor                  '%Y %n'`` (their times)
 ===========  ========================================  ========================================
 
-AndroidWorld's Clock tasks are judged from the screen instead (:data:`SCREEN_CHECKS`: the
-stopwatch running or paused, a timer entered), after ``pm clear`` of the Clock app at the start,
-with AndroidWorld's predicates over the final UI dump and the focused activity. Writing the
-contacts and SMS providers needs the rights AndroidWorld's emulators run with (``adb root``).
+Besides the apps' data, a check reads what AndroidWorld's checks read of the phone itself
+(:class:`PhoneState`): the app in front (``am stack list``: AndroidWorld's
+``get_current_activity``), the clock (``date +%s``) and, for a task whose set-up puts text on the
+clipboard, the clipboard (AndroidWorld's clipper app: ``am start -n ca.zgrs.clipper/.Main``, ``am
+broadcast -a clipper.set -e text TEXT`` at the start, ``-a clipper.get`` at the end, then Back).
+An app the set-up leaves in front is brought there again at the start (a Simple SMS Messenger
+thread with its ``SENDTO`` intent, as AndroidWorld opens it).
+
+AndroidWorld's Clock tasks and ``ContactsNewContactDraft`` are judged from the screen instead
+(:data:`SCREEN_CHECKS`: the stopwatch running or paused, a timer entered, the new-contact form
+filled in), with AndroidWorld's predicates (the apps' own, in
+:mod:`gui_gym.android.sim.apps.clock.androidworld` and
+:mod:`gui_gym.android.sim.apps.contacts.androidworld`) over the final screen's accessibility
+elements and the focused activity; the Clock app is cleared (``pm clear``) at the start. The
+elements come from the accessibility forest where the adb server serves it (``serve-adb``:
+``host:gui-gym-a11y:forest``), else from a ``uiautomator dump``, which has no field hints.
+Writing the contacts and SMS providers needs the rights AndroidWorld's emulators run with
+(``adb root``).
 
 Every value from a task goes to the shell as one single-quoted word (:func:`shell_quote`).
 """
@@ -35,17 +51,18 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gui_gym.android.ui import Node
-
 if TYPE_CHECKING:
+    from gui_gym.android.forest import UIElement
     from gui_gym.android.sim.device import Device
 
 __all__ = [
     "APP_STATES",
+    "CLIPPER",
     "MARKOR_DIR",
     "SCREEN_CHECKS",
     "AppState",
     "DeviceError",
+    "PhoneState",
     "judging",
     "parse_rows",
     "shell_quote",
@@ -76,6 +93,10 @@ class Phone(Protocol):
 
     def tap_text(self, text: str) -> None: ...
 
+    def tap_id(self, rid: str) -> None: ...
+
+    def current_activity(self) -> str: ...
+
 
 def parse_rows(output: str) -> list[str]:
     """The rows of a ``content query`` as the text after ``Row: N `` (a row's value may hold line
@@ -92,8 +113,94 @@ def parse_rows(output: str) -> list[str]:
     return rows
 
 
-def _ms(t: dt.datetime) -> int:
-    return int(t.replace(tzinfo=dt.UTC).timestamp() * 1000)
+#: AndroidWorld's clipboard helper app (``adb_utils.set_clipboard_contents``) and its activity.
+CLIPPER = "ca.zgrs.clipper/.Main"
+_CLIP_DATA = re.compile(r'data="(.*)"\s*$', re.S)
+
+
+def app_of_package(package: str) -> str | None:
+    """The simulator's app whose package is *package* (``None``: the launcher or another app)."""
+    from gui_gym.android.sim.apps import APPS
+
+    return next((a.name for a in APPS.values() if a.package == package), None)
+
+
+class PhoneState:
+    """What a check reads of the phone besides the apps' data (see the module docstring): the app
+    in front, the clock and, where the set-up put text there, the clipboard."""
+
+    def __init__(self) -> None:
+        self.clipboard = False  # the set-up put text on the clipboard: it goes to the phone and back
+
+    def put(self, phone: Phone, scratch: Device) -> None:
+        from gui_gym.android.sim.device import Device
+
+        self.clipboard = scratch.state.clipboard != Device().state.clipboard
+        if self.clipboard:
+            set_clipboard(phone, scratch.state.clipboard)
+
+    def front(self, phone: Phone, scratch: Device) -> None:
+        """The app the set-up left in front (after Home; the launcher: nothing to do): a Simple SMS
+        Messenger thread through the ``SENDTO`` intent that opened it (AndroidWorld's
+        ``send_sms``), any other app's launch screen through its launcher intent."""
+        from gui_gym.android.sim.apps.messages.app import ThreadScreen
+
+        app = scratch.app() if not scratch.state.recents_open else None
+        if app is None:
+            return
+        top = scratch.top_screen()
+        if isinstance(top, ThreadScreen):
+            body = top.form.get("msg", "")
+            extra = f" --es sms_body {shell_quote(body)}" if body else ""
+            phone.shell(f"am start -a android.intent.action.SENDTO -d {shell_quote('sms:' + top.number)}{extra}")
+        else:
+            phone.shell(f"monkey -p {shell_quote(app.package)} -c android.intent.category.LAUNCHER 1")
+        focused = next((n for n in scratch.elements() if n.focused and n.field and n.rid), None)
+        if focused is not None:  # the field the set-up left focused (the keyboard up): tap it
+            phone.tap_id(focused.rid)
+
+    def read(self, phone: Phone, scratch: Device) -> None:
+        """The foreground app and the clock first (reading the clipboard brings its helper to the
+        front for a moment), then the clipboard."""
+        app = app_of_package(phone.current_activity().partition("/")[0])
+        if app is None:
+            scratch.go_home()
+        else:
+            scratch.launch(app)  # the app's screens as the scratch has them: checks ask which app
+        scratch.state.now = phone_clock(phone)
+        if self.clipboard:
+            scratch.state.clipboard = get_clipboard(phone)
+        scratch.invalidate()
+
+
+def phone_clock(phone: Phone) -> dt.datetime:
+    """The phone's clock (``date +%s``, as AndroidWorld's SMS checks read it), naive UTC."""
+    text = phone.shell("date +%s").strip()
+    if not text.isdigit():
+        raise DeviceError(f"date +%s answered {text[:40]!r}, not seconds")
+    return dt.datetime.fromtimestamp(int(text), dt.UTC).replace(tzinfo=None)
+
+
+def set_clipboard(phone: Phone, text: str) -> None:
+    """AndroidWorld's ``set_clipboard_contents``: the clipper app in front, its ``clipper.set``
+    broadcast, Back."""
+    phone.shell(f"am start -n {CLIPPER}")
+    out = phone.shell(f"am broadcast -a clipper.set -e text {shell_quote(text)}")
+    phone.shell("input keyevent KEYCODE_BACK")
+    if "result=-1" not in out:
+        raise DeviceError(f"the clipper app did not set the clipboard ({out.strip()[-60:]!r}); is it installed?")
+
+
+def get_clipboard(phone: Phone) -> str:
+    """AndroidWorld's ``get_clipboard_contents``: the clipper app in front, its ``clipper.get``
+    broadcast (the text after ``data=``, between its quotes), Back."""
+    phone.shell(f"am start -n {CLIPPER}")
+    out = phone.shell("am broadcast -a clipper.get", rstrip=False)
+    phone.shell("input keyevent KEYCODE_BACK")
+    if "result=-1" not in out:
+        raise DeviceError(f"the clipper app did not read the clipboard ({out.strip()[-60:]!r}); is it installed?")
+    m = _CLIP_DATA.search(out.rstrip("\r\n"))
+    return m.group(1) if m else ""
 
 
 class AppState:
@@ -145,6 +252,7 @@ class ContactsState(AppState):
             )
             phone.tap_text("save")
             phone.shell("input keyevent KEYCODE_BACK")
+        phone.shell("am force-stop com.google.android.contacts")  # closed again, as the set-up leaves it
 
     def read(self, phone: Phone, scratch: Device) -> None:
         from gui_gym.android.sim.apps.contacts.app import Contact, ContactsData
@@ -163,51 +271,67 @@ class ContactsState(AppState):
 
 
 class SmsState(AppState):
-    """The telephony provider's SMS (the Messages app shows them)."""
+    """The telephony provider's SMS (the Messages app shows them): the rows of its ``sms`` table,
+    one to one with :func:`~gui_gym.android.sim.apps.messages.storage.sms_rows`."""
 
     app = "messages"
-    _COLUMNS = "address:date:body"  # body last: it may hold ", " and "="
+    _COLUMNS = "_id:thread_id:type:read:date:address:body"  # body last: it may hold ", " and "="
+    _ROW = re.compile(
+        r"^_id=(\d+), thread_id=(\d+|NULL), type=(\d+), read=(\d+|NULL), date=(\d+), address=(.*?), body=(.*)$", re.S
+    )
+
+    def __init__(self) -> None:
+        self.before: list[tuple[str, int, str]] = []  # the sent rows at the start
 
     def put(self, phone: Phone, scratch: Device) -> None:
-        phone.shell("content delete --uri content://sms")
-        messages = [(m.time, c.number, m) for c in scratch.data("messages").conversations for m in c.messages]
-        for time, number, m in sorted(messages, key=lambda x: x[0]):
-            box = "inbox" if m.incoming else "sent"
-            phone.shell(
-                f"content insert --uri content://sms/{box} --bind {shell_quote('address:s:' + number)} "
-                f"--bind {shell_quote('body:s:' + m.text)} --bind date:l:{_ms(time)} --bind read:i:1"
-            )
-        self.before = self._sent(phone)
+        from gui_gym.android.sim.apps.messages.storage import RECEIVED, sms_rows
 
-    def _rows(self, phone: Phone, box: str) -> list[tuple[str, int, str]]:
-        out = phone.shell(f"content query --uri content://sms/{box} --projection {self._COLUMNS}", rstrip=False)
+        phone.shell("content delete --uri content://sms")
+        for r in sorted(sms_rows(scratch.data("messages")), key=lambda r: r["_id"]):  # the provider numbers them so
+            box = "inbox" if r["type"] == RECEIVED else "sent"
+            phone.shell(
+                f"content insert --uri content://sms/{box} --bind {shell_quote('address:s:' + r['address'])} "
+                f"--bind {shell_quote('body:s:' + r['body'])} --bind date:l:{r['date']} "
+                f"--bind date_sent:l:{r['date_sent']} --bind read:i:{r['read']} --bind seen:i:{r['seen']}"
+            )
+        self.before = [(a, ms, body) for _, _, typ, _, ms, a, body in self._rows(phone) if typ == 2]
+
+    def _rows(self, phone: Phone) -> list[tuple[int, int, int, bool, int, str, str]]:
+        """``(_id, thread_id, type, read, date, address, body)`` of every row, oldest first."""
+        out = phone.shell(f"content query --uri content://sms --projection {self._COLUMNS}", rstrip=False)
         rows = []
         for row in parse_rows(out):
-            m = re.match(r"^address=(.*?), date=(\d+), body=(.*)$", row, re.S)
+            m = self._ROW.match(row)
             if m is None:
-                raise DeviceError(f"content query answered {row[:60]!r}, not address, date and body")
-            rows.append((m.group(1), int(m.group(2)), m.group(3).rstrip("\n")))
-        return rows
-
-    def _sent(self, phone: Phone) -> list[tuple[str, int, str]]:
-        return self._rows(phone, "sent")
+                raise DeviceError(f"content query answered {row[:60]!r}, not {self._COLUMNS.replace(':', ', ')}")
+            key, thread, typ, read, ms, address, body = m.groups()
+            if typ not in ("1", "2"):
+                continue  # drafts, outbox, failed: no message of the app's
+            thread_id = 0 if thread == "NULL" else int(thread)
+            rows.append((int(key), thread_id, int(typ), read == "1", int(ms), address, body.rstrip("\n")))
+        return sorted(rows, key=lambda r: (r[4], r[0]))
 
     def read(self, phone: Phone, scratch: Device) -> None:
         from gui_gym.android.sim.apps.messages.app import MessagesData
+        from gui_gym.android.sim.apps.messages.data import Conversation, Message
 
         data = MessagesData()
-        sent = self._sent(phone)
-        received = self._rows(phone, "inbox")
-        for rows, incoming in ((received, True), (sent, False)):
-            for address, ms, body in rows:
-                when = dt.datetime.fromtimestamp(ms / 1000, dt.UTC).replace(tzinfo=None)
-                data.add(address, body, incoming, when)
-        earlier = list(getattr(self, "before", []))
-        for row in sorted(sent, key=lambda r: r[1]):  # sent in the episode: not there at the start
-            if row in earlier:
-                earlier.remove(row)
-            else:
-                data.log.append((row[0], row[2]))
+        threads: dict[int, Conversation] = {}
+        earlier = list(self.before)
+        for key, thread, typ, read, ms, address, body in self._rows(phone):
+            conv = threads.get(thread)
+            if conv is None:
+                conv = threads[thread] = Conversation(address, thread_id=thread)
+                data.conversations.append(conv)
+            when = dt.datetime.fromtimestamp(ms / 1000, dt.UTC).replace(tzinfo=None)
+            conv.messages.append(Message(body, typ == 1, when, read=read, id=key))
+            if typ == 2:  # sent in the episode: not there at the start
+                if (address, ms, body) in earlier:
+                    earlier.remove((address, ms, body))
+                else:
+                    data.log.append((address, body))
+        data.next_id = 1 + max((m.id for c in data.conversations for m in c.messages), default=0)
+        data.next_thread = 1 + max((c.thread_id for c in data.conversations), default=0)
         scratch.state.data["messages"] = data
 
 
@@ -241,15 +365,33 @@ class MarkorState(AppState):
         files = set(
             phone.shell(f"find {shell_quote(MARKOR_DIR)} -type f").replace("\r", "").split("\n")
         )  # fmt: skip
-        for p in sorted(paths):
+        paths = sorted(p for p in paths if p[len(MARKOR_DIR) :].lstrip("/"))
+        times = self._times(phone, paths)
+        for p in paths:
             rel = p[len(MARKOR_DIR) :].lstrip("/")
-            if not rel:
-                continue
             is_dir = p not in files
             content = "" if is_dir else phone.shell(f"cat {shell_quote(p)}", rstrip=False)
-            mtime = old[rel].mtime if rel in old else scratch.state.now
+            mtime = times[p]
+            if rel in old and old[rel].mtime.replace(microsecond=0) == mtime:
+                mtime = old[rel].mtime  # the phone keeps whole seconds; the set-up's own time stays
             notebook.entries[rel] = Entry(rel, is_dir, content, mtime)
         scratch.state.data["markor"] = notebook
+
+    @staticmethod
+    def _times(phone: Phone, paths: list[str]) -> dict[str, dt.datetime]:
+        """Each path's modification time (``stat -c '%Y %n'``: whole seconds since the epoch)."""
+        times: dict[str, dt.datetime] = {}
+        for i in range(0, len(paths), 50):
+            chunk = paths[i : i + 50]
+            out = phone.shell("stat -c '%Y %n' " + " ".join(shell_quote(p) for p in chunk))
+            for line in out.replace("\r", "").split("\n"):
+                stamp, _, path = line.partition(" ")
+                if stamp.isdigit() and path in chunk:
+                    times[path] = dt.datetime.fromtimestamp(int(stamp), dt.UTC).replace(tzinfo=None)
+        missing = [p for p in paths if p not in times]
+        if missing:
+            raise DeviceError(f"stat gave no time for {missing[0]!r}")
+        return times
 
 
 #: The apps whose data a device backend writes and reads (settings are written for every task).
@@ -263,34 +405,48 @@ APP_STATES: dict[str, type[AppState]] = {
 
 # ----------------------------------------------------------------------------- judged from the screen
 
+#: A screen check: the final screen's accessibility elements (invisible ones too, each saying
+#: whether it shows), the focused ``package/activity`` and the task's parameters -> success.
+ScreenJudge = Callable[[Sequence["UIElement"], str, Mapping[str, Any]], bool]
 
-def _in_clock(activity: str) -> bool:
-    return "DeskClock" in activity
+
+def _shown(elements: Sequence[UIElement]) -> list[UIElement]:
+    """``state.ui_elements``: what AndroidWorld's environment keeps (invisible elements dropped)."""
+    return [e for e in elements if e.is_visible]
 
 
-def stopwatch_running(elements: Sequence[Node], activity: str, p: Mapping[str, Any]) -> bool:
+def stopwatch_running(elements: Sequence[UIElement], activity: str, p: Mapping[str, Any]) -> bool:
     """AndroidWorld's check: the Clock app shows "Pause" and "Lap"."""
-    descs = {n.desc for n in elements}
-    return _in_clock(activity) and {"Pause", "Lap"} <= descs
+    from gui_gym.android.sim.apps.clock import androidworld as clock
+
+    return clock.stopwatch_running(_shown(elements), activity)
 
 
-def stopwatch_paused(elements: Sequence[Node], activity: str, p: Mapping[str, Any]) -> bool:
+def stopwatch_paused(elements: Sequence[UIElement], activity: str, p: Mapping[str, Any]) -> bool:
     """AndroidWorld's check: the Clock app shows "Start" and the Stopwatch tab (two "Stopwatch")."""
-    start = any(n.desc == "Start" for n in elements)
-    tabs = sum(n.desc == "Stopwatch" or n.text == "Stopwatch" for n in elements)
-    return _in_clock(activity) and start and tabs >= 2
+    from gui_gym.android.sim.apps.clock import androidworld as clock
+
+    return clock.stopwatch_paused(_shown(elements), activity)
 
 
-def timer_entered(elements: Sequence[Node], activity: str, p: Mapping[str, Any]) -> bool:
+def timer_entered(elements: Sequence[UIElement], activity: str, p: Mapping[str, Any]) -> bool:
     """AndroidWorld's check: a timer of the asked length shows, as text or content description."""
-    h, m, s = p["h"], p["m"], p["s"]
-    text, desc = f"{h:02d}h {m:02d}m {s:02d}s", f"{h} hours, {m} minutes, {s} seconds"
-    return _in_clock(activity) and any(n.text == text or n.desc == desc for n in elements)
+    from gui_gym.android.sim.apps.clock import androidworld as clock
+
+    return clock.timer_set(_shown(elements), activity, p["hours"], p["minutes"], p["seconds"])
+
+
+def contact_draft_entered(elements: Sequence[UIElement], activity: str, p: Mapping[str, Any]) -> bool:
+    """AndroidWorld's check: fields hinted "First name", "Last name" and "Phone" hold the details
+    and the phone label shows (every element of the forest, invisible ones too)."""
+    from gui_gym.android.sim.apps.contacts import androidworld as contacts
+
+    return contacts.contact_info_entered(list(elements), p["first"], p["last"], p["phone"], p["phone_label"])
 
 
 def judging(task: Any) -> str:
-    """How a task is judged on a device: ``"state"`` (every app it uses is in :data:`APP_STATES`),
-    ``"screen"`` (in :data:`SCREEN_CHECKS`) or ``"agent"`` (instruction-only)."""
+    """How a task is judged on a device: ``"screen"`` (in :data:`SCREEN_CHECKS`), ``"state"``
+    (every app it uses is in :data:`APP_STATES`) or ``"agent"`` (instruction-only)."""
     if task.id in SCREEN_CHECKS:
         return "screen"
     if all(app in APP_STATES for app in (getattr(task, "apps", None) or (task.app,))):
@@ -298,9 +454,11 @@ def judging(task: Any) -> str:
     return "agent"
 
 
-#: Tasks judged from the final screen as AndroidWorld judges them (the app is cleared at the start).
-SCREEN_CHECKS: dict[str, tuple[str, Callable[[Sequence[Node], str, Mapping[str, Any]], bool]]] = {
+#: Tasks judged from the final screen as AndroidWorld judges them: the package cleared at the
+#: start (``pm clear``; ``None``: nothing) and the check.
+SCREEN_CHECKS: dict[str, tuple[str | None, ScreenJudge]] = {
     "ClockStopWatchRunning": ("com.google.android.deskclock", stopwatch_running),
     "ClockStopWatchPausedVerify": ("com.google.android.deskclock", stopwatch_paused),
     "ClockTimerEntry": ("com.google.android.deskclock", timer_entered),
+    "ContactsNewContactDraft": (None, contact_draft_entered),
 }

@@ -4,9 +4,12 @@
   (columns ``_id``, ``display_name``, ``number`` / ``data1``, ``starred``), read-only: contacts
   are added through the Contacts app's INSERT intent, as AndroidWorld adds them.
 - SMS: ``content://sms``, ``content://sms/inbox`` and ``content://sms/sent`` (the telephony
-  provider's columns, ``type`` 1 received and 2 sent): ``query``, ``insert --bind
-  COLUMN:TYPE:VALUE`` and ``delete`` (all rows of the URI). The Messages app shows these
-  messages; what the app sends appears as sent rows.
+  provider's columns, ``type`` 1 received and 2 sent; the rows of
+  :func:`gui_gym.android.sim.apps.messages.storage.sms_rows`, as ``sqlite3`` on ``mmssms.db``
+  shows them): ``query``, ``insert --bind COLUMN:TYPE:VALUE`` (``address``, ``body``, ``date``,
+  ``read``: a received row is unread unless bound, a sent one read, as the provider makes them)
+  and ``delete`` (all rows of the URI). The Messages app shows these messages; what the app
+  sends appears as sent rows.
 
 - Media: ``content://media/external/downloads`` (the files under ``/sdcard/Download``: ``_id``,
   ``_display_name``, ``_data``, ``_size``): ``query`` and ``delete`` (the files go, the folders
@@ -31,41 +34,22 @@ __all__ = ["SMS_COLUMNS", "sms_rows"]
 
 CONTACT_URIS = ("content://contacts/phones", "content://com.android.contacts/data/phones")
 SMS_URIS = {"content://sms": None, "content://sms/inbox": 1, "content://sms/sent": 2}
-#: The telephony provider's ``sms`` table, in its column order.
+#: The telephony provider's ``sms`` table, in its column order (``storage.SMS_COLUMNS``).
 SMS_COLUMNS = (
     "_id", "thread_id", "address", "person", "date", "date_sent", "protocol", "read", "status", "type",
     "reply_path_present", "subject", "body", "service_center", "locked", "sub_id", "error_code", "creator", "seen",
 )  # fmt: skip
-_SMS_APP = "com.simplemobiletools.smsmessenger"
-
-
-def _ms(t: dt.datetime) -> int:
-    return int(t.replace(tzinfo=dt.UTC).timestamp() * 1000)
 
 
 def sms_rows(sh: Shell, kind: int | None = None) -> list[dict[str, str]]:
-    """Every message as a row of the ``sms`` table (``kind`` 1: received, 2: sent), newest first."""
-    data = sh.device.data("messages")
-    msgs = [(m.time, t, c.number, m) for t, c in enumerate(data.conversations, 1) for m in c.messages]
-    ordered = sorted(range(len(msgs)), key=lambda i: msgs[i][0])
-    ids = {i: n for n, i in enumerate(ordered, 1)}
-    rows = []
-    for i in reversed(ordered):
-        time, thread, number, m = msgs[i]
-        typ = 1 if m.incoming else 2
-        if kind is not None and typ != kind:
-            continue
-        rows.append(
-            {
-                "_id": str(ids[i]), "thread_id": str(thread), "address": number, "person": "NULL",
-                "date": str(_ms(time)), "date_sent": str(_ms(time)) if m.incoming else "0",
-                "protocol": "0" if m.incoming else "NULL", "read": "1", "status": "-1", "type": str(typ),
-                "reply_path_present": "0" if m.incoming else "NULL", "subject": "NULL", "body": m.text,
-                "service_center": "NULL", "locked": "0", "sub_id": "1", "error_code": "0",
-                "creator": _SMS_APP, "seen": "1",
-            }
-        )  # fmt: skip
-    return rows
+    """Every message as its row of the ``sms`` table (``kind`` 1: received, 2: sent), newest
+    first, as printed: the rows of :func:`gui_gym.android.sim.apps.messages.storage.sms_rows`
+    (the database the phone keeps at the provider's path), ``NULL`` for none."""
+    from gui_gym.android.sim.apps.messages.storage import sms_rows as table_rows
+
+    return [
+        {k: "NULL" if v is None else str(v) for k, v in r.items()} for r in table_rows(sh.device.data("messages"), kind)
+    ]
 
 
 def _contact_rows(sh: Shell) -> list[dict[str, str]]:
@@ -195,6 +179,8 @@ def _content(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.
         data.conversations[:] = [c for c in data.conversations if c.messages]
         if kind in (None, 2):
             data.log.clear()
+        # ``_id`` is an INTEGER PRIMARY KEY (no AUTOINCREMENT): SQLite numbers on from the largest left
+        data.next_id = 1 + max((m.id for c in data.conversations for m in c.messages), default=0)
         sh.device.invalidate()
         return 0
     values = dict(b for b in map(_bind, binds) if b is not None)
@@ -208,6 +194,8 @@ def _content(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.
         return 1
     ms = values.get("date")
     time = sh.device.state.now if ms is None else dt.datetime.fromtimestamp(int(ms) / 1000, dt.UTC)
-    data.add(str(address), str(body), typ == 1, time.replace(tzinfo=None))
+    # the provider's rule: a received row is unread unless ``read`` is bound; any other row is read
+    read = bool(values.get("read", 0)) if typ == 1 else True
+    data.add(str(address), str(body), typ == 1, time.replace(tzinfo=None), read=read)
     sh.device.invalidate()
     return 0

@@ -686,8 +686,11 @@ def _date(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.Byt
     if not args:
         out.write(now.strftime("%a %b %d %H:%M:%S UTC %Y\n").encode())
         return 0
-    if args[0].startswith("+"):
-        out.write((now.strftime(args[0][1:]) + "\n").encode())
+    if args[0].startswith("+"):  # %s: seconds since the epoch (the clock is UTC, whatever the host's zone)
+        epoch = str(int(now.replace(tzinfo=dt.UTC).timestamp()))
+        parts = re.split(r"(%%|%s)", args[0][1:])
+        text = "".join(epoch if p == "%s" else "%" if p == "%%" else now.strftime(p) for p in parts)
+        out.write((text + "\n").encode())
         return 0
     try:
         sh.device.state.now = dt.datetime.strptime(args[0], "%m%d%H%M%y.%S")
@@ -877,7 +880,7 @@ def _broadcast(sh: Shell, args: list[str], out: io.BytesIO, err: io.BytesIO) -> 
 def _send_to(sh: Shell, data: str, extras: dict[str, str], out: io.BytesIO, err: io.BytesIO) -> int:
     """The SMS app's SENDTO intent (``-d sms:NUMBER --es sms_body TEXT``): the conversation with
     NUMBER, its message field holding TEXT (nothing is sent until Send is tapped, as on a phone)."""
-    from gui_gym.android.sim.apps.messages.app import ThreadScreen
+    from gui_gym.android.sim.apps.messages.app import compose
 
     number = data.split(":", 1)[1].split("?", 1)[0].strip()
     if not number:
@@ -887,12 +890,11 @@ def _send_to(sh: Shell, data: str, extras: dict[str, str], out: io.BytesIO, err:
         )
         return 1
     out.write(f"Starting: Intent {{ act=android.intent.action.SENDTO dat={data} (has extras) }}\n".encode())
-    status = sh.act(Action("launch", app=sh.device.apps["messages"].label), err)
-    screen = ThreadScreen(number, focus=True)
-    screen.form["msg"] = extras.get("sms_body", "")
-    sh.device.push(screen)
-    sh.device.state.keyboard = True
-    sh.device.invalidate()
+    running = bool(sh.device.state.stacks.get("messages"))
+    status = sh.act(Action("launch", app=sh.device.apps["messages"].label), err)  # a second passes, as for any start
+    if not running:
+        sh.device.state.stacks.pop("messages", None)  # the intent's thread is the new task's only screen
+    compose(sh.device, number, extras.get("sms_body", ""))  # the app's own handling of the intent
     return status
 
 

@@ -170,6 +170,7 @@ def _sqlite3(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.
         for conv in data.conversations:
             conv.messages.clear()
         data.log.clear()
+        data.next_id = 1  # ``_id`` is an INTEGER PRIMARY KEY without AUTOINCREMENT: an empty table numbers from 1
     data.conversations[:] = [c for c in data.conversations if c.messages]
     sh.device.invalidate()
     return 0
