@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from gui_gym.android.sim.apps.calendar.app import DayView, EventEditor
 from gui_gym.android.sim.apps.calendar.data import LABEL, REPEAT_LABEL, CalendarData, Event
 from gui_gym.android.sim.apps.calendar.storage import EVENTS, insert, rows, seconds
+from gui_gym.android.sim.apps.calendar.tasks import delete_step as calendar_delete_step
 from gui_gym.android.sim.apps.calendar.tasks import (
-    go_to_day,
     in_app,
     menu_open,
     new_editor,
@@ -40,7 +40,7 @@ from gui_gym.android.sim.apps.calendar.tasks import (
 )
 from gui_gym.android.sim.tasks.androidworld import DEVICE_TIME, AndroidWorldTask, fuzzy_match
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params
-from gui_gym.android.sim.widgets import AlertDialog, DatePickerDialog, MenuDialog, TimePickerDialog
+from gui_gym.android.sim.widgets import DatePickerDialog, MenuDialog, TimePickerDialog
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device
@@ -438,22 +438,7 @@ def delete_step(o: Oracle, uid: int) -> str:
     """One step toward deleting event ``uid``: its day, its row's long-press menu, Delete, confirm."""
     e = db(o.dev).by_uid(uid)
     assert e is not None
-    day = e.start.date()
-    s = o.screen
-    if o.app == "calendar" and isinstance(s, EventEditor) and s.uid == uid:
-        if isinstance(s.dialog, AlertDialog):
-            return o.tap(o.find(label="Delete", role="textbutton"))
-        if s.dialog is None:
-            return o.tap(o.find(desc="Delete"))
-    if o.app == "calendar" and isinstance(s, DayView) and s.menu_uid == uid and s.date == day:
-        if isinstance(s.dialog, MenuDialog) and s.dialog.handler == "on_menu":
-            return o.tap(o.find("Delete", role="menuitem"))
-        if isinstance(s.dialog, AlertDialog):
-            return o.tap(o.find(label="Delete", role="textbutton"))
-    act = go_to_day(o, day)
-    if act is not None:
-        return act
-    return o.reveal(lambda n: _is_row_of(n, e)) or o.long_press(next((n for n in o.nodes if _is_row_of(n, e)), None))
+    return calendar_delete_step(o, uid, e.start.date(), lambda n: _is_row_of(n, e))
 
 
 class _DeleteEvents(AndroidWorldTask):

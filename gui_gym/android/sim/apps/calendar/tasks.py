@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -17,6 +17,7 @@ from gui_gym.android.sim.widgets import AlertDialog, DatePickerDialog, MenuDialo
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device
+    from gui_gym.android.ui import Node
 
 LOCATIONS = (
     "Room 4B",
@@ -199,8 +200,9 @@ def open_event(o: Oracle, uid: int, day: dt.date) -> str | None:
     return reveal_event(o, title) or o.tap(event_row(o, title))
 
 
-def delete_step(o: Oracle, uid: int, day: dt.date) -> str:
-    """One step toward deleting event ``uid`` (shown on ``day``) via its long-press menu."""
+def delete_step(o: Oracle, uid: int, day: dt.date, is_row: Callable[[Node], bool] | None = None) -> str:
+    """One step toward deleting event ``uid`` (shown on ``day``) via its long-press menu; its row is
+    found by ``is_row`` when given, else by the event's title."""
     s = o.screen
     if o.app == "calendar" and isinstance(s, EventEditor) and s.uid == uid:
         if isinstance(s.dialog, AlertDialog):
@@ -215,6 +217,8 @@ def delete_step(o: Oracle, uid: int, day: dt.date) -> str:
     act = go_to_day(o, day)
     if act is not None:
         return act
+    if is_row is not None:
+        return o.reveal(is_row) or o.long_press(next((n for n in o.nodes if is_row(n)), None))
     title = db(o.dev).by_uid(uid).title
     return reveal_event(o, title) or o.long_press(event_row(o, title))
 
