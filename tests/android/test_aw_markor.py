@@ -24,12 +24,6 @@ from gui_gym.android.sim.tasks.base import Oracle
 
 IDS = [t.id for t in (cls() for cls in aw.TEMPLATES)]
 SEEDS = range(30)
-#: The paste step needs the text-selection toolbar (long press on a field, then "Paste").
-PASTE = pytest.mark.xfail(
-    reason="the text-selection toolbar (long press on a field, then Paste) is being built in device.py/"
-    "widgets.py; until it can be tapped over Markor's editor, MarkorCreateNoteFromClipboard's oracle cannot paste",
-    strict=False,
-)
 
 
 def _start(task_id: str, seed: int) -> tuple[SimBackend, dict]:
@@ -48,7 +42,7 @@ def _solve(backend: SimBackend, params: dict, limit: int = 80) -> None:
     raise AssertionError("the oracle did not finish")
 
 
-@pytest.mark.parametrize("task_id", [pytest.param(t, marks=PASTE) if "Clipboard" in t else t for t in IDS])
+@pytest.mark.parametrize("task_id", IDS)
 def test_the_oracle_solves_androidworlds_instances(task_id: str) -> None:
     env = gym.make("GuiAndroid-v0", task=task_id)
     task = TASKS[task_id]
