@@ -127,6 +127,10 @@ class Expert:
             except Exception as e:  # a task's bug is the client's to read, not the server's to raise
                 raise ExpertError(f"task: {task.id} could not draw instance {seed}: {type(e).__name__}: {e}") from None
         self.task, self.params = task, {**drawn, **(params or {})}
+        try:  # what the check compares against, from the phone as the client set it up
+            task.observe_start(self.device, self.params)
+        except Exception as e:
+            raise ExpertError(f"task: {task.id} could not read its start state: {type(e).__name__}: {e}") from None
         try:
             instruction = task.instruction(self.params)
         except Exception:  # e.g. parameters its own set-up would add, when the client set the phone up

@@ -76,6 +76,11 @@ class TaskTemplate:
     def oracle(self, o: Oracle) -> str:
         raise NotImplementedError
 
+    def observe_start(self, dev: Device, params: Params) -> None:
+        """Record in ``params`` what the check compares against that :meth:`setup` would have
+        noted of the start state (a listing, with times), read from ``dev`` as someone else set
+        it up: a benchmark's own set-up over adb. Default: nothing to note."""
+
     def score(self, dev: Device, params: Params, answer: str | None, status: str | None) -> float:
         """The task's score in [0, 1]: 1.0 when :meth:`check` holds, else 0.0. A composite task
         overrides it with the share of its sub-tasks done (AndroidWorld's composite tasks)."""

@@ -450,6 +450,9 @@ class MarkorDeleteNewestNote(MarkorAWTask):
             create_file(dev, r, "", name, text)
             now = dev.state.now + dt.timedelta(seconds=1)
             dev.state.now = now + dt.timedelta(minutes=r.randint(-500, 500))
+        self.observe_start(dev, params)
+
+    def observe_start(self, dev: Device, params: Params) -> None:
         params["initial_files"] = [list(f) for f in file_list(dev)]
 
     def check(self, dev: Device, p: Params, answer: str | None, status: str | None) -> bool:
