@@ -579,6 +579,13 @@ def task_row(row: Row, remote_id: str = "") -> dict[str, Any]:
     }
 
 
+@functools.lru_cache(maxsize=65536)
+def _date_and_time(when: dt.datetime) -> tuple[str, str]:
+    """A random minute's date and time texts (noise draws land on a few tens of thousands of
+    minutes, formatted again and again)."""
+    return when.strftime(DATE_FORMAT), when.strftime("%H:%M")
+
+
 def noise_task(r: random.Random) -> Row:
     """``_generate_random_task``'s draws, as the proto row it fills."""
     title = r.choice(list(NOISE_TASKS))
@@ -587,12 +594,12 @@ def noise_task(r: random.Random) -> Row:
         row["notes"] = NOISE_TASKS[title]
     row["importance"] = str(r.choice([0, 1, 2, 3]))
     due = random_datetime(r)
-    row["due_date"], row["due_time"] = due.strftime(DATE_FORMAT), due.strftime("%H:%M")
+    row["due_date"], row["due_time"] = _date_and_time(due)
     hide = random_datetime(r, dt.timedelta(days=5), due - dt.timedelta(days=6))
-    row["hide_until_date"], row["hide_until_time"] = hide.strftime(DATE_FORMAT), hide.strftime("%H:%M")
+    row["hide_until_date"], row["hide_until_time"] = _date_and_time(hide)
     if r.choice([True, False]):
         done = random_datetime(r, center=DEVICE_TIME - dt.timedelta(days=14))
-        row["completed_date"], row["completed_time"] = done.strftime(DATE_FORMAT), done.strftime("%H:%M")
+        row["completed_date"], row["completed_time"] = _date_and_time(done)
     return row
 
 
