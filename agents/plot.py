@@ -6,6 +6,7 @@ rate, every reward component (mean per-step value), and the mean episode length.
 
 from __future__ import annotations
 
+import io
 import logging
 import math
 import os
@@ -21,6 +22,18 @@ __all__ = ["plot_runs", "read_metrics"]
 
 #: The columns the plot reads besides ``iteration`` (and every ``reward_*``): numbers or null.
 PLOTTED = ("success_rate", "eval_success_rate", "mean_length")
+
+
+def save_png(fig: Any, path: str | Path, dpi: int = 100, **kwargs: Any) -> None:
+    """Save a matplotlib figure as a 256-colour PNG: line plots read the same, and the file is
+    about a third of matplotlib's truecolour one (studies commit their plots)."""
+    from PIL import Image
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, **kwargs)
+    buf.seek(0)
+    with Image.open(buf) as im:
+        im.convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT).save(path, format="PNG", optimize=True)
 
 
 def _row(value: Any) -> dict[str, Any]:
@@ -105,6 +118,6 @@ def plot_runs(runs: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str
             ax.legend(fontsize=7)
     fig.tight_layout()
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
+    save_png(fig, out, dpi=110)
     plt.close(fig)
     return fig

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agents.plot import save_png
 from agents.study.data import StudyData, num
 from agents.study.stats import Aggregates, SettingAggregate
 
@@ -95,7 +96,7 @@ def plot_setting(data: StudyData, a: SettingAggregate, path: Path) -> None:
             ax.legend(fontsize=7)
     fig.suptitle(f"{a.label}  [{a.name}]")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    save_png(fig, path)
 
 
 def plot_overview(data: StudyData, agg: Aggregates, path: Path) -> None:
@@ -139,4 +140,4 @@ def plot_overview(data: StudyData, agg: Aggregates, path: Path) -> None:
     if drawn:
         ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
-    fig.savefig(path, dpi=100, bbox_inches="tight")  # the legend sits outside the axes
+    save_png(fig, path, bbox_inches="tight")  # the legend sits outside the axes
