@@ -29,9 +29,9 @@ from gui_gym.android.actions import (
 )
 from gui_gym.android.backends.base import Outcome
 from gui_gym.android.sim.apps import APPS, App
+from gui_gym.android.sim.text_selection import FLOATING_TOOLBAR_TAG, TextSelection, text_toolbar, toolbar_items
 from gui_gym.android.sim.widgets import (
     FIELD_H,
-    FLOATING_TOOLBAR_TAG,
     KEYBOARD_PACKAGE,
     KEYBOARD_TOP,
     LAUNCHER_PACKAGE,
@@ -44,9 +44,7 @@ from gui_gym.android.sim.widgets import (
     FormHost,
     Inapplicable,
     Screen,
-    TextSelection,
     decor,
-    text_toolbar,
 )
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, SYSTEM_PACKAGE, Node, Window, flatten
 from gui_gym.core.io import Snapshot
@@ -392,7 +390,7 @@ class Device:
         if sel is None or fh is None or not sel.on(*fh):
             return
         field = next((n for n in flatten(root) if n.field is not None and sel.on(*n.field)), None)
-        items = self._text_actions(sel, field) if field is not None else []
+        items = toolbar_items(self.state, sel, field) if field is not None else []
         if items:
             l, t, r, b = field.bounds
             line = (l, t, r, min(b, t + FIELD_H))  # the text's first line, where the selection starts
@@ -883,45 +881,6 @@ class Device:
         if not last.children or last.children[0].desc != FLOATING_TOOLBAR_TAG:
             return []
         return [n for n in flatten(last) if n.on_tap is not None]
-
-    def _text_actions(self, sel: TextSelection, field: Node) -> list[tuple[str, Callable[[], str]]]:
-        """The toolbar's items for ``sel``, in Android's order (``Editor``'s menu: Cut, Copy,
-        Paste, Select all): Cut and Copy with the text selected (never in a password field),
-        Paste with text on the clipboard, Select all while not all of a non-empty text is."""
-        host, key, label = sel.host, sel.key, field.label
-        text = host.form.get(key, "")
-
-        def copy(cut: bool) -> str:
-            self.state.clipboard = text
-            self.state.selection = None
-            if cut:
-                host.form[key] = ""
-                return f'Cut "{clip_text(text, MAX_QUOTE)}" from "{label}" to the clipboard'
-            return f'Copy "{clip_text(text, MAX_QUOTE)}" from "{label}" to the clipboard'
-
-        def paste() -> str:
-            clip = self.state.clipboard
-            if key not in host.multiline:
-                clip = clip.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
-            new = clip if sel.whole else text + clip
-            if len(new) > MAX_FIELD_CHARS:
-                raise Inapplicable(f"the field holds at most {MAX_FIELD_CHARS} characters")
-            host.form[key] = new
-            self.state.selection = None
-            return f'Paste "{clip_text(clip, MAX_QUOTE)}" into "{label}"'
-
-        def select_all() -> str:
-            self.state.selection = TextSelection(host, key, whole=True)
-            return f'Select all the text of "{label}"'
-
-        items: list[tuple[str, Callable[[], str]]] = []
-        if sel.whole and text and not field.password:
-            items += [("Cut", lambda: copy(True)), ("Copy", lambda: copy(False))]
-        if self.state.clipboard:
-            items.append(("Paste", paste))
-        if text and not sel.whole:
-            items.append(("Select all", select_all))
-        return items
 
     def type_text(self, text: str, delete: int = 0, enter: bool = False) -> str:
         """Type ``text`` into the focused field after deleting ``delete`` characters before the
