@@ -5,7 +5,8 @@ AndroidLab's, adbutils', the ``adb`` client's): ``uiautomator dump [FILE]``, ``s
 [FILE]``, ``input tap|swipe|text|keyevent|keycombination``, ``am start|force-stop|broadcast|stack
 list|stack remove`` (the INSERT contact and SENDTO sms intents; the clipper app's ``clipper.set``
 / ``clipper.get`` broadcasts), ``monkey -p``, ``pm list packages|clear|grant``, ``dumpsys
-window|activity [recents]|input|display``, ``wm size|density``, ``getprop``, ``settings
+window|activity [recents]|input|display``, ``wm size|density`` (those of the activity, package
+and window managers in :mod:`~gui_gym.android.sim.adb.activities`), ``getprop``, ``settings
 get|put|delete|list`` (any key), ``date``, ``content query|insert|delete`` (contacts, SMS, the
 media store: :mod:`~gui_gym.android.sim.adb.providers`), the file commands of
 :mod:`~gui_gym.android.sim.adb.files` (``cat``, ``rm``, ``mkdir``, ``ls``, ``find``, ``test`` /
