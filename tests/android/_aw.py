@@ -30,3 +30,15 @@ def solve(env: gym.Env) -> tuple[dict, list[str], list[str]]:
         reached += info["milestones"]
         if term or trunc:
             return info, actions, reached
+
+
+def answer_episode(env: gym.Env, seed: int) -> tuple[dict, list[str]]:
+    """The oracle's episode of a question's instance ``seed``: its last info, and the texts on
+    screen when it answered."""
+    env.reset(options={"params": {"seed": seed}})
+    for _ in range(60):
+        shown = [n.text for n in env.unwrapped.device.elements() if n.text]
+        _, _, term, trunc, info = env.step(env.unwrapped.oracle_action())
+        if term or trunc:
+            return info, shown
+    raise AssertionError(f"seed {seed}: the oracle did not answer")

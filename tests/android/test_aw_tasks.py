@@ -19,6 +19,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+from _aw import answer_episode
 
 import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
 from gui_gym.android.actions import Action
@@ -38,23 +39,12 @@ SEEDS = range(30)
 STATES = json.loads((Path(__file__).parent / "fixtures" / "androidworld" / "question_states.json").read_text())
 
 
-def _episode(env: gym.Env, seed: int) -> tuple[dict[str, Any], list[str]]:
-    """The oracle's episode of instance ``seed``: its last info, and the texts on screen when it answered."""
-    env.reset(options={"params": {"seed": seed}})
-    for _ in range(60):
-        shown = [n.text for n in env.unwrapped.device.elements() if n.text]
-        _, _, term, trunc, info = env.step(env.unwrapped.oracle_action())
-        if term or trunc:
-            return info, shown
-    raise AssertionError(f"seed {seed}: the oracle did not answer")
-
-
 @pytest.mark.parametrize("task_id", IDS)
 def test_the_oracle_answers_every_instance_from_the_screen(task_id: str) -> None:
     env = gym.make("GuiAndroid-v0", task=task_id, obs_mode="text")
     task = ALL[task_id]
     for seed in SEEDS:
-        info, shown = _episode(env, seed)
+        info, shown = answer_episode(env, seed)
         assert info["success"] is True and info["progress"] == 1.0, f"seed {seed}"
         if task_id != "TasksDueNextWeek":  # a count: its tasks show, the number is counted
             for title in task.expected(env.unwrapped.params):
