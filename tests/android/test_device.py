@@ -458,10 +458,11 @@ def test_raw_touch_on_nothing_is_invalid_and_starts_no_gesture() -> None:
     env.reset(seed=0)
     dev = env.unwrapped.device
     before = canon(dev.state)  # all of it, the clock included
-    _, _, _, _, info = env.step({"action_type": "TOUCH", "touch_position": [0.5, 0.75]})  # the empty launcher
+    # the status bar: nothing there takes a touch (the launcher below it takes the swipe up to all apps)
+    _, _, _, _, info = env.step({"action_type": "TOUCH", "touch_position": [0.5, 0.01]})
     assert info["format_valid"] is False and "nothing clickable" in info["reason"]
     assert canon(dev.state) == before and dev.state.touches == []
-    _, _, _, _, info = env.step({"action_type": "LIFT", "touch_position": [0.5, 0.75]})
+    _, _, _, _, info = env.step({"action_type": "LIFT", "touch_position": [0.5, 0.01]})
     assert info["format_valid"] is False and "TOUCH" in info["reason"]
     assert canon(dev.state) == before
 
@@ -509,3 +510,27 @@ def test_every_app_launches_and_backs_out(app: str) -> None:
     assert dev.state.foreground is None, f"Back never left {label}"
     _, _, _, _, info = env.step({"action_type": "open_app", "app_name": APPS[app].label.lower()})
     assert info["format_valid"] and dev.state.foreground == app
+
+
+def test_app_drawer_lists_every_app_and_opens_them() -> None:
+    """The home screen shows the first apps; a swipe up opens the drawer with all of them by name."""
+    from gui_gym.android.sim.device import HOME_ICONS
+    from gui_gym.android.ui import to_xml
+
+    d = Device()
+    home = [n.text for n in d.elements() if n.role == "appicon"]
+    assert home == [app.icon_label for app in list(APPS.values())[:HOME_ICONS]]
+    assert "app drawer" in d.act(parse_action('do(action="Swipe", direction="up")')).description
+    listed = [n.text for n in d.elements() if n.role == "appicon"]
+    assert listed == sorted((app.icon_label for app in APPS.values()), key=str.casefold)
+    assert "launcher:id/apps_list_view" in to_xml(d.screen())
+    assert d.act(parse_action('do(action="Back")')).description == "Press Back to close the app drawer"
+    assert [n.text for n in d.elements() if n.role == "appicon"] == home
+    d.act(parse_action('do(action="Swipe", direction="up")'))
+    last = list(APPS.values())[-1]
+    icon = next(n for n in d.elements() if n.role == "appicon" and n.text == last.icon_label)
+    x, y = icon.center()
+    out = d.act(parse_action(f'do(action="Tap", element=[{x},{y}])'))
+    assert out.description.endswith("in the app drawer") and d.state.foreground == last.name
+    d.act(parse_action('do(action="Home")'))
+    assert not d.state.drawer_open  # Home goes to the home screen, not back to the drawer

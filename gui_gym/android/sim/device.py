@@ -29,6 +29,7 @@ from gui_gym.android.actions import (
 )
 from gui_gym.android.backends.base import Outcome
 from gui_gym.android.sim.apps import APPS, App
+from gui_gym.android.sim.media import MEDIA, MediaStore
 from gui_gym.android.sim.text_selection import FLOATING_TOOLBAR_TAG, TextSelection, text_toolbar, toolbar_items
 from gui_gym.android.sim.widgets import (
     FIELD_H,
@@ -60,7 +61,9 @@ _ABSENT_APPS = {
 #: clear deletes ``TYPE_CLEAR_CHARS`` (100 x KEYCODE_DEL, AndroidLab).
 CLEAR_ALL = 1 << 30
 _WINDOW_IDS = {"launcher": 3, "app": 5, "dialog": 7, "keyboard": 9, "status": 11, "nav": 13}
-_LONG_PRESS_TOUCHES = 3  # android_env: held for this many TOUCH steps without moving
+_LONG_PRESS_TOUCHES = 3
+#: the apps whose icons the home screen shows (the first ones installed); the app drawer lists all
+HOME_ICONS = 8  # android_env: held for this many TOUCH steps without moving
 
 
 @dataclass
@@ -73,6 +76,7 @@ class DeviceState:
     stacks: dict[str, list[Screen]] = field(default_factory=dict)
     foreground: str | None = None  # None: the launcher
     recents_open: bool = False
+    drawer_open: bool = False  # the launcher's list of all apps, over the home screen
     recents: list[str] = field(default_factory=list)
     launched: set[str] = field(default_factory=set)  # every app opened since reset
     keyboard: bool = False
@@ -127,6 +131,7 @@ class Device:
         self.state = DeviceState(now=now or dt.datetime(2023, 10, 15, 9, 30), settings=dict(DEFAULT_SETTINGS))
         for name, app in self.apps.items():
             self.state.data[name] = app.initial_data()
+        self.state.data[MEDIA] = MediaStore()  # shared storage: pictures and videos (sim.media)
         self.invalidate()
 
     def snapshot(self) -> Snapshot:
@@ -157,6 +162,7 @@ class Device:
     def launch(self, name: str) -> str:
         app = self.apps[name]
         self.state.recents_open = False
+        self.state.drawer_open = False
         self.state.keyboard = False
         if not self.state.stacks.get(name):
             self.state.stacks[name] = [app.root(self)]
@@ -203,6 +209,7 @@ class Device:
 
     def go_home(self) -> str:
         self.state.recents_open = False
+        self.state.drawer_open = False
         self.state.keyboard = False
         self.state.foreground = None
         return "Go to the home screen"
@@ -216,6 +223,9 @@ class Device:
             st.keyboard = False
             return f"{described} to hide the keyboard"
         screen = self.top_screen()
+        if screen is None and st.drawer_open and st.foreground is None:
+            st.drawer_open = False
+            return f"{described} to close the app drawer"
         if screen is None:
             return f"{described} on the home screen (nothing happens)"
         if screen.dialog is not None:
@@ -287,6 +297,8 @@ class Device:
         if st.recents_open or st.foreground is None:
             if st.recents_open:
                 launcher = self._recents()
+            elif st.drawer_open:
+                launcher = self._kept("drawer", (), self._drawer)
             else:
                 launcher = self._kept("launcher", self._launcher_key(), self._launcher)
             main = decor(LAUNCHER_PACKAGE, launcher, top=0, bottom=SCREEN_H, bars=False)  # the launcher is edge to edge
@@ -487,6 +499,7 @@ class Device:
 
     def _open_recents(self) -> str:
         self.state.recents_open = True
+        self.state.drawer_open = False
         self.state.keyboard = False
         return "Open recent apps"
 
@@ -498,7 +511,9 @@ class Device:
             package=pkg,
             rid=f"{pkg}:id/workspace",
             role="launcher",
+            on_scroll=self._swipe_home,
         )
+        home.scrollable = False  # the swipe to all apps is the launcher's gesture, not a scrolling view
         st = self.state
         home.children.append(
             Node(
@@ -510,29 +525,74 @@ class Device:
                 role="wallpapertext",
             )
         )
+        home.children += self._icons(list(self.apps.items())[:HOME_ICONS], 520, "on the home screen")
+        return home
+
+    def _icons(self, apps: list[tuple[str, App]], top: int, where: str) -> list[Node]:
+        """App icons in rows of four from ``top``; tapping one opens its app."""
         cols, cw, ch = 4, SCREEN_W // 4, 300
-        for i, (name, app) in enumerate(self.apps.items()):
+        icons = []
+        for i, (name, app) in enumerate(apps):
             r, c = divmod(i, cols)
-            x, y = c * cw, 520 + r * ch
+            x, y = c * cw, top + r * ch
 
             def open_app(n: str = name) -> str:
                 self.launch(n)
-                return f'Tap the "{self.apps[n].icon_label}" app icon on the home screen'
+                return f'Tap the "{self.apps[n].icon_label}" app icon {where}'
 
-            home.children.append(
+            icons.append(
                 Node(
                     "android.widget.TextView",
                     (x + 10, y, x + cw - 10, y + ch - 20),
                     app.icon_label,
                     desc=app.icon_label,
-                    package=pkg,
+                    package=LAUNCHER_PACKAGE,
                     on_tap=open_app,
                     role="appicon",
                     style=app.color,
                     label=app.icon_label,
                 )
             )
-        return home
+        return icons
+
+    def _swipe_home(self, content_dir: str, frac: float) -> str:
+        """A swipe up on the home screen opens the app drawer, as on a Pixel."""
+        if content_dir != "down":
+            raise Inapplicable("only a swipe up does something on the home screen: it opens the app drawer")
+        self.state.drawer_open = True
+        return "Swipe up on the home screen to open the app drawer"
+
+    def _drawer(self) -> Node:
+        """The launcher's list of all apps (Pixel launcher's ``apps_view``): every installed app,
+        by name, in rows of four; a swipe down closes it."""
+        pkg = LAUNCHER_PACKAGE
+
+        def swipe(content_dir: str, frac: float) -> str | bool:
+            if content_dir == "up":  # a finger moving down, at the top of the list
+                self.state.drawer_open = False
+                return "Swipe down to close the app drawer"
+            return False  # every app shows: nothing to scroll to
+
+        view = Node(
+            "android.widget.FrameLayout",
+            (0, STATUS_H, SCREEN_W, NAV_TOP),
+            package=pkg,
+            rid=f"{pkg}:id/apps_view",
+            role="launcher",
+        )
+        listing = Node(
+            "androidx.recyclerview.widget.RecyclerView",
+            (0, 360, SCREEN_W, NAV_TOP),
+            package=pkg,
+            rid=f"{pkg}:id/apps_list_view",
+            scrollable=True,
+            on_scroll=swipe,
+            label="all apps",
+        )
+        ordered = sorted(self.apps.items(), key=lambda kv: kv[1].icon_label.casefold())
+        listing.children += self._icons(ordered, 400, "in the app drawer")
+        view.children.append(listing)
+        return view
 
     def _recents(self) -> Node:
         pkg = LAUNCHER_PACKAGE

@@ -143,6 +143,11 @@ class _Recorder:
         x, y = xy
         self.ops.append((_PASTE, (x, y, x + mask.width, y + mask.height), color, mask))
 
+    def image(self, img: Image.Image, xy: tuple[int, int]) -> None:
+        """Paste an RGB picture at ``xy`` (a photo, a video frame)."""
+        x, y = xy
+        self.ops.append((_PASTE, (x, y, x + img.width, y + img.height), img, None))
+
     def shade(self, box: Box, lut: list[int]) -> None:
         self.ops.append((_SHADE, box, lut))
 
@@ -165,7 +170,7 @@ _ROLES = frozenset({
     "statusbar", "navbar", "statustext", "statusicon", "wallpapertext", "toolbar", "title", "text", "subtext",
     "row", "icon", "navbutton", "fab", "button", "textbutton", "menuitem", "tab", "field", "switch", "checkbox",
     "avatar", "appicon", "launcher", "recents", "card", "scrim", "panel", "keyboard", "keyrow", "key", "bubble",
-    "toast", "day", "list", "slider",
+    "toast", "day", "list", "slider", "picture",
 })
 # fmt: on
 
@@ -550,9 +555,37 @@ class Renderer:
             d.line((l, cy, x, cy), fill=ACCENT, width=max(2, int(8 * self.sy)))
             rad = max(3, int(24 * self.sy))
             d.ellipse((x - rad, cy - rad, x + rad, cy + rad), fill=ACCENT)
+        elif role == "picture":
+            self._picture(n, box)
         elif n.text and not n.children:
             # Unknown leaf with text: still legible.
             self._text(box, n.text, 42, pal["fg"])
+
+    def _picture(self, n: Node, box: tuple[int, int, int, int]) -> None:
+        """A photo or video frame: ``n.field()`` gives the picture (``None``: one the phone cannot
+        decode), ``n.style`` is ``(mode, key...)`` with mode ``"fit"`` (whole, centred on black) or
+        ``"crop"`` (filling the box, as a thumbnail), the key naming the picture for the caches."""
+        l, t, r, b = box
+        w, h = r - l + 1, b - t + 1
+        mode = n.style[0] if isinstance(n.style, tuple) and n.style else "fit"
+        if mode == "fit":
+            self._rec.rectangle(box, fill=(0, 0, 0))
+        pic = n.field() if callable(n.field) else None
+        if pic is None or pic.width < 1 or pic.height < 1:
+            if mode != "fit":
+                self._rec.rectangle(box, fill=self._pal["line"])
+            return
+        if mode == "crop":
+            scale = max(w / pic.width, h / pic.height)
+            cw, ch = min(pic.width, max(1, round(w / scale))), min(pic.height, max(1, round(h / scale)))
+            x0, y0 = (pic.width - cw) // 2, (pic.height - ch) // 2
+            img = pic.crop((x0, y0, x0 + cw, y0 + ch)).resize((w, h), Image.Resampling.BILINEAR)
+            self._rec.image(img, (l, t))
+        else:
+            scale = min(w / pic.width, h / pic.height)
+            pw, ph = max(1, round(pic.width * scale)), max(1, round(pic.height * scale))
+            img = pic.resize((pw, ph), Image.Resampling.BILINEAR)
+            self._rec.image(img, (l + (w - pw) // 2, t + (h - ph) // 2))
 
     def _icon(self, box: tuple[int, int, int, int], name: str, color: tuple[int, int, int]) -> None:
         l, t, r, b = box

@@ -34,7 +34,7 @@ AndroidWorld's state carries UI elements from ``uiautomator dump`` and, where a 
 send, fetched from serve-adb's ``host:gui-gym-a11y:forest``.
 
 Every adb call (its arguments, its output bytes, its exit status; for ``push`` and ``pull`` the
-file's bytes), every forest fetched, and the verdicts go to
+file's bytes, a pushed video's frame data zeroed: :func:`slim`), every forest fetched, and the verdicts go to
 ``tests/android/fixtures/androidworld/judge/<TaskId>.json.gz`` (written only where AndroidWorld
 judged as expected, unless ``--keep-failing``); ``tests/android/test_androidworld_judge.py``
 replays them against a fresh served phone. A summary table (task, verdicts, steps, the reason of
@@ -86,6 +86,28 @@ def pack(data: bytes) -> str | dict[str, str]:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return {"b64": base64.b64encode(data).decode("ascii")}
+
+
+def slim(remote: str, data: bytes) -> bytes:
+    """A pushed file as the fixture keeps it: a video's frame data (the payload of its MP4 ``mdat``
+    boxes) zeroed, so the fixture compresses; the phone reads only the container (its length)
+    and the adb exchange (the byte count) is the same. Anything else as it is."""
+    if not remote.lower().endswith(".mp4") or len(data) < 65536:
+        return data
+    out, pos = bytearray(data), 0
+    while pos + 8 <= len(out):
+        size = int.from_bytes(out[pos : pos + 4], "big")
+        head = 8
+        if size == 1:
+            size, head = int.from_bytes(out[pos + 8 : pos + 16], "big"), 16
+        elif size == 0:
+            size = len(out) - pos
+        if size < head:
+            break
+        if out[pos + 4 : pos + 8] == b"mdat":
+            out[pos + head : pos + size] = bytes(min(size, len(out) - pos) - head)
+        pos += size
+    return bytes(out)
 
 
 def unpack(value: str | dict[str, str]) -> bytes:
@@ -201,7 +223,7 @@ class Tape:
         local = args[1] if args[:1] == ["push"] and len(args) == 3 else args[2] if args[:1] == ["pull"] else None
         entry: dict[str, Any] = {"a": [LOCAL if a == local else a for a in args]}
         if args[:1] == ["push"] and local:
-            entry["f"] = pack(Path(local).read_bytes())
+            entry["f"] = pack(slim(args[2], Path(local).read_bytes()))
         proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=stderr, timeout=timeout, env=env)
         entry["o"] = pack(normalize(proc.stdout, local))
         entry["r"] = proc.returncode

@@ -14,7 +14,11 @@ from gui_gym.android.sim.adb.commands import command
 from gui_gym.android.ui import SCREEN_H, SCREEN_W
 
 #: What ``am start -a android.intent.action.VIEW -d URI`` opens (AndroidWorld's default URIs).
-_VIEW_URIS = {"content://contacts/people": "contacts", "content://com.android.calendar": "calendar"}
+_VIEW_URIS = {
+    "content://contacts/people": "contacts",
+    "content://com.android.calendar": "calendar",
+    "content://media/external/images/media": "gallery",  # the pictures: Simple Gallery Pro shows them
+}
 
 
 #: Helper apps an AndroidWorld emulator has besides the phone's apps: package -> activity. They
@@ -189,7 +193,7 @@ def _am(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.Bytes
         return _send_to(sh, data, extras, out, err)
     if action == "android.intent.action.VIEW" and data is not None and component is None:
         app = next((a for prefix, a in _VIEW_URIS.items() if data.startswith(prefix)), None)
-        if app is None:
+        if app not in sh.device.apps:
             err.write(f"Error: Activity not started, unable to resolve Intent {{ act={action} dat={data} }}\n".encode())
             return 1
         out.write(f"Starting: Intent {{ act={action} dat={data} }}\n".encode())

@@ -4,7 +4,10 @@ Storage is in memory (:class:`~gui_gym.android.sim.adb.shell.Shell`'s ``files``,
 ``mtimes``), with ``/storage/emulated/0`` as ``/sdcard``. An app whose data a phone keeps as files
 is *mounted*: Markor's notebook is the folder :data:`MARKOR_DIR`, so ``echo 'text' > note.md``,
 ``cat``, ``rm -r``, ``find`` and ``adb pull`` there read and change the notes the Markor app shows
-(AndroidWorld sets up and checks its Markor tasks exactly so). An app that keeps a database
+(AndroidWorld sets up and checks its Markor tasks exactly so). The shared media folders
+(``/sdcard/DCIM``, ``Pictures``, ``Movies``, ``Download``) are the phone's media store
+(:mod:`gui_gym.android.sim.media`): a picture pushed there is what Gallery shows, a video what VLC
+plays, and a photo the camera takes is pulled from there. An app that keeps a database
 (:attr:`App.databases <gui_gym.android.sim.apps.base.App.databases>`) shows it at the real app's
 path: ``adb pull`` gets the app's data as that database, a database pushed there (AndroidWorld's
 ``sqlite_utils`` pulls, edits and pushes back) becomes the app's data, one the app could not open
@@ -28,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from gui_gym.android.sim.adb.commands import PhoneShell as Shell
 from gui_gym.android.sim.adb.commands import command
+from gui_gym.android.sim.media import FOLDERS, MEDIA
 from gui_gym.android.sim.storage import StorageError, apply_wal
 
 if TYPE_CHECKING:
@@ -145,8 +149,10 @@ def _view(sh: Shell) -> dict[str, tuple[bool, bytes]]:
 
 
 def sync_in(sh: Shell) -> None:
-    """Show Markor's notes as files under :data:`MARKOR_DIR`, and every app database at its path."""
+    """Show Markor's notes as files under :data:`MARKOR_DIR`, the media store under the media
+    folders, and every app database at its path."""
     _databases_in(sh)
+    _media_in(sh)
     data = sh.device.state.data.get("markor")
     if data is None:
         return
@@ -170,6 +176,7 @@ def sync_out(sh: Shell) -> None:
     from gui_gym.android.sim.apps.markor.app import Entry
 
     _databases_out(sh)
+    _media_out(sh)
     data = sh.device.state.data.get("markor")
     if data is None:
         return
@@ -188,6 +195,60 @@ def sync_out(sh: Shell) -> None:
         elif not is_dir and e.content != content:
             e.content, e.mtime = content, mtime
     sh._markor_view = view
+    sh.device.invalidate()
+
+
+# ----------------------------------------------------------------------------- the media mount
+
+
+def _media_prefixes() -> tuple[str, ...]:
+    return tuple(f"/sdcard/{folder}/" for folder in FOLDERS)
+
+
+def _media_view(sh: Shell) -> tuple[frozenset[str], dict[str, bytes]]:
+    prefixes = _media_prefixes()
+    dirs = frozenset(d for d in sh.dirs if d.startswith(prefixes))
+    return dirs, {p: data for p, data in sh.files.items() if p.startswith(prefixes)}
+
+
+def _media_in(sh: Shell) -> None:
+    """Show the phone's media store (:mod:`gui_gym.android.sim.media`) as the files under the
+    shared media folders (``/sdcard/DCIM``, ``Pictures``, ``Movies``, ``Download``)."""
+    store = sh.device.state.data.get(MEDIA)
+    if store is None:
+        return
+    prefixes = _media_prefixes()
+    sh.files = {k: v for k, v in sh.files.items() if not k.startswith(prefixes)}
+    sh.dirs = {d for d in sh.dirs if not d.startswith(prefixes)} | {f"/sdcard/{d}" for d in store.dirs}
+    for f in store.files.values():
+        p = f"/sdcard/{f.path}"
+        sh.files[p] = f.data()
+        sh.mtimes[p] = f.mtime
+    sh._media_view = _media_view(sh)
+
+
+def _media_out(sh: Shell) -> None:
+    """Files a command wrote, changed or removed under the media folders, into the media store
+    (a file written from outside keeps only its bytes: see :class:`~gui_gym.android.sim.media.MediaFile`)."""
+    store = sh.device.state.data.get(MEDIA)
+    if store is None:
+        return
+    view = _media_view(sh)
+    if view == getattr(sh, "_media_view", None):
+        return
+    dirs, files = view
+    now = sh.device.state.now
+    for path in [p for p in store.files if f"/sdcard/{p}" not in files]:
+        store.remove(path)
+    store.dirs = {d[len("/sdcard/") :] for d in dirs} | set(FOLDERS)
+    for p, raw in files.items():
+        rel = p[len("/sdcard/") :]
+        f = store.files.get(rel)
+        if f is None or (f.raw is not raw and f.data() != raw):
+            store.add_file(rel, raw, sh.mtimes.get(p, now))
+        elif f.mtime != sh.mtimes.get(p, f.mtime):
+            f.mtime = sh.mtimes[p]
+    sh._media_view = view
     sh.device.invalidate()
 
 
