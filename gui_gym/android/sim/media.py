@@ -328,7 +328,7 @@ def mp4_duration(raw: bytes | None) -> int:
         if size < head:
             return 0
         if kind == b"moov":
-            end, pos = pos + size, pos + head  # look inside
+            end, pos = min(pos + size, len(raw)), pos + head  # look inside (a cut file: as far as it goes)
             continue
         if kind == b"mvhd":
             body = raw[pos + head : pos + size]
