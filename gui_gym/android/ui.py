@@ -84,6 +84,7 @@ class Node:
         "on_tap",
         "package",
         "password",
+        "picture",
         "rid",
         "role",
         "scrollable",
@@ -121,6 +122,7 @@ class Node:
         label: str = "",
         role: str = "",
         style: Any = None,
+        picture: Callable[[], Any] | None = None,
     ) -> None:
         self.cls = cls
         self.bounds = bounds
@@ -147,6 +149,7 @@ class Node:
         self.label = label
         self.role = role
         self.style = style
+        self.picture = picture  # role "picture": gives the PIL image it shows (pixels only)
 
     # -- geometry -------------------------------------------------------------------------
     def contains(self, x: int, y: int) -> bool:

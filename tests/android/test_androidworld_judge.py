@@ -82,7 +82,7 @@ def test_androidworld_judges_the_replayed_run(path: Path, phone: AdbServer, tmp_
                 assert _raw(phone, call["h"]) == unpack(call["o"]), f"{fixture['task']} {ep['mode']}, call {i}"
                 continue
             if call["a"][:1] == ["push"]:
-                local.write_bytes(unpack(call["f"]))
+                local.write_bytes(unpack(call["f"], fixture.get("blobs")))
             elif local.exists():
                 local.unlink()
             args = [str(local) if a == LOCAL else a for a in call["a"]]
@@ -94,7 +94,7 @@ def test_androidworld_judges_the_replayed_run(path: Path, phone: AdbServer, tmp_
             assert normalize(proc.stdout, str(local)) == unpack(call["o"]), where
             assert proc.returncode == call["r"], where
             if call["a"][:1] == ["pull"] and "f" in call:
-                assert local.read_bytes() == unpack(call["f"]), where + " (the pulled file)"
+                assert local.read_bytes() == unpack(call["f"], fixture.get("blobs")), where + " (the pulled file)"
 
 
 def _raw(server: AdbServer, request: str) -> bytes:

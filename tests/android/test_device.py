@@ -496,6 +496,8 @@ def test_every_app_launches_and_backs_out(app: str) -> None:
     _, info = env.reset(seed=0)
     dev = env.unwrapped.device
     label = APPS[app].icon_label
+    if not any(e.text == label for e in info["ui_elements"]):  # not on the home screen: in the drawer
+        _, _, _, _, info = env.step('do(action="Swipe", direction="up")')
     _, _, _, _, info = env.step(tap(find_el(info, text=label)))  # the launcher icon
     assert info["format_valid"], info
     assert dev.state.foreground == app

@@ -62,12 +62,12 @@ def test_a_made_video_is_an_mp4_whose_header_gives_its_length() -> None:
 
 def test_the_picture_role_paints_the_picture_and_nothing_of_it_is_in_the_tree() -> None:
     f = MediaStore().add_image("DCIM/r.png", ("SECRET 42",), NOW)
-    node = Node("android.widget.ImageView", (0, 0, 1080, 1200), role="picture", field=f.picture,
+    node = Node("android.widget.ImageView", (0, 0, 1080, 1200), role="picture", picture=f.picture,
                 style=("fit", f.path))  # fmt: skip
     pixels = Renderer((270, 600)).render(Node("android.widget.FrameLayout", (0, 0, 1080, 2400), children=[node]))
     top = pixels[:300]
     assert (top == 255).all(axis=2).any() and (top < 64).all(axis=2).any()  # white picture on black
-    assert node.text == "" and node.desc == ""
+    assert node.text == "" and node.desc == "" and node.to_dict()["is_editable"] is False
 
 
 @pytest.fixture

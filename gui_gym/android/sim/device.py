@@ -57,11 +57,16 @@ _ABSENT_APPS = {
     "messages": ("Google Messages", "text messages are sent with Simple SMS Messenger"),
     "google calendar|gcal": ("Google Calendar", "the calendar is Simple Calendar Pro"),
 }
+# Names AndroidWorld opens with a VIEW intent of a default URI (adb_utils._DEFAULT_URIS) where the
+# phone's app for it is not found by name: the app that takes the intent here.
+_DEFAULT_URI_APPS = {"gallery": "gallery"}
 #: ``type_text(delete=CLEAR_ALL)``: select all, then delete (AndroidWorld's ``clear_text``); a Type's
 #: clear deletes ``TYPE_CLEAR_CHARS`` (100 x KEYCODE_DEL, AndroidLab).
 CLEAR_ALL = 1 << 30
 _WINDOW_IDS = {"launcher": 3, "app": 5, "dialog": 7, "keyboard": 9, "status": 11, "nav": 13}
 _LONG_PRESS_TOUCHES = 3
+#: the launcher's activity (``am stack list`` on the home screen)
+LAUNCHER_ACTIVITY = "com.android.launcher3.uioverrides.QuickstepLauncher"
 #: the apps whose icons the home screen shows (the first ones installed); the app drawer lists all
 HOME_ICONS = 8  # android_env: held for this many TOUCH steps without moving
 
@@ -122,6 +127,8 @@ class Device:
         self._flat: list[Node] | None = None
         self._touchable: list[Node] | None = None
         self._system: dict[str, tuple[tuple, Node]] = {}
+        #: where the finger is while a tap or swipe handler runs (a seek bar acts where it lands)
+        self.touch_point: tuple[int, int] | None = None
         self.state = DeviceState()
         self.reset()
 
@@ -146,6 +153,21 @@ class Device:
 
     def data(self, app: str) -> Any:
         return self.state.data[app]
+
+    def top_activity(self) -> str:
+        """``package/activity`` of the activity in front (what ``am stack list`` reports as the
+        visible task's ``topActivity``, AndroidWorld's ``get_current_activity``): the launcher's,
+        the app's, a screen's own activity where it names one, or another package's activity on
+        the app's task (the permission controller's grant dialog: :attr:`Screen.package
+        <gui_gym.android.sim.widgets.Screen.package>`)."""
+        st = self.state
+        if st.recents_open or st.foreground is None:
+            return f"{LAUNCHER_PACKAGE}/{LAUNCHER_ACTIVITY}"
+        app = self.apps[st.foreground]
+        screen = self.top_screen()
+        package = (screen.package if screen is not None else "") or app.package
+        activity = (screen.activity if screen is not None else "") or app.activity or f"{app.package}.MainActivity"
+        return f"{package}/{activity}"
 
     # -- navigation ----------------------------------------------------------------------
     def app(self, name: str | None = None) -> App | None:
@@ -321,9 +343,10 @@ class Device:
             screen = self.top_screen()
             assert screen is not None
             bottom = KEYBOARD_TOP if st.keyboard else NAV_TOP
-            ui = UI(self, app.package, STATUS_H, bottom, app.label)
+            pkg = screen.package or app.package  # another package's activity on the app's task
+            ui = UI(self, pkg, STATUS_H, bottom, app.label)
             screen.build(ui, self)
-            main = decor(app.package, ui.content(app.layout), top=STATUS_H, bottom=bottom)
+            main = decor(pkg, ui.content(() if screen.package else app.layout), top=STATUS_H, bottom=bottom)
             dialog = screen.dialog
             windows.append(
                 Window(
@@ -331,7 +354,7 @@ class Device:
                     "application",
                     1,
                     app.label,
-                    app.package,
+                    pkg,
                     main.bounds,
                     main,
                     active=dialog is None,
@@ -725,6 +748,12 @@ class Device:
         self.invalidate()
         return out
 
+    def pass_time(self, seconds: float) -> None:
+        """Let ``seconds`` pass on the phone's clock with nothing done (``adb shell sleep``)."""
+        if seconds > 0:
+            self.state.now += dt.timedelta(seconds=seconds)
+            self.invalidate()
+
     def delete_keys(self, n: int) -> Outcome:
         """Press Delete *n* times in the focused field (``input keyevent KEYCODE_DEL`` over adb),
         with :meth:`act`'s rules: nothing to delete changes nothing."""
@@ -826,6 +855,8 @@ class Device:
         name. A name AndroidWorld sends to an app this phone lacks (Google Messages for
         "Messages") is refused with the name to use instead."""
         key = name.strip().lower()
+        if _DEFAULT_URI_APPS.get(key) in self.apps:  # opened by its VIEW intent: the default app
+            return _DEFAULT_URI_APPS[key]
         for app_name, app in self.apps.items():
             if key in (app.label.lower(), app.package):
                 return app_name
@@ -890,7 +921,11 @@ class Device:
                 raise Inapplicable("keyboard keys are not modelled one by one: use Type to enter text")
             raise Inapplicable(f"nothing clickable at ({x}, {y})")
         toolbar = self.state.selection is not None and any(n is node for n in self.text_actions())
-        desc = node.on_tap()
+        self.touch_point = (x, y)
+        try:
+            desc = node.on_tap()
+        finally:
+            self.touch_point = None
         if not toolbar:
             self.state.selection = None  # a touch outside the text-selection toolbar dismisses it
         return desc if isinstance(desc, str) else self._describe(node, "Tap")
@@ -1018,7 +1053,11 @@ class Device:
                 target = next((n for n in lists if n.contains(*point)), None)
         if target is None:
             raise Inapplicable("nothing scrollable here")
-        moved = target.on_scroll(content_dir, frac)
+        self.touch_point = point
+        try:
+            moved = target.on_scroll(content_dir, frac)
+        finally:
+            self.touch_point = None
         if isinstance(moved, str):  # the widget describes itself (e.g. a slider)
             return moved
         name = target.name or "list"

@@ -79,10 +79,12 @@ class MediaFile:
 
     path: str
     mtime: dt.datetime
-    raw: bytes | None = None  # the file's bytes (None: made from lines/frames when first read)
+    raw: bytes | None = None  # the bytes of a file written from outside (None: made by the phone)
     lines: tuple[str, ...] = ()  # a picture the phone drew: its text, line by line
     frames: tuple[tuple[str, int], ...] = ()  # a video the phone made: (text shown, seconds) each
     size: tuple[int, int] = (0, 0)  # a drawn picture's or a made video's width and height
+    #: a made file's bytes, encoded the first time they are read (what it shows stays its lines)
+    encoded: bytes | None = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -100,12 +102,22 @@ class MediaFile:
 
     def data(self) -> bytes:
         """The file's bytes (a drawn picture or made video is encoded once, then kept)."""
-        if self.raw is None:
+        if self.raw is not None:
+            return self.raw
+        if self.encoded is None:
             if self.kind == "video":
-                self.raw = _mp4(self.frames, self.size)
+                self.encoded = _mp4(self.frames, self.size)
             else:
-                self.raw = _encode(self.picture() or Image.new("RGB", (1, 1), "white"), self.name)
-        return self.raw
+                self.encoded = _encode(self.picture() or Image.new("RGB", (1, 1), "white"), self.name)
+        return self.encoded
+
+    def key(self) -> tuple:
+        """What names the file's content for caches (a renderer's ``style`` key): path, time, and
+        its lines and frames or its bytes' length and hash."""
+        content: Any = (self.lines, self.frames)
+        if self.raw is not None:
+            content = (len(self.raw), hash(self.raw))
+        return (self.path, self.mtime.isoformat(), content, self.size)
 
     def picture(self) -> Image.Image | None:
         """What the file shows as a picture (an RGB image; a video's first frame), or ``None``

@@ -562,7 +562,7 @@ class Renderer:
             self._text(box, n.text, 42, pal["fg"])
 
     def _picture(self, n: Node, box: tuple[int, int, int, int]) -> None:
-        """A photo or video frame: ``n.field()`` gives the picture (``None``: one the phone cannot
+        """A photo or video frame: ``n.picture()`` gives the picture (``None``: one the phone cannot
         decode), ``n.style`` is ``(mode, key...)`` with mode ``"fit"`` (whole, centred on black) or
         ``"crop"`` (filling the box, as a thumbnail), the key naming the picture for the caches."""
         l, t, r, b = box
@@ -570,7 +570,7 @@ class Renderer:
         mode = n.style[0] if isinstance(n.style, tuple) and n.style else "fit"
         if mode == "fit":
             self._rec.rectangle(box, fill=(0, 0, 0))
-        pic = n.field() if callable(n.field) else None
+        pic = n.picture() if n.picture is not None else None
         if pic is None or pic.width < 1 or pic.height < 1:
             if mode != "fit":
                 self._rec.rectangle(box, fill=self._pal["line"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -90,6 +91,10 @@ class Screen(FormHost):
     """One activity. Subclasses implement :meth:`build` and may override :meth:`on_back`."""
 
     title = ""
+    #: another package's activity on the app's task (the permission controller's grant dialog):
+    #: its package and activity class name the window and the activity in front; "" for the app's own
+    package = ""
+    activity = ""
 
     def __init__(self) -> None:
         super().__init__()
@@ -210,6 +215,14 @@ class InputDialog(Dialog):
         return super().finish(dev, None if value is None else dict(self.form))
 
 
+@functools.lru_cache(maxsize=256)
+def _day_labels(year: int, month: int) -> tuple[str, ...]:
+    """The date picker's day cells' labels of a month (``1 October 2023`` ...)."""
+    return tuple(
+        dt.date(year, month, day).strftime("%-d %B %Y") for day in range(1, calendar.monthrange(year, month)[1] + 1)
+    )
+
+
 class DatePickerDialog(Dialog):
     """Android's calendar date picker: month header with previous/next arrows, a day grid,
     Cancel/OK. OK passes a :class:`datetime.date` to the handler."""
@@ -259,12 +272,13 @@ class DatePickerDialog(Dialog):
         first_wd, ndays = calendar.monthrange(d.year, d.month)
         first_wd = (first_wd + 1) % 7  # Sunday-first grid
         cell_w, cell_h = 112, 110
+        labels = _day_labels(d.year, d.month)
         for day in range(1, ndays + 1):
             pos = first_wd + day - 1
             r, c = divmod(pos, 7)
             x = 148 + c * cell_w
             y = ui.y + r * cell_h
-            label = dt.date(d.year, d.month, day).strftime("%-d %B %Y")
+            label = labels[day - 1]
             ui.add(
                 Node(
                     "android.view.View",

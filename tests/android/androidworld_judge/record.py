@@ -12,7 +12,8 @@ subprocess on free loopback ports) and drives it as AndroidWorld drives an emula
 parsed by its ``representation_utils``), over android_env's ``AdbCallParser`` and ``AdbController``
 running the real ``adb`` client. Nothing of AndroidWorld is changed; two things of the host are:
 ``time.sleep`` returns at once (the simulated phone's clock moves with its actions, not with the
-host's; AndroidWorld waits up to 7 s for real apps), and the controller's recovery from a failed
+host's; AndroidWorld waits up to 7 s for real apps; the oracle's Wait is sent as ``adb shell sleep
+3``, which moves the served phone's clock as the sim's Wait does), and the controller's recovery from a failed
 command (``adb kill-server`` and ``start-server``, which would stop the served phone and start a
 real adb server in its place) is left out: the failed command is retried once, as after a restart.
 
@@ -110,8 +111,11 @@ def slim(remote: str, data: bytes) -> bytes:
     return bytes(out)
 
 
-def unpack(value: str | dict[str, str]) -> bytes:
+def unpack(value: str | dict[str, str], blobs: dict[str, Any] | None = None) -> bytes:
+    """Bytes from :func:`pack`'s JSON (``{"blob": SHA}``: from the fixture's ``blobs``)."""
     if isinstance(value, dict):
+        if "blob" in value:
+            return unpack((blobs or {})[value["blob"]])
         return base64.b64decode(value["b64"])
     return value.encode("utf-8")
 
@@ -327,10 +331,12 @@ def act(env: Any, g: dict[str, Any]) -> None:
     xy = {"x": point[0], "y": point[1]} if point else {}
     simple = {
         "tap": "click", "long_press": "long_press", "double_tap": "double_tap", "back": "navigate_back",
-        "home": "navigate_home", "enter": "keyboard_enter", "wait": "wait",
+        "home": "navigate_home", "enter": "keyboard_enter",
     }  # fmt: skip
     if kind in simple:
         env.execute_action(json_action.JSONAction(action_type=simple[kind], **xy))
+    elif kind == "wait":  # time passing on the phone: AndroidWorld's wait only sleeps on the host
+        adb_utils.issue_generic_request(["shell", "sleep", "3"], env.controller)
     elif kind == "launch":
         env.execute_action(json_action.JSONAction(action_type="open_app", app_name=g["app"]))
     elif kind == "answer":
@@ -437,7 +443,28 @@ def passed(fixture: dict) -> bool:
     return all(ep.get("verdict") == expected(fixture["task"], ep["mode"]) for ep in fixture["episodes"])
 
 
+def shared_files(fixture: dict) -> dict:
+    """The fixture with each file's bytes (``"f"``, 4 KB or more) written once, in ``"blobs"`` by
+    SHA-256, and ``{"blob": SHA}`` where it is pushed or pulled (a task pushes the same picture
+    ten times): :func:`unpack` with the blobs reads them back."""
+    import hashlib
+
+    blobs: dict[str, Any] = {}
+    for ep in fixture["episodes"]:
+        for call in ep.get("exchanges", []):
+            f = call.get("f")
+            if f is None or (isinstance(f, dict) and "blob" in f):
+                continue
+            data = unpack(f)
+            if len(data) >= 4096:
+                key = hashlib.sha256(data).hexdigest()
+                blobs.setdefault(key, f)
+                call["f"] = {"blob": key}
+    return {**fixture, "blobs": blobs} if blobs else fixture
+
+
 def write(fixture: dict, folder: Path) -> Path:
+    fixture = shared_files(fixture)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{fixture['task']}.json.gz"
     raw = json.dumps(fixture, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()

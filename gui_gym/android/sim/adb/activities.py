@@ -9,8 +9,10 @@ from __future__ import annotations
 import io
 
 from gui_gym.android.actions import Action
+from gui_gym.android.sim import permissions
 from gui_gym.android.sim.adb.commands import PhoneShell as Shell
 from gui_gym.android.sim.adb.commands import command
+from gui_gym.android.sim.device import LAUNCHER_ACTIVITY
 from gui_gym.android.ui import SCREEN_H, SCREEN_W
 
 #: What ``am start -a android.intent.action.VIEW -d URI`` opens (AndroidWorld's default URIs).
@@ -149,7 +151,7 @@ def _am(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.Bytes
         focus, tid = _focus(sh), _task_id(sh, sh.device.state.foreground)
         out.write(
             f"RootTask id={tid} bounds=[0,0][{SCREEN_W},{SCREEN_H}] displayId=0 userId=0\n"
-            f"  taskId={tid}: {focus} bounds=[0,0][{SCREEN_W},{SCREEN_H}] userId=0 visible=true "
+            f"  taskId={tid}: {_task_base(sh)} bounds=[0,0][{SCREEN_W},{SCREEN_H}] userId=0 visible=true "
             f"topActivity=ComponentInfo{{{focus}}}\n".encode()
         )
         return 0
@@ -218,7 +220,7 @@ def _monkey(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.B
 def _pm(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
     if args[:1] == ["clear"] and len(args) >= 2:
         return _pm_clear(sh, args[-1], out, err)
-    if args[:1] in (["grant"], ["revoke"]):  # permissions are not modelled: every app may do what it does
+    if args[:1] in (["grant"], ["revoke"]):  # the runtime grants an app asks for (sim.permissions)
         if len(args) != 3:
             err.write(f"usage: pm {args[0]} PACKAGE PERMISSION\n".encode())
             return 1
@@ -228,6 +230,16 @@ def _pm(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.Bytes
                 f"java.lang.IllegalArgumentException: Unknown package: {args[1]}\n".encode()
             )
             return 255
+        if args[0] == "grant":
+            permissions.grant(sh.device, args[1], args[2])
+        else:  # Android kills the app's process when a runtime permission is revoked
+            permissions.revoke(sh.device, args[1], args[2])
+            app = sh.app_of(args[1])
+            if app is not None:
+                sh.device.state.stacks.pop(app, None)
+                if sh.device.state.foreground == app:
+                    sh.device.state.foreground = None
+        sh.device.invalidate()
         return 0
     if args[:2] != ["list", "packages"]:
         err.write(b"usage: pm list packages | pm clear PACKAGE | pm grant PACKAGE PERMISSION\n")
@@ -262,15 +274,22 @@ def _pm_clear(sh: Shell, package: str, out: io.BytesIO, err: io.BytesIO) -> int:
 
 
 def _focus(sh: Shell) -> str:
+    """The activity in front (a helper app's, else the phone's :meth:`Device.top_activity`)."""
     if sh.helper is not None:
         return f"{sh.helper}/{HELPERS[sh.helper]}"
+    return sh.device.top_activity()
+
+
+def _task_base(sh: Shell) -> str:
+    """The activity the visible task was started with (the app's launch activity): the base of a
+    task whose top is another package's activity, such as the permission controller's dialog."""
+    if sh.helper is not None:
+        return _focus(sh)
     app = sh.device.state.foreground
     pkg = sh.package(app)
     if app is None:
-        activity = "com.android.launcher3.uioverrides.QuickstepLauncher"
-    else:
-        activity = sh.device.apps[app].activity or f"{pkg}.MainActivity"
-    return f"{pkg}/{activity}"
+        return f"{pkg}/{LAUNCHER_ACTIVITY}"
+    return f"{pkg}/{sh.device.apps[app].activity or pkg + '.MainActivity'}"
 
 
 def _recents_dump(sh: Shell) -> str:

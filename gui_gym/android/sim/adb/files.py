@@ -244,7 +244,7 @@ def _media_out(sh: Shell) -> None:
     for p, raw in files.items():
         rel = p[len("/sdcard/") :]
         f = store.files.get(rel)
-        if f is None or (f.raw is not raw and f.data() != raw):
+        if f is None or (f.data() is not raw and f.data() != raw):
             store.add_file(rel, raw, sh.mtimes.get(p, now))
         elif f.mtime != sh.mtimes.get(p, f.mtime):
             f.mtime = sh.mtimes[p]

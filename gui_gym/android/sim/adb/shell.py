@@ -647,9 +647,23 @@ def _exit(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.Byt
         raise _Exit(2) from None
 
 
+#: the longest ``sleep`` the phone's clock takes at once (an hour)
+MAX_SLEEP_S = 3600.0
+
+
 @command("sleep")
 def _sleep(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
-    return 0  # the simulator's clock moves with its actions, not with the host's
+    """``sleep SECONDS``: the phone's clock moves on by that much at once (a video plays on, a timer
+    runs down); the host does not wait. The clock moves with the phone's actions, not the host's."""
+    try:
+        seconds = float(args[0]) if len(args) == 1 else float("nan")
+    except ValueError:
+        seconds = float("nan")
+    if not 0 <= seconds <= MAX_SLEEP_S:  # also NaN, inf
+        err.write(f"sleep: bad duration {' '.join(args)[:40]!r} (0 to {MAX_SLEEP_S:g} seconds)\n".encode())
+        return 1
+    sh.device.pass_time(seconds)
+    return 0
 
 
 @command("grep")

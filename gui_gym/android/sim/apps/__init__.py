@@ -13,7 +13,20 @@ import importlib
 from gui_gym.android.sim.apps.base import App
 
 #: the apps' packages, in launcher order (the order of the task suite too)
-PACKAGES = ("contacts", "messages", "calendar", "clock", "markor", "expense", "tasks", "settings")
+PACKAGES = (
+    "contacts",
+    "messages",
+    "calendar",
+    "clock",
+    "markor",
+    "expense",
+    "tasks",
+    "settings",
+    "gallery",
+    "vlc",
+    "camera",
+    "dialer",
+)
 
 APPS: dict[str, App] = {
     app.name: app for app in (importlib.import_module(f"{__name__}.{package}").APP for package in PACKAGES)

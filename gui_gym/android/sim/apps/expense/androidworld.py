@@ -5,9 +5,11 @@ classes' ``generate_random_params``), rows kept as dicts with the fields of Andr
 ``sqlite_schema_utils.Expense``. The start state is what ``initialize_task`` leaves: the
 ``expense`` table cleared, the noise rows inserted (keys from 1), then for the deletion tasks the
 target rows; ExpenseAddMultipleFromMarkor also writes ``my_expenses.txt`` into an emptied Markor
-folder. The checks are ``sqlite_validators``' on the rows the app holds: an addition must add
-exactly the target rows (amount in cents and category id exact, name and note fuzzy) and change
-nothing else; a deletion must remove exactly the target keys (one of the two duplicates).
+folder, ExpenseAddMultipleFromGallery clears the phone's storage and puts its pictures of the rows
+into ``DCIM`` (the media store Simple Gallery Pro shows). The checks are ``sqlite_validators``' on
+the rows the app holds: an addition must add exactly the target rows (amount in cents and category
+id exact, name and note fuzzy) and change nothing else; a deletion must remove exactly the target
+keys (one of the two duplicates).
 
 Goals show amounts as ``amount_dollars``, Python's float text (``$57.4``, ``$100.0``), while the
 checks compare integer cents.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import textwrap
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -36,7 +39,10 @@ from gui_gym.android.sim.apps.expense.data import (
     format_date,
 )
 from gui_gym.android.sim.apps.expense.storage import rows
+from gui_gym.android.sim.apps.gallery.oracle import view_step, viewed
+from gui_gym.android.sim.apps.markor.androidworld import clear_device_storage
 from gui_gym.android.sim.apps.markor.app import DocumentScreen, FileBrowser, MarkorData
+from gui_gym.android.sim.media import media
 from gui_gym.android.sim.tasks.androidworld import AndroidWorldTask, fuzzy_match
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, back_stack, in_app
 from gui_gym.android.ui import Node
@@ -259,16 +265,20 @@ def _field(row: Row, name: str) -> str:
     return str(row[name])
 
 
-def rows_as_text(items: Sequence[Row], format_type: str) -> str:
+def rows_as_text(items: Sequence[Row], format_type: str, wrap_width: int | None = None) -> str:
     """``_get_expense_rows_as_text``: ``csv`` (a ``|`` header and lines) or ``text_block``
-    (``Expense: name`` and one indented line per other field, blocks separated by a blank line)."""
+    (``Expense: name`` and one indented line per other field, blocks separated by a blank line;
+    with ``wrap_width``, each field's value wrapped at that width by ``textwrap.wrap``)."""
     if format_type == "csv":
         return "|".join(TEXT_FIELDS) + "\n" + "\n".join("|".join(_field(x, f) for f in TEXT_FIELDS) for x in items)
     blocks = []
     for x in items:
         block = f"Expense: {x['name']}\n"
         for f in TEXT_FIELDS[1:]:
-            block += f" {f}: {_field(x, f)}\n"
+            value = _field(x, f)
+            if wrap_width is not None:
+                value = "\n".join(textwrap.wrap(value, wrap_width))
+            block += f" {f}: {value}\n"
         blocks.append(block)
     return "\n".join(blocks)
 
@@ -566,6 +576,59 @@ class ExpenseAddMultipleFromMarkor(_ExpenseAdd):
         return super().oracle(o)
 
 
+#: ``ExpenseAddMultipleFromGallery``'s pictures (``write_to_gallery``: into /sdcard/DCIM), below /sdcard
+GALLERY_PICTURE = "DCIM/expenses.jpg"
+GALLERY_NOISE = tuple(f"DCIM/old_expenses_{i}.jpg" for i in range(10))
+GALLERY_WRAP = 60  # the text blocks' wrap width
+
+
+class ExpenseAddMultipleFromGallery(_ExpenseAdd):
+    """``ExpenseAddMultipleFromGallery``: three expenses shown in a picture, ``expenses.jpg`` in
+    Simple Gallery Pro (the rows as text blocks, wrapped at 60), among ten pictures of the ten
+    noise rows (``old_expenses_0.jpg`` ... ``old_expenses_9.jpg``, each showing all of them, whose
+    rows the table holds already); the check is ExpenseAddMultiple's. The set-up clears the
+    phone's storage first (``clear_device_storage``) and writes the pictures in that order, a second
+    apart, ``expenses.jpg`` first (the gallery shows the newest first)."""
+
+    id = "ExpenseAddMultipleFromGallery"
+    apps = ("expense", "gallery")
+    difficulty = "hard"
+    optimal_steps = 10
+    tags = ("multi_app", "screen_reading", "data_entry", "information_retrieval", "parameterized")
+    template = "Add the expenses from expenses.jpg in Simple Gallery Pro to {_APP_NAME}."
+    n_rows = 3
+    n_rows_noise = 10
+    placeholders: ClassVar[dict[str, str]] = {"Name1": "row_objects", "Name2": "row_objects", "Name3": "row_objects"}
+    milestones = (
+        Milestone(
+            "Open expenses.jpg in Simple Gallery Pro",
+            lambda d, p: viewed(d, GALLERY_PICTURE) or saved(d, p["row_objects"][0]),
+        ),
+        Milestone("Open the Pro Expense app", lambda d, p: in_app(d, "expense") or saved(d, p["row_objects"][0])),
+        *_saved_milestones(3),
+    )
+
+    def instruction(self, params: Params) -> str:
+        return f"Add the expenses from expenses.jpg in Simple Gallery Pro to {APP_NAME}."
+
+    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
+        super().initialize(dev, params, r)
+        clear_device_storage(dev)
+        store, now = media(dev), dev.state.now
+        shown = [(GALLERY_PICTURE, params["row_objects"])] + [(p, params["noise_row_objects"]) for p in GALLERY_NOISE]
+        for k, (path, items) in enumerate(shown):
+            lines = rows_as_text(items, "text_block", GALLERY_WRAP).split("\n")
+            store.add_image(path, lines, now - dt.timedelta(seconds=len(shown) - k))
+
+    def oracle(self, o: Oracle) -> str:
+        p = o.p
+        if not viewed(o.dev, GALLERY_PICTURE) and not saved(o.dev, p["row_objects"][0]):
+            act = view_step(o, GALLERY_PICTURE)
+            if act is not None:
+                return act
+        return super().oracle(o)
+
+
 class _ExpenseDelete(_Expense):
     template = "Delete the following expenses from {_APP_NAME}: {expense_names_str}."
 
@@ -736,6 +799,7 @@ class ExpenseDeleteDuplicates2(_ExpenseDeleteDuplicates):
 
 TEMPLATES = (
     ExpenseAddMultiple,
+    ExpenseAddMultipleFromGallery,
     ExpenseAddMultipleFromMarkor,
     ExpenseAddSingle,
     ExpenseDeleteDuplicates,

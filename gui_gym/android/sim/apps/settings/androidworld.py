@@ -6,18 +6,22 @@ already as asked (nothing needs doing: AndroidWorld judges the state, so finishi
 succeeds). Their goals and parameters are fixed (``on_or_off``, ``max_or_min``): every subclass
 overrides the random draw of its base. ``TurnOffWifiAndTurnOnBluetooth`` scores the mean of
 its two parts. ``SystemCopyToClipboard`` asks for one of 36 texts on the clipboard, which starts
-holding ``~~~RESET~~~``.
+holding ``~~~RESET~~~``. ``OpenAppTaskEval`` asks to open one of five apps (camera, clock,
+contacts, settings, dialer) and clear the pop-ups (the camera's permission dialogs on its first
+start); ``TurnOnWifiAndOpenApp`` asks for Wi-Fi first and scores the mean of its two parts.
 
 Checks read what AndroidWorld reads over adb, through the shared key table
 (:mod:`gui_gym.android.settings_keys`): ``settings get global wifi_on`` in ``1``/``2`` for on,
 ``0`` for off; ``settings get global bluetooth_on`` equal to ``1``/``0``;
 ``int(settings get system screen_brightness)`` equal to 255 or 1; the clipboard fuzzy-matched
-(``fuzzy_match_lib``) to the text.
+(``fuzzy_match_lib``) to the text; the package of the activity in front (``am stack list``'s
+``topActivity``: the permission controller's while its dialog shows) equal to the app's.
 
 The oracle acts in Settings: it switches the setting on its page or drags the brightness
 slider to the end; for a ``…Verify`` task it opens the page, sees the setting as asked, and
 finishes. To copy a text it types it into Settings' search field, long-presses the field, taps
-"Select all", then "Copy" (:mod:`gui_gym.android.sim.tasks.clipboard`).
+"Select all", then "Copy" (:mod:`gui_gym.android.sim.tasks.clipboard`). To open an app it launches
+it and taps "While using the app" on each permission dialog.
 """
 
 from __future__ import annotations
@@ -35,8 +39,9 @@ from gui_gym.android.sim.apps.settings.app import (
     SettingsHome,
 )
 from gui_gym.android.sim.apps.settings.tasks import goto, in_settings, opened, set_brightness, set_switch
+from gui_gym.android.sim.permissions import BUTTONS, GrantPermissions, top_activity
 from gui_gym.android.sim.tasks.androidworld import AndroidWorldTask, fuzzy_match
-from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params
+from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, in_app
 from gui_gym.android.sim.tasks.clipboard import copy_field
 
 if TYPE_CHECKING:
@@ -399,6 +404,116 @@ class SystemCopyToClipboard(AndroidWorldTask):
         return o.fill("Search settings", text) or copy_field(o, "Search settings") or o.back()
 
 
+# ----------------------------------------------------------------------------- opening apps
+
+#: ``system._APP_NAME_TO_PACKAGE_NAME``, in its order (``OpenAppTaskEval`` draws from it): the app
+#: name in the goal -> the package its check wants in front
+APP_PACKAGES: dict[str, str] = {
+    "camera": "com.android.camera2",
+    "clock": "com.google.android.deskclock",
+    "contacts": "com.google.android.contacts",
+    "settings": "com.android.settings",
+    "dialer": "com.google.android.dialer",
+}
+#: the goal's app name -> the phone's app
+APPS_BY_NAME: dict[str, str] = {name: name for name in APP_PACKAGES}  # the phone's apps have these names
+_ALLOW = BUTTONS[0][0]  # the grant dialog's "While using the app"
+
+
+def open_app_score(dev: Device, app_name: str) -> float:
+    """``OpenAppTaskEval.is_successful``: the package of the current activity (``adb_utils.
+    get_current_activity``: the visible task's ``topActivity`` in ``am stack list``) is the app's.
+    A permission dialog in front is the permission controller's activity: not the app."""
+    return float(top_activity(dev).split("/", 1)[0] == APP_PACKAGES[app_name])
+
+
+def _opened(d: Device, p: Params) -> bool:
+    return in_app(d, APPS_BY_NAME[p["app_name"]])
+
+
+def _cleared(d: Device, p: Params) -> bool:
+    return open_app_score(d, p["app_name"]) == 1.0
+
+
+def open_app(o: Oracle, app_name: str) -> str:
+    """Launch the app; grant what a permission dialog in front asks ("While using the app");
+    finish once the app itself is in front."""
+    if open_app_score(o.dev, app_name) == 1.0:
+        return o.finish()
+    app = APPS_BY_NAME[app_name]
+    if o.app == app and isinstance(o.screen, GrantPermissions):
+        return o.tap(o.find(rid=_ALLOW))
+    return o.launch(o.dev.apps[app].label)
+
+
+class OpenAppTaskEval(AndroidWorldTask):
+    """Open one of five apps, clearing the permission pop-ups it shows (the camera asks for the
+    camera and the microphone on its first start: AndroidWorld's set-up does not grant them)."""
+
+    id = "OpenAppTaskEval"
+    app = "settings"
+    apps = ("camera", "clock", "contacts", "settings", "dialer")
+    difficulty = "easy"
+    optimal_steps = 2
+    tags: ClassVar[tuple[str, ...]] = ("parameterized",)
+    template = (
+        "Open the {app_name} app. Clear any pop-ups that may appear by granting all permissions that are required."
+    )
+    placeholders: ClassVar[dict[str, str]] = {"App": "app_name"}
+    milestones = (
+        Milestone("Open the <App> app", _opened),
+        Milestone("Clear any permission pop-ups over the <App> app", _cleared),
+    )
+
+    def generate(self, r: random.Random) -> Params:
+        return {"app_name": r.choice(list(APP_PACKAGES))}
+
+    def check(self, dev: Device, params: Params, answer: str | None, status: str | None) -> bool:
+        return open_app_score(dev, params["app_name"]) == 1.0
+
+    def oracle(self, o: Oracle) -> str:
+        return open_app(o, o.p["app_name"])
+
+
+def _wifi_on(d: Device) -> bool:
+    return wifi_score(d, "on") == 1.0
+
+
+class TurnOnWifiAndOpenApp(AndroidWorldTask):
+    """Composite: ``SystemWifiTurnOn``'s set-up (Wi-Fi off), then ``OpenAppTaskEval``'s (nothing);
+    the score is the mean of the two checks."""
+
+    id = "TurnOnWifiAndOpenApp"
+    app = "settings"
+    apps = ("settings", "camera", "clock", "contacts", "dialer")
+    difficulty = "easy"
+    optimal_steps = 4
+    tags: ClassVar[tuple[str, ...]] = ("parameterized",)
+    template = "Turn on Wifi, then open the {app_name} app"
+    placeholders: ClassVar[dict[str, str]] = {"App": "app_name"}
+    milestones = (
+        Milestone("Open the Settings app", lambda d, p: in_settings(d)),
+        Milestone("Turn on Wi-Fi", lambda d, p: _wifi_on(d)),
+        Milestone("Open the <App> app", lambda d, p: _wifi_on(d) and _opened(d, p)),
+        Milestone("Clear any permission pop-ups over the <App> app", lambda d, p: _wifi_on(d) and _cleared(d, p)),
+    )
+
+    def generate(self, r: random.Random) -> Params:
+        return OpenAppTaskEval().generate(r)
+
+    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
+        dev.state.settings["wifi"] = False  # SystemWifiTurnOn's set-up: svc wifi disable
+
+    def score(self, dev: Device, params: Params, answer: str | None, status: str | None) -> float:
+        return (wifi_score(dev, "on") + open_app_score(dev, params["app_name"])) / 2.0
+
+    def check(self, dev: Device, params: Params, answer: str | None, status: str | None) -> bool:
+        return self.score(dev, params, answer, status) == 1.0
+
+    def oracle(self, o: Oracle) -> str:
+        return set_switch(o, "wifi", True) or open_app(o, o.p["app_name"])
+
+
 TEMPLATES = (
     SystemBluetoothTurnOff,
     SystemBluetoothTurnOffVerify,
@@ -414,4 +529,6 @@ TEMPLATES = (
     SystemWifiTurnOn,
     SystemWifiTurnOnVerify,
     TurnOffWifiAndTurnOnBluetooth,
+    OpenAppTaskEval,
+    TurnOnWifiAndOpenApp,
 )

@@ -1,0 +1,876 @@
+"""VLC for Android (org.videolan.vlc, 3.5.4 as AndroidWorld installs it: build 13050408): the
+phone's videos, a file browser and a video player.
+
+Database: :class:`~gui_gym.android.sim.apps.vlc.data.VlcData`, VLC's media library (videos,
+groups, playlists), kept up to date with the phone's media store (``sim.media``) whenever VLC
+shows it, as the library rescans when the app starts.
+
+Screens, as VLC lays them out (resource ids and texts from the app's layouts and strings):
+
+- the main screen (:class:`VlcMain`): a toolbar with the section's title and a bottom navigation
+  bar (Video / Audio / Browse / Playlists / More; ids ``nav_video`` …). *Video* shows the
+  library's videos grouped by name as VLC does by default (titles sharing their first six
+  characters form a group named by the prefix they share, "N videos"; a group of one is the
+  video itself) in a grid of cards: the thumbnail (the frame at 40 % of the video), the title
+  (``ml_item_title``: the file name without its extension, as the library cleans it) and the
+  length (``ml_item_time``, ``0:32``). A group card opens the group's videos. *Browse* lists
+  Favorites (none), Storages ("Internal memory") and Local Network (no connection).
+  *Audio* and *Playlists* are empty (the phone has no audio and no playlist screens yet).
+- the file browser (:class:`VlcBrowser`): one folder of ``/storage/emulated/0`` at a time
+  (the toolbar shows "Internal memory" or the folder's name), folders first, then files, by name;
+  a folder's line says what it holds (``2 §*§ · 3 *§*``: VLC's markers of its folder and file
+  icons, as the text the view holds). A video opens the player.
+- the video player (:class:`VlcPlayer`): the current frame fitted on black (an image view with no
+  text: what it shows is in the screenshot only), and the controls (shown for four seconds of
+  phone time after each touch, and while paused): the title, the elapsed time and the length
+  (``player_overlay_time`` / ``player_overlay_length``; tapping either toggles the remaining
+  time ``-0:27``), the seek bar (a tap puts the position where it lands, a swipe drags it) and
+  Play/Pause. A tap on the picture shows or hides the controls. Playback follows the phone's
+  clock (``dev.state.now``: one second per action, three per Wait): the position is the phone
+  time since playback (re)started plus where it started, whatever else is in front meanwhile. At
+  the end the player closes and VLC's list is back (VLC's default: no repeat); the player sees
+  that it has ended when the screen is next built (the env observes it after every step). Back
+  leaves;
+  VLC keeps the position to offer "Resume" when the video is opened again (as the library does
+  between 5 % and 95 % of the video). A pushed video whose frames the phone cannot decode plays
+  black for its length (its ``mvhd`` duration).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import posixpath
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from gui_gym.android.sim.apps.base import App
+from gui_gym.android.sim.apps.vlc.data import (
+    MediaGroup,
+    MediaRow,
+    VlcData,
+    library,
+    ms_text,
+)
+from gui_gym.android.sim.media import FOLDERS, media
+from gui_gym.android.sim.widgets import PAD, UI, AlertDialog, Inapplicable, Screen
+from gui_gym.android.ui import SCREEN_W, Node
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+    from gui_gym.android.sim.device import Device
+    from gui_gym.android.sim.media import MediaFile
+
+PKG = "org.videolan.vlc"
+TABS = ("Video", "Audio", "Browse", "Playlists", "More")
+_NAV_IDS = {
+    "Video": "nav_video",
+    "Audio": "nav_audio",
+    "Browse": "nav_directories",
+    "Playlists": "nav_playlists",
+    "More": "nav_more",
+}
+#: The toolbar's title per section (each fragment's ``getTitle``; videos grouped by name).
+_TITLES = {"Video": "Video groups", "Audio": "Audio", "Browse": "Browse", "Playlists": "Playlists", "More": "More"}
+INTERNAL_MEMORY = "Internal memory"
+#: The folders of a new phone's shared storage (``/storage/emulated/0``) besides the media store's.
+STANDARD_DIRS = ("Alarms", "Audiobooks", "Documents", "Music", "Notifications", "Podcasts", "Recordings", "Ringtones")
+FOLDER_MARK, FILE_MARK = "§*§", "*§*"  # VLC's folderReplacementMarker / fileReplacementMarker
+NOMEDIA = "No media files found, please transfer some files to your device or adjust your preferences."
+OVERLAY_SECONDS = 4  # VideoPlayerOverlayDelegate's OVERLAY_TIMEOUT
+NEVER = dt.datetime.max
+CARD_H = 470
+FILE_ROW_H = 190
+HUD_TOP, HUD_H = 1640, 560  # the bottom controls' band (in the content area)
+
+
+def _node(cls: str, box: tuple[int, int, int, int], text: str = "", **kw: Any) -> Node:
+    kw.setdefault("package", PKG)
+    return Node(cls, box, text, **kw)
+
+
+def _rid(name: str) -> str:
+    return f"{PKG}:id/{name}"
+
+
+def _picture(
+    box: tuple[int, int, int, int],
+    source: Callable[[], Image.Image | None],
+    key: tuple,
+    mode: str,
+    rid: str,
+    cls: str = "android.widget.ImageView",
+) -> Node:
+    """A view showing ``source()`` (no text or description: what it shows is in the pixels only);
+    ``key`` names what it shows for the renderer's caches."""
+    return _node(cls, box, rid=rid, picture=source, role="picture", style=(mode, *key))
+
+
+def _thumbnail(f: MediaFile | None) -> tuple[Callable[[], Image.Image | None], tuple]:
+    """A video's thumbnail as the library makes it: the frame at 40 % of its length (none for a
+    video the phone cannot decode)."""
+    if f is None or not f.frames:
+        return (lambda: None), ("none",)
+    second = 0.4 * f.duration()
+    return (lambda: f.frame_picture(second)), (*f.key(), "thumb")
+
+
+def file_size(n: int) -> str:
+    """Android's ``Formatter.formatFileSize``: 1000-based units, three significant figures or so.
+
+    >>> file_size(532), file_size(12_345), file_size(123_456), file_size(2_500_000)
+    ('532 B', '12.35 kB', '123 kB', '2.50 MB')
+    """
+    value, unit, scaled = float(n), "B", False
+    for name in ("kB", "MB", "GB", "TB"):
+        if value <= 900:
+            break
+        value, unit, scaled = value / 1000, name, True
+    if not scaled or value >= 100:
+        return f"{value:.0f} {unit}"
+    return f"{value:.2f} {unit}"
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return one if n == 1 else many % n
+
+
+# ----------------------------------------------------------------------------- the main screen
+
+
+class VlcMain(Screen):
+    """MainActivity: a section per bottom navigation item."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tab = "Video"
+
+    def screen_name(self) -> str:
+        return f"VLC/{self.tab}"
+
+    def build(self, ui: UI, dev: Device) -> None:
+        data = library(dev)
+        ui.toolbar(_TITLES[self.tab], up=False)
+        self._navigation(ui)
+        if self.tab == "Video":
+            video_grid(ui, dev, self, data.video_items(), "video_grid")
+        elif self.tab == "Browse":
+            self._browse(ui)
+        elif self.tab == "Playlists":
+            _empty(ui, "No playlist found.")
+        elif self.tab == "Audio":
+            _empty(ui, NOMEDIA)
+        else:
+            self._more(ui)
+
+    def _navigation(self, ui: UI) -> None:
+        """The BottomNavigationView (``navigation``): each item described by its title, holding
+        its icon and its label."""
+        h = 150
+        y = ui.bottom - h
+        w = SCREEN_W // len(TABS)
+        items = []
+        for i, name in enumerate(TABS):
+            on = name == self.tab
+            box = (i * w, y, (i + 1) * w, y + h)
+            icon = _node(
+                "android.widget.ImageView",
+                (box[0] + w // 2 - 36, y + 14, box[0] + w // 2 + 36, y + 86),
+                rid=_rid("navigation_bar_item_icon_view"),
+            )
+            label = _node(
+                "android.widget.TextView",
+                (box[0], y + 86, box[2], y + h),
+                name,
+                rid=_rid(f"navigation_bar_item_{'large' if on else 'small'}_label_view"),
+                selected=on,
+                role="tab",
+            )
+            items.append(
+                _node(
+                    "android.widget.FrameLayout",
+                    box,
+                    desc=name,
+                    rid=_rid(_NAV_IDS[name]),
+                    selected=on,
+                    on_tap=lambda n=name: self._select(n),
+                    role="tab",
+                    label=name,
+                    children=[icon, label],
+                )
+            )
+        ui.add(_node("android.widget.FrameLayout", (0, y, SCREEN_W, y + h), rid=_rid("navigation"), children=items))
+        ui.bottom = y
+
+    def _select(self, tab: str) -> str:
+        self.tab = tab
+        return f'Open the "{tab}" tab in VLC'
+
+    def _browse(self, ui: UI) -> None:
+        """MainBrowserFragment: Favorites, Storages and Local Network, each a titled list."""
+        ui.y += 20
+        _section(ui, "Favorites", "fav_browser_entry")
+        _empty_line(ui, "No favorite")
+        _section(ui, "Storages", "local_browser_entry")
+
+        def open_storage() -> str:
+            ui.dev.push(VlcBrowser(""))
+            return f'Open "{INTERNAL_MEMORY}" in VLC'
+
+        folders, files = _folder_content(ui.dev, "")
+        _browser_row(
+            ui,
+            INTERNAL_MEMORY,
+            _describe(len(folders), len(files)),
+            open_storage,
+            "folder",
+            desc=_folder_desc(INTERNAL_MEMORY, len(folders), len(files)),
+        )
+        _section(ui, "Local Network", "network_browser_entry")
+        _empty_line(ui, "No connection to local network.")
+
+    def _more(self, ui: UI) -> None:
+        """MoreFragment: Settings and About, then History and Streams (both empty here)."""
+        ui.y += 20
+        for text, rid in (("Settings", "settingsButton"), ("About", "aboutButton")):
+            ui.add(_node("android.widget.TextView", ui.rect(130), text, rid=_rid(rid), role="text"))
+        _section(ui, "History", "history_entry")
+        _empty_line(ui, "No history")
+        _section(ui, "Streams", "streams_entry")
+        _empty_line(ui, "No stream")
+
+
+def _empty(ui: UI, text: str) -> None:
+    ui.y += 200
+    ui.add(_node("android.widget.TextView", ui.rect(220), text, rid=_rid("emptyTextView"), role="text"))
+
+
+def _section(ui: UI, title: str, rid: str) -> None:
+    """A TitleListView's title line."""
+    box = ui.rect(110)
+    ui.add(_node("android.widget.TextView", box, title, rid=_rid("title"), role="title", style=46))
+
+
+def _empty_line(ui: UI, text: str) -> None:
+    ui.add(_node("android.widget.TextView", ui.rect(100), text, rid=_rid("emptyTextView"), role="subtext"))
+    ui.y += 20
+
+
+def _describe(folders: int, files: int) -> str:
+    """``BrowserProvider.getDescription``: ``"2 §*§ · 3 *§*"``, or "Empty"."""
+    parts = [f"{folders} {FOLDER_MARK}"] if folders else []
+    if files:
+        parts.append(f"{files} {FILE_MARK}")
+    return " · ".join(parts) if parts else "Empty"
+
+
+def _folder_desc(title: str, folders: int, files: int) -> str:
+    """TalkBack's description of a folder row (``TalkbackUtil.getDir``)."""
+    out = f"Folder: {title}"
+    if folders:
+        out += ", " + _count(folders, "1 subfolder", "%d subfolders")
+    if files:
+        out += ", " + _count(files, "1 media file", "%d media files")
+    if not folders and not files:
+        out += ", Empty"
+    return out
+
+
+def _browser_row(
+    ui: UI,
+    title: str,
+    subtitle: str,
+    on_tap: Callable[[], Any] | None,
+    icon: str,
+    desc: str,
+    picture: tuple[Callable[[], Image.Image | None], tuple] | None = None,
+) -> Node:
+    """A ``browser_item``: the clickable ``browser_container`` with its icon, ``title`` and
+    ``text`` (the description line, left out when empty)."""
+    l, t, r, b = ui.rect(FILE_ROW_H, x0=0, x1=SCREEN_W)
+    row = ui.add(
+        _node(
+            "android.view.ViewGroup",
+            (l, t, r, b),
+            rid=_rid("browser_container"),
+            desc=desc,
+            on_tap=on_tap,
+            role="row",
+            label=title,
+        )
+    )
+    ibox = (PAD, t + 30, PAD + 130, b - 30)
+    if picture is not None:
+        source, key = picture
+        row.children.append(_picture(ibox, source, key, "crop", _rid("item_icon")))
+    else:
+        row.children.append(_node("android.widget.ImageView", ibox, rid=_rid("item_icon"), role="icon", style=icon))
+    x = PAD + 170
+    if subtitle:
+        row.children.append(
+            _node(
+                "android.widget.TextView", (x, t + 30, SCREEN_W - 140, t + 105), title, rid=_rid("title"), role="text"
+            )
+        )
+        row.children.append(
+            _node(
+                "android.widget.TextView",
+                (x, t + 105, SCREEN_W - 140, b - 30),
+                subtitle,
+                rid=_rid("text"),
+                role="subtext",
+            )
+        )
+    else:
+        row.children.append(
+            _node("android.widget.TextView", (x, t + 55, SCREEN_W - 140, b - 55), title, rid=_rid("title"), role="text")
+        )
+    return row
+
+
+# ----------------------------------------------------------------------------- the video grid
+
+
+def video_grid(ui: UI, dev: Device, host: Screen, items: list[MediaRow | MediaGroup], key: str) -> None:
+    """VideoGridFragment's cards, two to a row (a RecyclerView ``video_grid``)."""
+    data: VlcData = dev.data("vlc")
+    rows = [items[i : i + 2] for i in range(0, len(items), 2)]
+
+    def render(ui: UI, pair: list[MediaRow | MediaGroup]) -> None:
+        y = ui.y
+        w = (SCREEN_W - 48) // 2
+        for i, item in enumerate(pair):
+            x = 16 + i * (w + 16)
+            _card(ui, dev, data, item, (x, y + 8, x + w, y + CARD_H - 8))
+        ui.y = y + CARD_H
+
+    ui.scroll_list(host, key, rows, render, item_h=CARD_H, empty=NOMEDIA, list_id="video_grid")
+
+
+def _card(ui: UI, dev: Device, data: VlcData, item: MediaRow | MediaGroup, box: tuple[int, int, int, int]) -> None:
+    """A ``video_grid_card``: the clickable card (described as TalkBack reads it) holding the
+    thumbnail, the title and the time (a group: its video count)."""
+    l, t, r, b = box
+    thumb_b = t + (r - l) * 10 // 16
+    if isinstance(item, MediaGroup):
+        videos = data.group_media(item.id_group)
+        title, time = item.name, _count(len(videos), "1 video", "%d videos")
+        desc = f"Video group: {item.name}"
+        first = media(dev).files.get(videos[0].path) if videos else None
+
+        def open_item(g: int = item.id_group) -> str:
+            dev.push(VlcGroup(g))
+            return f'Open the video group "{item.name}" in VLC'
+
+    else:
+        title, time = item.title, ms_text(item.duration) if item.duration > 0 else ""
+        desc = f"Video: {item.title}"
+        first = media(dev).files.get(item.path)
+
+        def open_item(path: str = item.path) -> str:
+            return open_video(dev, path)
+
+    card = ui.add(_node("android.view.ViewGroup", box, desc=desc, on_tap=open_item, role="row", label=title))
+    source, key = _thumbnail(first)
+    card.children.append(_picture((l, t, r, thumb_b), source, key, "crop", _rid("ml_item_thumbnail")))
+    card.children.append(
+        _node(
+            "android.widget.TextView",
+            (l + 10, thumb_b + 8, r - 10, thumb_b + 70),
+            title,
+            rid=_rid("ml_item_title"),
+            role="text",
+            style=38,
+        )
+    )
+    if time:
+        card.children.append(
+            _node(
+                "android.widget.TextView",
+                (l + 10, thumb_b + 70, r - 10, b),
+                time,
+                rid=_rid("ml_item_time"),
+                role="subtext",
+            )
+        )
+
+
+class VlcGroup(Screen):
+    """SecondaryActivity with a group's videos (VideoGridFragment without grouping)."""
+
+    def __init__(self, group_id: int) -> None:
+        super().__init__()
+        self.group_id = group_id
+
+    def screen_name(self) -> str:
+        return "VLC/Group"
+
+    def build(self, ui: UI, dev: Device) -> None:
+        data = library(dev)
+        g = data.group(self.group_id)
+        ui.toolbar(g.name if g is not None else "videos")
+        video_grid(ui, dev, self, list(data.group_media(self.group_id)), "group")
+
+
+# ----------------------------------------------------------------------------- the file browser
+
+
+def _folder_content(dev: Device, folder: str) -> tuple[list[str], list[MediaFile]]:
+    """The subfolders (names) and files directly in ``folder`` ("" is the storage's root)."""
+    store = media(dev)
+    if folder == "":
+        dirs = set(STANDARD_DIRS) | {d.split("/")[0] for d in store.dirs} | set(FOLDERS)
+    else:
+        dirs = {posixpath.basename(d) for d in store.dirs if posixpath.dirname(d) == folder}
+    files = [f for f in store.files.values() if f.folder == folder]
+    return sorted(dirs, key=str.lower), files
+
+
+def _name_key(name: str, digits: int) -> str:
+    """VLC's file name order (``getFilenameAscComp``): lower case, a leading number padded with
+    zeros to the longest leading number of the list."""
+    low = name.lower()
+    if not low[:1].isdigit():
+        return low
+    zeros = len(low) - len(low.lstrip("0"))
+    number = len(_leading_number(low.lstrip("0")))
+    return "0" * max(0, digits - zeros - number) + low
+
+
+def _leading_number(s: str) -> str:
+    out = ""
+    for c in s:
+        if not c.isdigit():
+            break
+        out += c
+    return out
+
+
+class VlcBrowser(Screen):
+    """FileBrowserFragment on a folder of the internal memory (``""``: its root)."""
+
+    def __init__(self, folder: str) -> None:
+        super().__init__()
+        self.folder = folder
+
+    def screen_name(self) -> str:
+        return f"VLC/Browse/{self.folder}"
+
+    def entries(self, dev: Device) -> list[tuple[str, Any]]:
+        """The rows in order: ``("dir", name)`` for each subfolder, then ``("file", MediaFile)``."""
+        dirs, files = _folder_content(dev, self.folder)
+        digits = max((len(_leading_number(f.name.lstrip("0"))) for f in files), default=0)
+        files.sort(key=lambda f: _name_key(f.name, digits))
+        return [("dir", d) for d in dirs] + [("file", f) for f in files]
+
+    def build(self, ui: UI, dev: Device) -> None:
+        data = library(dev)
+        ui.toolbar(posixpath.basename(self.folder) if self.folder else INTERNAL_MEMORY)
+        items = self.entries(dev)
+
+        def render(ui: UI, item: tuple[str, Any]) -> None:
+            kind, obj = item
+            if kind == "dir":
+                path = posixpath.join(self.folder, obj) if self.folder else obj
+                sub_dirs, sub_files = _folder_content(dev, path)
+
+                def enter(p: str = path) -> str:
+                    dev.push(VlcBrowser(p))
+                    return f'Open the folder "{posixpath.basename(p)}" in VLC'
+
+                _browser_row(
+                    ui,
+                    obj,
+                    _describe(len(sub_dirs), len(sub_files)),
+                    enter,
+                    "folder",
+                    desc=_folder_desc(obj, len(sub_dirs), len(sub_files)),
+                )
+                return
+            f: MediaFile = obj
+            row = data.by_path(f.path)
+            known = row is not None and row.duration > 0
+            subtitle = "" if known else file_size(len(f.data()))
+            desc = f"File: {f.name}" + (f", File size: {subtitle}" if subtitle else "")
+            on_tap = (lambda p=f.path: open_video(dev, p)) if f.kind == "video" else None
+            pic = _thumbnail(f) if f.kind == "video" else ((f.picture, (f.path, f.mtime.isoformat(), "icon")))
+            _browser_row(ui, f.name, subtitle, on_tap, "play", desc=desc, picture=pic)
+
+        ui.scroll_list(self, "files", items, render, item_h=FILE_ROW_H, empty="Empty", list_id="network_list")
+
+
+# ----------------------------------------------------------------------------- the player
+
+
+def open_video(dev: Device, path: str) -> str:
+    """Tap a video: the player opens on it (asking whether to resume where it was left)."""
+    data = library(dev)
+    row = data.by_path(path)
+    if row is None:
+        raise Inapplicable(f"VLC has no video at {path}")
+    player = VlcPlayer(path)
+    dev.push(player)
+    if row.last_time > 0:
+        player.dialog = ResumeDialog(row.title)
+        player.asking = True
+    else:
+        player.start(dev, 0.0)
+    return f'Play "{row.title}" in VLC'
+
+
+class ResumeDialog(AlertDialog):
+    """``showConfirmResumeDialog``: resume at the kept position, or start again ("No")."""
+
+    def __init__(self, title: str) -> None:
+        super().__init__("_resume", title, "Resume from last position?", [("No", "no"), ("Resume", "resume")])
+        self.cancelable = False
+
+
+class VlcPlayer(Screen):
+    """VideoPlayerActivity on one video (see the module's docstring).
+
+    The playback state is the position ``offset`` (seconds) at the phone time ``started``
+    (``None``: paused); the controls show until ``hud_until`` (``None``: hidden; :data:`NEVER`:
+    until touched again, as while paused).
+    """
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+        self.offset = 0.0
+        self.started: dt.datetime | None = None
+        self.hud_until: dt.datetime | None = None
+        self.remaining = False  # the length shows the time left
+        self.done = False
+        self.asking = False  # the resume dialog is (or was) up and not answered
+
+    def screen_name(self) -> str:
+        return "VLC/Player"
+
+    # -- playback ------------------------------------------------------------------------
+    def row(self, dev: Device) -> MediaRow | None:
+        return dev.data("vlc").by_path(self.path)
+
+    def length(self, dev: Device) -> float:
+        row = self.row(dev)
+        return row.duration / 1000 if row is not None and row.duration > 0 else 0.0
+
+    def position(self, dev: Device) -> float:
+        """Where playback is at the phone's current time (seconds)."""
+        pos = self.offset
+        if self.started is not None:
+            pos += (dev.state.now - self.started).total_seconds()
+        length = self.length(dev)
+        return max(0.0, min(pos, length)) if length else max(0.0, pos)
+
+    def ended(self, dev: Device) -> bool:
+        length = self.length(dev)
+        return self.started is not None and length > 0 and self.position(dev) >= length
+
+    def _keep(self, dev: Device) -> None:
+        """Note the stretch played since the last change (or the still picture while paused)."""
+        pos = self.position(dev)
+        start = self.offset
+        dev.data("vlc").record_shown(self.path, start, pos)
+
+    def start(self, dev: Device, at: float) -> None:
+        """Start playing at ``at`` seconds (the library's ``Playing`` event)."""
+        self.offset, self.started = at, dev.state.now
+        self.hud_until = dev.state.now + dt.timedelta(seconds=OVERLAY_SECONDS + 1)
+        row = self.row(dev)
+        if row is not None:
+            row.last_played_date = int(dev.state.now.replace(tzinfo=dt.UTC).timestamp())
+
+    def _resume(self, dev: Device, value: str) -> str:
+        self.asking = False
+        row = self.row(dev)
+        at = row.last_time / 1000 if value == "resume" and row is not None and row.last_time > 0 else 0.0
+        self.start(dev, at)
+        return f'Tap "{"Resume" if value == "resume" else "No"}": play from {ms_text(int(at * 1000))}'
+
+    def _seek(self, dev: Device, at: float) -> None:
+        self._keep(dev)
+        length = self.length(dev)
+        self.offset = max(0.0, min(at, length)) if length else 0.0
+        if self.started is not None:
+            self.started = dev.state.now
+        self._touched(dev)
+
+    def _touched(self, dev: Device) -> None:
+        self.hud_until = NEVER if self.started is None else dev.state.now + dt.timedelta(seconds=OVERLAY_SECONDS + 1)
+
+    def toggle(self, dev: Device) -> str:
+        """Play/Pause."""
+        if self.started is None:
+            if self.length(dev) and self.offset >= self.length(dev):
+                self.offset = 0.0
+            self.started = dev.state.now
+            self._touched(dev)
+            return 'Tap "Play" in VLC\'s player'
+        self._keep(dev)
+        self.offset, self.started = self.position(dev), None
+        self._keep(dev)
+        self.hud_until = NEVER
+        return f'Tap "Pause" in VLC\'s player (at {ms_text(int(self.offset * 1000))})'
+
+    def finish(self, dev: Device, reached_end: bool) -> None:
+        """Leave the player: the library keeps the position (``Media::setLastTime``: before 5 %
+        nothing, after 95 % the video counts as played once more and starts over next time)."""
+        if self.done:
+            return
+        self.done = True
+        if self.asking:
+            return
+        self._keep(dev)
+        row = self.row(dev)
+        length = self.length(dev)
+        if row is None:
+            return
+        pos = length if reached_end else self.position(dev)
+        if length <= 0:
+            return
+        share = pos / length
+        if share < 0.05:
+            row.last_time, row.last_position = -1, -1.0
+        elif share > 0.95:
+            row.last_time, row.last_position = -1, -1.0
+            row.play_count += 1
+        else:
+            row.last_time, row.last_position = int(pos * 1000), share
+
+    def on_back(self, dev: Device) -> str | None:
+        self.finish(dev, False)
+        return None  # the activity finishes
+
+    # -- the screen ----------------------------------------------------------------------
+    def build(self, ui: UI, dev: Device) -> None:
+        gone = self.asking and self.dialog is None  # Back dismissed the resume dialog: the player quits
+        if gone or self.ended(dev):
+            # EndReached with nothing next: the player stops and its activity finishes.
+            self.finish(dev, not gone)
+            stack = dev.state.stacks.get("vlc", [])
+            if stack and stack[-1] is self:
+                dev.pop()
+            below = dev.top_screen()
+            if below is not None and dev.state.foreground == "vlc":
+                below.build(ui, dev)
+            return
+        now = dev.state.now
+        length = self.length(dev)
+        pos = self.position(dev)
+        f = media(dev).files.get(self.path)
+        row = self.row(dev)
+        title = row.title if row is not None else posixpath.basename(self.path)
+        top, bottom = ui.top, ui.bottom
+
+        def tap_surface() -> str:
+            if self.hud_until is not None and now < self.hud_until:
+                self.hud_until = None
+                return "Tap the video to hide the controls"
+            self._touched(dev)
+            return "Tap the video to show the controls"
+
+        root = ui.add(
+            _node(
+                "android.widget.FrameLayout",
+                (0, top, SCREEN_W, bottom),
+                rid=_rid("player_root"),
+                desc="Video player. Tap to show controls. Tap the back button to hide them",
+                on_tap=tap_surface,
+                role="none",
+            )
+        )
+        vw, vh = f.size if f is not None and f.size[0] and f.size[1] else (320, 240)
+        pic_h = min(SCREEN_W * vh // vw, HUD_TOP - top - 120)
+        pic_top = top + (HUD_TOP - top - pic_h) // 2
+        second = pos if not length else min(pos, max(0.0, length - 0.001))
+        frame_index = _frame_index(f, second)
+
+        def frame() -> Image.Image | None:
+            return f.frame_picture(second) if f is not None and f.frames else None
+
+        layout = _node("android.widget.FrameLayout", (0, pic_top, SCREEN_W, pic_top + pic_h), rid=_rid("video_layout"))
+        layout.children.append(
+            _picture(
+                (0, pic_top, SCREEN_W, pic_top + pic_h),
+                frame,
+                (*(f.key() if f is not None else (self.path,)), frame_index),
+                "fit",
+                _rid("surface_video"),
+                "android.view.SurfaceView",
+            )
+        )
+        root.children.append(layout)
+        if self.hud_until is None or now >= self.hud_until:
+            return
+        root.children.append(
+            _node(
+                "android.widget.TextView",
+                (PAD, top + 40, SCREEN_W - PAD, top + 160),
+                title,
+                rid=_rid("player_overlay_title"),
+                role="title",
+                style=50,
+            )
+        )
+        hud = _node("android.view.ViewGroup", (0, HUD_TOP, SCREEN_W, HUD_TOP + HUD_H), rid=_rid("progress_overlay"))
+        root.children.append(hud)
+        elapsed, total = int(pos * 1000), int(length * 1000)
+        shown_len = ms_text(-(total - elapsed)) if self.remaining else ms_text(total)
+
+        def toggle_time() -> str:
+            self.remaining = not self.remaining
+            self._touched(dev)
+            return f"Tap the time to show the {'time left' if self.remaining else 'length'}"
+
+        y = HUD_TOP + 20
+        hud.children.append(
+            _node(
+                "android.widget.TextView",
+                (60, y, 400, y + 80),
+                ms_text(elapsed),
+                rid=_rid("player_overlay_time"),
+                on_tap=toggle_time,
+                role="text",
+                style=40,
+            )
+        )
+        hud.children.append(
+            _node(
+                "android.widget.TextView",
+                (SCREEN_W - 400, y, SCREEN_W - 60, y + 80),
+                shown_len,
+                rid=_rid("player_overlay_length"),
+                on_tap=toggle_time,
+                role="text",
+                style=40,
+            )
+        )
+        bar = (40, y + 100, SCREEN_W - 40, y + 200)
+        percent = int(100 * pos / length) if length else 0
+
+        def seek_tap() -> str:
+            if not length:
+                raise Inapplicable("this video cannot be sought")
+            x = dev.touch_point[0] if dev.touch_point else None
+            if x is None:
+                return "Tap the seek bar (the position stays)"
+            at = (min(max(x, bar[0]), bar[2]) - bar[0]) / (bar[2] - bar[0]) * length
+            self._seek(dev, at)
+            return f"Tap the seek bar at {ms_text(int(at * 1000))}"
+
+        def seek_drag(content_dir: str, frac: float) -> str:
+            if content_dir not in ("left", "right"):
+                raise Inapplicable("the seek bar moves sideways: swipe left or right on it")
+            if not length:
+                raise Inapplicable("this video cannot be sought")
+            finger = "right" if content_dir == "left" else "left"
+            x = dev.touch_point[0] if dev.touch_point else None
+            start = (min(max(x, bar[0]), bar[2]) - bar[0]) / (bar[2] - bar[0]) * length if x is not None else pos
+            at = max(0.0, min(length, start + (1 if finger == "right" else -1) * frac * length))
+            self._seek(dev, at)
+            return f"Drag the seek bar {finger} to {ms_text(int(at * 1000))}"
+
+        hud.children.append(
+            _node(
+                "android.widget.SeekBar",
+                bar,
+                rid=_rid("player_overlay_seekbar"),
+                on_tap=seek_tap,
+                on_scroll=seek_drag,
+                focusable=True,
+                role="slider",
+                style=percent,
+                label="seek bar",
+            )
+        )
+        playing = self.started is not None
+        cy = y + 330
+        hud.children.append(
+            _node(
+                "android.widget.ImageView",
+                (SCREEN_W // 2 - 90, cy - 90, SCREEN_W // 2 + 90, cy + 90),
+                desc="Pause" if playing else "Play",
+                rid=_rid("player_overlay_play"),
+                on_tap=lambda: self.toggle(dev),
+                role="icon",
+                style="pause" if playing else "play",
+            )
+        )
+
+
+def _frame_index(f: MediaFile | None, second: float) -> int:
+    """Which frame of a made video shows at ``second`` (what the picture's cache key names)."""
+    if f is None or not f.frames:
+        return -1
+    t = 0
+    for i, (_, seconds) in enumerate(f.frames):
+        t += seconds
+        if second < t:
+            return i
+    return len(f.frames) - 1
+
+
+# ----------------------------------------------------------------------------- what was shown
+
+
+def frame_slots(f: MediaFile | None) -> tuple[tuple[str, int], ...]:
+    """A video's frames as (text, seconds): a made video's own, else one untold second each."""
+    if f is None:
+        return ()
+    return f.frames or (("", 1),) * f.duration()
+
+
+def shown_frames(dev: Device, path: str) -> set[int]:
+    """The frames of the made video at ``path`` that VLC's player has had on screen: the frames
+    of every stretch played (and every paused picture), including the playback going on now. A
+    video the phone did not make (pushed over adb: its pictures are not decoded) counts each
+    second of its length as a frame (:func:`frame_slots`)."""
+    f = media(dev).files.get(path)
+    slots = frame_slots(f)
+    if not slots:
+        return set()
+    stretches = list(dev.data("vlc").shown.get(path, []))
+    for screen in dev.state.stacks.get("vlc", []):
+        if isinstance(screen, VlcPlayer) and screen.path == path and not screen.done and not screen.asking:
+            stretches.append((screen.offset, screen.position(dev)))
+    bounds, t = [], 0
+    for _, seconds in slots:
+        bounds.append((t, t + seconds))
+        t += seconds
+    out: set[int] = set()
+    for a, b in stretches:
+        a, b = min(a, b), max(a, b)
+        for i, (lo, hi) in enumerate(bounds):
+            if (a < hi and b > lo) or (a == b and lo <= min(a, t - 1e-9) < hi):
+                out.add(i)
+    return out
+
+
+def playing(dev: Device, path: str) -> bool:
+    """VLC's player is open on ``path`` (or was: it showed some of it)."""
+    if dev.data("vlc").shown.get(path):
+        return True
+    return any(isinstance(s, VlcPlayer) and s.path == path for s in dev.state.stacks.get("vlc", []))
+
+
+# ----------------------------------------------------------------------------- the app
+
+
+class VlcApp(App):
+    name = "vlc"
+    label = "VLC"
+    package = PKG
+    activity = "org.videolan.vlc.gui.MainActivity"
+    aliases = ("vlc", "vlc app", "vlc player")
+    color = (255, 136, 0)
+    layout = (("android.view.ViewGroup", f"{PKG}:id/coordinator"),)
+
+    def initial_data(self) -> VlcData:
+        return VlcData()
+
+    def root(self, dev: Device) -> Screen:
+        return VlcMain()
+
+
+__all__ = ["PKG", "VlcApp", "VlcBrowser", "VlcGroup", "VlcMain", "VlcPlayer", "open_video", "shown_frames"]
