@@ -777,6 +777,10 @@ def test_missing_library_file() -> None:
 # (AndroidWorld's included): 0.1170 over 2282 steps, Spearman 0.923 over 290 trajectories, min 0.583
 # on ExpenseDeleteMultiple2 (its env milestones wait for the expenses in the params' order while the
 # oracle deletes them in the list's, so the env's progress stays flat; the next lowest is 0.66).
+# With the 114 tasks (the seeds move with the task list): 0.1105 over 2498 steps, Spearman 0.924 over
+# 303 trajectories; the minimum, 0.50, is a three-step SimpleCalendarNextMeetingWithPerson episode
+# whose LCS label rises one step after the env's: on three steps one step of lag is ρ = 0.5 by
+# construction, so the minimum is taken over trajectories of four steps or more.
 MAX_MEAN_ABS_DIFF = 0.15
 MIN_MEAN_SPEARMAN = 0.9
 MIN_SPEARMAN = 0.6
@@ -802,7 +806,7 @@ def test_lcs_labels_agree_with_env_labels_on_oracle(oracle_runs, lcs_labelled) -
     _, out, _ = lcs_labelled
     env_out, env_report = label_trajectories(oracle_runs, source="env")
     assert env_report.labelled == len(oracle_runs)
-    diffs, rhos = [], []
+    diffs, rhos, long_rhos = [], [], []
     for (t, lab), (t2, env) in zip(out, env_out, strict=True):
         assert t is t2
         assert env == env_labels(t)
@@ -817,6 +821,8 @@ def test_lcs_labels_agree_with_env_labels_on_oracle(oracle_runs, lcs_labelled) -
         diffs += list(np.abs(a - e))
         if a.std() > 0 and e.std() > 0:
             rhos.append(spearman(a, e))
+            if len(a) >= 4:
+                long_rhos.append(rhos[-1])
     mean_diff, mean_rho = float(np.mean(diffs)), float(np.mean(rhos))
     print(
         f"\nLCS vs env: mean |diff| = {mean_diff:.4f} over {len(diffs)} steps; "
@@ -825,7 +831,7 @@ def test_lcs_labels_agree_with_env_labels_on_oracle(oracle_runs, lcs_labelled) -
     assert len(rhos) > 0.8 * len(out)
     assert mean_diff < MAX_MEAN_ABS_DIFF
     assert mean_rho > MIN_MEAN_SPEARMAN
-    assert min(rhos) > MIN_SPEARMAN
+    assert min(long_rhos) > MIN_SPEARMAN
 
 
 def test_labelled_oracle_states_for_the_model(lcs_labelled) -> None:

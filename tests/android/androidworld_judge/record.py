@@ -370,7 +370,9 @@ def episode(
     params["seed"] = seed
     task = task_cls(params)
     out: dict[str, Any] = {"seed": seed, "mode": "oracle" if play else "idle"}
+    t0 = time.perf_counter()
     task.initialize_task(env)
+    out["_setup_s"] = time.perf_counter() - t0  # the reset over adb (timings stay out of the fixture)
     out["goal"] = task.goal
     out["params"] = jsonable(task.params)
     chosen = phone.host("host:gui-gym-expert:task:" + json.dumps({"task": task_id, "seed": seed}))
@@ -464,7 +466,8 @@ def shared_files(fixture: dict) -> dict:
 
 
 def write(fixture: dict, folder: Path) -> Path:
-    fixture = shared_files(fixture)
+    episodes = [{k: v for k, v in ep.items() if not k.startswith("_")} for ep in fixture["episodes"]]
+    fixture = shared_files({**fixture, "episodes": episodes})
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{fixture['task']}.json.gz"
     raw = json.dumps(fixture, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
@@ -488,7 +491,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=FIXTURES)
     ap.add_argument("--max-steps", type=int, default=60)
     ap.add_argument("--keep-failing", action="store_true", help="write fixtures of failing tasks too")
-    ap.add_argument("--report", type=Path, help="also write the summary as JSON here")
+    ap.add_argument(
+        "--report", type=Path, help="also write the summary as JSON here (per episode: verdicts, steps, set-up seconds)"
+    )
     ap.add_argument(
         "--logs",
         type=Path,
@@ -524,6 +529,7 @@ def main(argv: list[str] | None = None) -> int:
                     "sim_verdict": ep.get("sim_verdict"),
                     "steps": len(ep.get("actions", [])), "exchanges": len(ep["exchanges"]),
                     "error": ep.get("error"), "ok": ok, "seconds": round(time.perf_counter() - t0, 1),
+                    "setup_s": round(ep.get("_setup_s", float("nan")), 3),
                 }
             )  # fmt: skip
         status = "ok" if ok else "FAIL"
