@@ -43,9 +43,9 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
+import operator
 import random
 import re
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from gui_gym.android.sim.apps.calendar.androidworld import (
     ACTIONS,
     ADDITIONAL_NOTES,
+    DURATIONS,
     NAMES,
     SUBJECT_DESCRIPTIONS,
     SUBJECTS,
@@ -165,7 +166,10 @@ def unix_seconds(when: dt.datetime) -> int:
     return int((when - _EPOCH).total_seconds())
 
 
+@functools.lru_cache(maxsize=65536)
 def from_unix_seconds(seconds: float) -> dt.datetime:
+    """A Unix time as a phone time (naive, UTC); kept, as set-up turns the same few thousand
+    minutes into datetimes again and again (a datetime is immutable: sharing one is safe)."""
     return _EPOCH + dt.timedelta(seconds=int(seconds))
 
 
@@ -228,15 +232,21 @@ def _remove_used(used: dict[str, Any], pool: list[tuple[str, list[str]]]) -> Non
             pool[i] = (name, rest)
 
 
-def _without_replacement(value: str, pool: list[tuple[str, list[str]]], r: random.Random) -> str:
-    """``_format_without_replacement``: each ``{x_without_replacement}`` slot takes a value of
-    ``x`` drawn from the pool, which then loses it."""
-    names = [
+@functools.lru_cache(maxsize=1024)
+def _slot_names(value: str) -> tuple[str, ...]:
+    """The ``x`` of each ``{x_without_replacement}`` slot of ``value``, in order (the values are
+    the task data's: a few hundred texts)."""
+    return tuple(
         slot[1 : slot.find("_without_replacement")]
         for slot in re.findall(r"\{.+?\}", value)
         if slot.endswith("without_replacement}")
-    ]
-    for name in names:
+    )
+
+
+def _without_replacement(value: str, pool: list[tuple[str, list[str]]], r: random.Random) -> str:
+    """``_format_without_replacement``: each ``{x_without_replacement}`` slot takes a value of
+    ``x`` drawn from the pool, which then loses it."""
+    for name in _slot_names(value):
         new = None
         for pname, values in pool:
             if pname == name:
@@ -523,7 +533,144 @@ def calendar_events(rows: Sequence[Row], exclusions: Sequence[Exclusion], r: ran
     """``calendar_utils.setup_task_state``: the relevant events and 75 noise events, shuffled, in
     the order they are inserted (ids 1, 2, ...); and where the relevant ones went in that order."""
     relevant = [relevant_event(row) for row in rows]
-    return _shuffled(r, relevant, [noise_event(r, exclusions) for _ in range(CALENDAR_NOISE)])
+    test = _event_test(exclusions)
+    if test is None:  # exclusions the fast draws do not cover: the reference, one event at a time
+        noise = [noise_event(r, exclusions) for _ in range(CALENDAR_NOISE)]
+    else:
+        noise = _noise_events(r, test, CALENDAR_NOISE)
+    return _shuffled(r, relevant, noise)
+
+
+# -- the same draws, faster -------------------------------------------------------------------
+#
+# Set-up draws hundreds of noise rows, and most of a reset went to building, formatting and
+# comparing datetimes around the draws. The functions below draw exactly what noise_event and
+# noise_task draw (the same calls on the generator, in the same order) but keep a time as whole
+# minutes since the epoch (every time drawn is a whole minute) and test the exclusions on
+# integers: a day is ``minute // 1440``, a time of day ``minute % 1440``, and dates, times and
+# datetimes order as those integers do. Exclusions they do not cover (another operator, a value
+# that is not a date) go to the reference functions above, errors included.
+
+#: the orderings ``compare`` knows (CONTAINS is text only)
+_ORDER: dict[str, Callable[[Any, Any], bool]] = {
+    "EQUAL_TO": operator.eq,
+    "GREATER_THAN": operator.gt,
+    "GREATER_THAN_OR_EQUAL_TO": operator.ge,
+    "LESS_THAN": operator.lt,
+    "LESS_THAN_OR_EQUAL_TO": operator.le,
+}
+_DAY = 1440  # minutes
+
+
+def _minutes(when: dt.datetime) -> int:
+    """A whole-minute phone time as minutes since the epoch."""
+    seconds = unix_seconds(when)
+    if seconds % 60 or when.microsecond:
+        raise ValueError(f"{when} is not a whole minute")
+    return seconds // 60
+
+
+def _day(day: dt.date) -> int:
+    """A day as days since the epoch (days order as these do)."""
+    return (day - _EPOCH.date()).days
+
+
+#: the minute random_datetime's windows start at: 14 days around the clock (a due date), 30 days
+#: around it (an event), 14 days around two weeks ago (a completion); a start date's window
+#: (5 days around the due date less 6 days) starts 8.5 days before the due date
+_WEEK_AROUND = _minutes(DEVICE_TIME - dt.timedelta(days=7))
+_MONTH_AROUND = _minutes(DEVICE_TIME - dt.timedelta(days=15))
+_WEEKS_AGO = _minutes(DEVICE_TIME - dt.timedelta(days=21))
+_HIDE_BEFORE_DUE = 8 * _DAY + _DAY // 2
+
+
+def _below(r: random.Random) -> Callable[[int], int]:
+    """``r.randrange`` for one bound: ``seq[below(len(seq))]`` draws what ``r.choice(seq)`` draws
+    (in CPython's ``random.Random`` both are ``r._randbelow(n)``, called here without the checks
+    around it; any other generator goes through its ``randrange``)."""
+    return r._randbelow if type(r) is random.Random else r.randrange  # type: ignore[attr-defined]
+
+
+def _event_test(exclusions: Sequence[Exclusion]) -> Callable[[int, int, str], bool] | None:
+    """:func:`event_passes` as a test of (start minute, end minute, title); ``None`` where the
+    exclusions use what it does not cover."""
+    checks: list[tuple[str, Callable[[Any, Any], bool] | str, Any]] = []
+    try:
+        equal = {f: v for f, op, v in exclusions if op == "EQUAL_TO"}
+        moment = None
+        if "start_date" in equal and "start_time" in equal:
+            moment = _minutes(dt.datetime.combine(parse_date(equal["start_date"]), parse_time(equal["start_time"])))
+        for field, op, value in exclusions:
+            if field in ("start_date", "start_time"):
+                if op not in _ORDER:
+                    return None
+                if moment is not None:
+                    kind, target = "moment", moment
+                elif field == "start_date":
+                    kind, target = "date", _day(parse_date(value))
+                else:
+                    t = parse_time(value)
+                    kind, target = "time", t.hour * 60 + t.minute
+                checks.append((kind, "covers" if op == "EQUAL_TO" else _ORDER[op], target))
+            elif field == "title":
+                if op not in _ORDER and op != "CONTAINS":
+                    return None
+                checks.append(("title", op, value.lower()))
+    except ValueError:
+        return None
+
+    passes_all = not exclusions  # no exclusion: every event passes; else not when it meets them all
+
+    def test(start: int, end: int, title: str) -> bool:
+        for kind, op, target in checks:
+            if kind == "title":
+                hit = compare(title.lower(), op, target)  # type: ignore[arg-type]
+            else:
+                if kind == "date":
+                    a, b = start // _DAY, end // _DAY
+                elif kind == "time":
+                    a, b = start % _DAY, end % _DAY
+                else:
+                    a, b = start, end
+                hit = a <= target <= b if op == "covers" else op(a, target) or op(b, target)  # type: ignore[operator]
+            if not hit:
+                return True  # not every exclusion met
+        return passes_all
+
+    return test
+
+
+def _noise_events(
+    r: random.Random, test: Callable[[int, int, str], bool], n: int, tries: int = 100
+) -> list[dict[str, Any]]:
+    """``n`` of :func:`noise_event`'s events (``test`` its exclusions, from :func:`_event_test`)."""
+    below = _below(r)
+    out: list[dict[str, Any]] = []
+    for _ in range(n):
+        for _ in range(tries):
+            start = _MONTH_AROUND + below(30 * _DAY)
+            end = start + DURATIONS[below(4)]
+            prefix = TITLE_PREFIXES[below(len(TITLE_PREFIXES))]
+            who = NAMES[below(len(NAMES))] if "with" in prefix else SUBJECTS[below(len(SUBJECTS))]
+            title = f"{prefix} {who}"
+            action = ACTIONS[below(len(ACTIONS))]
+            subject = SUBJECT_DESCRIPTIONS[below(len(SUBJECT_DESCRIPTIONS))]
+            note = ADDITIONAL_NOTES[below(len(ADDITIONAL_NOTES))] if below(2) else None
+            if test(start, end, title):
+                description = f"We will {action} {subject}."
+                out.append(
+                    {
+                        "start_ts": 60 * start,
+                        "end_ts": 60 * end,
+                        "title": title,
+                        "location": "",
+                        "description": description if note is None else f"{description} {note}",
+                    }
+                )
+                break
+        else:
+            raise ValueError("Failed to create a random event that meets the exclusion conditions")
+    return out
 
 
 # ----------------------------------------------------------------------------- Tasks (org.tasks)
@@ -603,12 +750,19 @@ def noise_task(r: random.Random) -> Row:
     return row
 
 
+#: ``uuid.UUID(int=x, version=4)``'s bits: the variant (RFC 4122) and the version
+_UUID4_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))
+_UUID4_SET = (0x8000 << 48) | (4 << 76)
+
+
 def _remote_ids(seed: Any) -> Iterator[str]:
     """``remoteId``s as ``str(uuid4().int)``, from a generator of their own (AndroidWorld's come
-    from ``os.urandom`` and draw nothing from ``random``), so a seed always gives the same rows."""
+    from ``os.urandom`` and draw nothing from ``random``), so a seed always gives the same rows.
+    (The version and variant bits are set as ``uuid.UUID(int=..., version=4)`` sets them.)"""
     g = random.Random(f"org.tasks remoteId {seed}")
+    bits = g.getrandbits
     while True:
-        yield str(uuid.UUID(int=g.getrandbits(128), version=4).int)
+        yield str(bits(128) & _UUID4_CLEAR | _UUID4_SET)
 
 
 def task_rows(rows: Sequence[Row], exclusions: Sequence[Exclusion], r: random.Random, seed: Any = None) -> Inserted:
@@ -617,16 +771,102 @@ def task_rows(rows: Sequence[Row], exclusions: Sequence[Exclusion], r: random.Ra
     order they are inserted (``_id`` 1, 2, ...); and where the relevant ones went in that order."""
     ids = _remote_ids(seed)
     tasks = [task_row(row, next(ids)) for row in rows]
+    test = _task_test(exclusions)
+    draw = (lambda: task_row(noise_task(r), next(ids))) if test is None else _noise_task_draw(r, ids)
+    passes = (lambda row: task_passes(row, exclusions)) if test is None else test
     noise: list[dict[str, Any]] = []
     tries = 0
     while len(noise) < TASKS_NOISE:
-        candidate = task_row(noise_task(r), next(ids))
+        candidate = draw()
         tries += 1
         if tries > 10_000:
             raise ValueError("generation exhausted")
-        if task_passes(candidate, exclusions):
+        if passes(candidate):
             noise.append(candidate)
     return _shuffled(r, tasks, noise)
+
+
+#: ``noise_task``'s titles, in the order it draws them from
+_NOISE_TITLES = tuple(NOISE_TASKS)
+_MS = 60_000  # a minute in milliseconds
+
+
+def _noise_task_draw(r: random.Random, ids: Iterator[str]) -> Callable[[], dict[str, Any]]:
+    """``task_row(noise_task(r), next(ids))``, drawn as the two draw it (see ``_event_test``'s
+    section): the title, whether it has notes, the importance, the due minute, the start minute,
+    whether it is done and, if so, when."""
+    below = _below(r)
+
+    def draw() -> dict[str, Any]:
+        title = _NOISE_TITLES[below(len(_NOISE_TITLES))]
+        notes = NOISE_TASKS[title] if below(2) == 0 else None  # choice([True, False])
+        importance = below(4)  # choice([0, 1, 2, 3])
+        due = _WEEK_AROUND + below(14 * _DAY)
+        hide = due - _HIDE_BEFORE_DUE + below(5 * _DAY)
+        done = _WEEKS_AGO + below(14 * _DAY) if below(2) == 0 else None
+        due_ms = due * _MS
+        return {
+            "title": title,
+            "importance": importance,
+            "dueDate": due_ms,
+            "hideUntil": hide * _MS,
+            "completed": 0 if done is None else done * _MS,
+            "created": due_ms - 7 * 3600,
+            "modified": due_ms - 7 * 3600,
+            "notes": notes,
+            "remoteId": next(ids),
+        }
+
+    return draw
+
+
+def _task_test(exclusions: Sequence[Exclusion]) -> Callable[[dict[str, Any]], bool] | None:
+    """:func:`task_passes` for the rows :func:`_noise_task_draw` makes (times in whole minutes);
+    ``None`` where the exclusions use what it does not cover."""
+    checks: list[tuple[str, Callable[[Any, Any], bool] | str, Any]] = []
+    try:
+        for field, op, value in exclusions:
+            if field == "due_date":
+                if op not in _ORDER:
+                    return None
+                checks.append(("due", _ORDER[op], _day(parse_date(value))))
+            elif field == "completed_date":
+                if op not in _ORDER:
+                    return None
+                if value == "0":
+                    checks.append(("completed", _ORDER[op], 0))
+                else:
+                    checks.append(("done", _ORDER[op], _day(parse_date(value))))
+            elif field == "title":
+                if op not in _ORDER and op != "CONTAINS":
+                    return None
+                checks.append(("title", op, value.lower()))
+            elif field == "importance":
+                if op not in _ORDER:
+                    return None
+                checks.append(("importance", _ORDER[op], int(value)))
+    except ValueError:
+        return None
+    passes_all = not exclusions
+    day_ms = _DAY * _MS
+
+    def test(row: dict[str, Any]) -> bool:
+        for kind, op, target in checks:
+            if kind == "due":
+                hit = op(row["dueDate"] // day_ms, target)  # type: ignore[operator]
+            elif kind == "done":
+                hit = op(row["completed"] // day_ms, target)  # type: ignore[operator]
+            elif kind == "completed":
+                hit = op(row["completed"], target)  # type: ignore[operator]
+            elif kind == "importance":
+                hit = op(row["importance"], target)  # type: ignore[operator]
+            else:
+                hit = compare(row["title"].lower(), op, target)  # type: ignore[arg-type]
+            if not hit:
+                return True
+        return passes_all
+
+    return test
 
 
 # ----------------------------------------------------------------------------- the task class

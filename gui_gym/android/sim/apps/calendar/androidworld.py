@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from gui_gym.android.sim.apps.calendar.app import DayView, EventEditor
 from gui_gym.android.sim.apps.calendar.data import LABEL, REPEAT_LABEL, CalendarData, Event
 from gui_gym.android.sim.apps.calendar.storage import EVENTS, insert, rows, seconds
+from gui_gym.android.sim.apps.calendar.storage import row as event_row
 from gui_gym.android.sim.apps.calendar.tasks import delete_step as calendar_delete_step
 from gui_gym.android.sim.apps.calendar.tasks import (
     in_app,
@@ -201,9 +202,10 @@ def _target(p: Params) -> Row:
 def _added(dev: Device, p: Params) -> bool:
     """A row matching the target as the check compares them (whatever else changed)."""
     ref = _target(p)
+    # start_ts is COMPARED's first column: only the events that start then can match
     return any(
         all(fuzzy_match(ref[k], row[k]) if k in FREE_FORM else ref[k] == row[k] for k in COMPARED)
-        for row in rows(db(dev))
+        for row in (event_row(e) for e in db(dev).events if ref["start_ts"] == seconds(e.start))
     )
 
 

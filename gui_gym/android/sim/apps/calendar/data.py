@@ -88,6 +88,8 @@ class Event:
         first = self.start.date()
         if day < first:  # every occurrence starts on or after the first
             return False
+        if self.repeat == "none" and self.end.date() < day and self.end > self.start:
+            return False  # over before the day (the last day below is at most the end's)
         last = (self.end - dt.timedelta(microseconds=1)).date() if self.end > self.start else first
         if self.repeat == "none":
             return day <= last

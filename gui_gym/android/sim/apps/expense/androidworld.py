@@ -18,6 +18,7 @@ checks compare integer cents.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import random
 import textwrap
 from collections.abc import Callable, Sequence
@@ -265,6 +266,12 @@ def _field(row: Row, name: str) -> str:
     return str(row[name])
 
 
+@functools.lru_cache(maxsize=4096)
+def _wrapped(text: str, width: int) -> str:
+    """``textwrap.wrap``'s lines joined (the same field values come back every reset)."""
+    return "\n".join(textwrap.wrap(text, width))
+
+
 def rows_as_text(items: Sequence[Row], format_type: str, wrap_width: int | None = None) -> str:
     """``_get_expense_rows_as_text``: ``csv`` (a ``|`` header and lines) or ``text_block``
     (``Expense: name`` and one indented line per other field, blocks separated by a blank line;
@@ -277,7 +284,7 @@ def rows_as_text(items: Sequence[Row], format_type: str, wrap_width: int | None 
         for f in TEXT_FIELDS[1:]:
             value = _field(x, f)
             if wrap_width is not None:
-                value = "\n".join(textwrap.wrap(value, wrap_width))
+                value = _wrapped(value, wrap_width)
             block += f" {f}: {value}\n"
         blocks.append(block)
     return "\n".join(blocks)

@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -59,6 +60,9 @@ def from_ms(v: int) -> dt.datetime:
     return _EPOCH + dt.timedelta(milliseconds=v)
 
 
+# The lists show the same few hundred amounts and dates at every step: both are kept (by value
+# and type; a date by the day it is shown on, all the text depends on).
+@functools.lru_cache(maxsize=4096, typed=True)
 def format_amount(cents: int) -> str:
     """An amount as the app shows it (``DecimalFormat`` in English, at most two decimals):
     ``5740`` -> ``57.4``, ``10000`` -> ``100``, ``123456`` -> ``1,234.56``.
@@ -83,13 +87,18 @@ def format_date(t: int, now: dt.datetime) -> str:
     >>> [format_date(ms(d), now) for d in days]
     ['Today 3:34 PM', 'Yesterday 9:00 AM', 'Sep 30', '2023 Oct 3']
     """
+    return _format_date(t, now.year, now.month, now.day)
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _format_date(t: int, year: int, month: int, day: int) -> str:
     d = from_ms(t)
-    if (d.year, d.month) == (now.year, now.month):
-        if d.day == now.day:
+    if (d.year, d.month) == (year, month):
+        if d.day == day:
             return f"Today {_time12(d)}"
-        if d.day == now.day - 1:
+        if d.day == day - 1:
             return f"Yesterday {_time12(d)}"
-    elif d.year == now.year:
+    elif d.year == year:
         return d.strftime("%b %-d")
     return d.strftime("%Y %b %-d")
 

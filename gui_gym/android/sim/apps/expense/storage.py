@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+import operator
 import sqlite3
 from typing import Any
 
@@ -59,9 +60,12 @@ def row(e: Expense) -> dict[str, Any]:
     }
 
 
+_BY_KEY = operator.attrgetter("expense_id")
+
+
 def rows(data: ExpenseData) -> list[dict[str, Any]]:
     """The ``expense`` rows of ``data``, by key (what ``SELECT * FROM expense`` returns)."""
-    return [row(e) for e in sorted(data.expenses, key=lambda e: e.expense_id)]
+    return [row(e) for e in sorted(data.expenses, key=_BY_KEY)]
 
 
 def encode(data: ExpenseData) -> bytes:

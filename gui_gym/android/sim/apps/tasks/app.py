@@ -15,6 +15,7 @@ app does; it leaves the list.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from typing import TYPE_CHECKING, Any
 
 from gui_gym.android.sim.apps.base import App
@@ -33,6 +34,7 @@ def _db(dev: Device) -> TasksData:
     return dev.data("tasks")
 
 
+@functools.lru_cache(maxsize=1024)
 def due_label(d: dt.date, today: dt.date) -> str:
     """How the list shows a due date: relative near today, else the short date."""
     names = {today: "Today", today + dt.timedelta(days=1): "Tomorrow", today - dt.timedelta(days=1): "Yesterday"}

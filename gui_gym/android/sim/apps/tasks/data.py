@@ -21,6 +21,7 @@ are in ``app``, the database the real app keeps on the phone in ``storage``. The
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +43,13 @@ def ms(when: dt.datetime) -> int:
 def at(millis: int) -> dt.datetime:
     """The phone time (naive, UTC) of Unix milliseconds."""
     return _EPOCH + dt.timedelta(milliseconds=millis)
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _day(millis: int) -> dt.date:
+    """The day of Unix milliseconds (kept: the list sorts and labels its tasks by due day at
+    every step; a date is immutable)."""
+    return at(millis).date()
 
 
 def due_ms(day: dt.date) -> int:
@@ -73,7 +81,7 @@ class Task:
     @property
     def due(self) -> dt.date | None:
         """The due day, or ``None`` without a due date."""
-        return at(self.dueDate).date() if self.dueDate > 0 else None
+        return _day(self.dueDate) if self.dueDate > 0 else None
 
     @due.setter
     def due(self, day: dt.date | None) -> None:
@@ -139,13 +147,15 @@ class TasksData:
         last), priority and title, then completed ones."""
 
         def key(t: Task) -> tuple:
-            return (bool(t.completed), t.due is None, t.due or dt.date.max, t.importance, t.name.lower(), t.uid)
+            due = t.due
+            return (bool(t.completed), due is None, due or dt.date.max, t.importance, t.name.lower(), t.uid)
 
+        now_ms = ms(now)  # Task.hidden's bound
         return sorted(
             (
                 t
                 for t in self.live
-                if (self.show_completed or not t.completed) and (self.show_unstarted or not t.hidden(now))
+                if (self.show_completed or not t.completed) and (self.show_unstarted or not t.hideUntil > now_ms)
             ),
             key=key,
         )

@@ -83,6 +83,8 @@ _INTS = ("importance", "dueDate", "hideUntil", "created", "modified", "completed
 _TEXTS = ("title", "notes", "remoteId")
 _NOT_NULL = tuple(c.name for c in TASKS.columns if "NOT NULL" in c.sql)
 _COLUMNS = frozenset(TASKS.names)
+#: the columns a Task keeps in ``extra`` where they differ from their default, with it
+_OTHER = tuple((c.name, c.default) for c in TASKS.columns if c.name not in _MODELLED)
 _MAX_ID = 2**63 - 1
 
 
@@ -118,6 +120,20 @@ def encode(data: TasksData) -> bytes:
 def task(values: dict[str, Any]) -> Task:
     """The :class:`Task` of one ``tasks`` row (its ``_id`` the uid); :class:`StorageError` if the
     app could not read it (NULL in a NOT NULL column, a value of the wrong type)."""
+    get = values.get
+    if all(type(get(c)) is int for c in _NOT_NULL) and all((v := get(c)) is None or type(v) is str for c in _TEXTS):
+        # plain ints and texts (a row as set-up writes it): every check of _checked_task passes
+        return Task(
+            uid=values["_id"],
+            extra={c: v for c, d in _OTHER if (v := values[c]) != d},
+            **{c: values[c] for c in _INTS},
+            **{c: get(c) for c in _TEXTS},
+        )
+    return _checked_task(values)
+
+
+def _checked_task(values: dict[str, Any]) -> Task:
+    """:func:`task`, checking every column."""
     nulls = [c for c in _NOT_NULL if values.get(c) is None]
     if nulls:
         raise StorageError(f"column(s) {', '.join(nulls)} hold NULL; the app's schema has NOT NULL there")
