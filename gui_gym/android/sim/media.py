@@ -64,7 +64,7 @@ VIDEO_EXTENSIONS = (".mp4", ".3gp", ".mkv", ".webm", ".mov", ".avi")
 #: the most bytes of one file Pillow is asked to open (a larger picture is shown as undecodable)
 MAX_PICTURE_BYTES = 32 * 1024 * 1024
 _PICTURES: OrderedDict[tuple, Image.Image | None] = OrderedDict()  # decoded or drawn, LRU
-_PICTURE_CACHE = 32
+_PICTURE_CACHE = 64
 _FONT_PX = 24
 
 
@@ -124,17 +124,10 @@ class MediaFile:
         where the phone cannot decode it. Shared and read-only: copy before drawing on it."""
         if self.kind == "video":
             return _frame(self.frame_at(0), self.size) if self.frames else None
-        key = ("pic", self.path, self.lines, self.size, None if self.raw is None else (len(self.raw), hash(self.raw)))
-        if key not in _PICTURES:
-            if self.raw is None:
-                pic: Image.Image | None = _draw_lines(self.lines, self.size)
-            else:
-                pic = _decode(self.raw)
-            _PICTURES[key] = pic
-            while len(_PICTURES) > _PICTURE_CACHE:
-                _PICTURES.popitem(last=False)
-        _PICTURES.move_to_end(key)
-        return _PICTURES[key]
+        if self.raw is None:  # by content: files showing the same lines share one picture
+            return _cached(("lines", self.lines, self.size), lambda: _draw_lines(self.lines, self.size))
+        raw = self.raw
+        return _cached(("raw", len(raw), hash(raw)), lambda: _decode(raw))
 
     def duration(self) -> int:
         """A video's length in whole seconds (0 where it has none the phone can read)."""
@@ -221,6 +214,17 @@ def media(dev: Any) -> MediaStore:
 # ----------------------------------------------------------------------------- pictures
 
 
+def _cached(key: tuple, make: Any) -> Image.Image | None:
+    """A drawn or decoded picture, kept in a small LRU (pictures are shared and read-only)."""
+    if key in _PICTURES:
+        _PICTURES.move_to_end(key)
+        return _PICTURES[key]
+    pic = _PICTURES[key] = make()
+    while len(_PICTURES) > _PICTURE_CACHE:
+        _PICTURES.popitem(last=False)
+    return pic
+
+
 def _draw_lines(lines: tuple[str, ...], size: tuple[int, int]) -> Image.Image:
     font = _font()
     pad, step = 20, _FONT_PX + 8
@@ -238,6 +242,10 @@ def _draw_lines(lines: tuple[str, ...], size: tuple[int, int]) -> Image.Image:
 def _frame(text: str | None, size: tuple[int, int]) -> Image.Image:
     """A made video's frame: its text in yellow on a dark ground (AndroidWorld's videos draw it in
     yellow over noise, at the left, half-way down)."""
+    return _cached(("frame", text, size), lambda: _draw_frame(text, size))  # type: ignore[return-value]
+
+
+def _draw_frame(text: str | None, size: tuple[int, int]) -> Image.Image:
     w, h = size if size[0] and size[1] else (320, 240)
     img = Image.new("RGB", (w, h), (40, 40, 48))
     if text:

@@ -209,21 +209,28 @@ Row = dict[str, Any]
 # ----------------------------------------------------------------------------- draws
 
 
+#: 2023-10-01 00:00 UTC in Unix seconds (``_get_random_timestamp``'s month)
+_OCTOBER_2023 = int(dt.datetime(2023, 10, 1, tzinfo=dt.UTC).timestamp())
+
+
 def random_timestamp(r: random.Random) -> int:
     """``_get_random_timestamp``: Unix seconds of October 1-15, 2023 at a random hour (UTC)."""
     day = r.randint(1, 15)
     hour = r.randint(0, 23)
-    return int(dt.datetime(2023, 10, day, hour, tzinfo=dt.UTC).timestamp())
+    return _OCTOBER_2023 + (day - 1) * 86400 + hour * 3600
 
 
 def generate_expense(r: random.Random) -> Row:
     """``_generate_expense``: the time, then the category, the name, the amount, the note."""
     t = random_timestamp(r) * 1000
-    category = r.choice(list(CATEGORIES))
+    category = r.choice(_CATEGORY_IDS)
     name = r.choice(EXPENSE_NAMES[CATEGORIES[category]])
     amount = r.randint(1000, 50000)
     note = r.choice(NOTES)
     return expense_row(name, amount, category, note, t, t)
+
+
+_CATEGORY_IDS = tuple(CATEGORIES)  # drawn from in the dict's order, as ``random.choice(list(...))``
 
 
 def expense_row(name: str, amount: int, category: int, note: str, created: int, modified: int, key: int = -1) -> Row:
@@ -237,6 +244,7 @@ def random_items(
     """``sqlite_schema_utils.get_random_items`` without replacement: ``n`` rows that pass
     ``keep``, none equal to another in every field."""
     out: list[Row] = []
+    seen: set[tuple] = set()  # each kept row's fields: equal rows are equal tuples
     tries = 0
     while len(out) < n:
         candidate = make(r)
@@ -245,7 +253,9 @@ def random_items(
             raise ValueError(f"generation exhausted after {len(out)} of {n} items")
         if keep is not None and not keep(candidate):
             continue
-        if candidate not in out:
+        fields = tuple(sorted(candidate.items()))  # keys are unique: values are never compared
+        if fields not in seen:
+            seen.add(fields)
             out.append(candidate)
     return out
 
