@@ -343,7 +343,9 @@ def test_a_short_run_beats_a_constant_predictor_on_held_out_tasks(tmp_path: Path
     the mean training label."""
     from wrappers.progress import ProgressTrainConfig, evaluate, examples, split_by_task, train_progress_model
 
-    specs = [s for s in list_tasks() if s.kind == "action"]
+    # every other action task (the suites' order mixes apps): a few thousand states keep the
+    # encoder's work ~10 s on 2 cores as the task list grows
+    specs = [s for s in list_tasks() if s.kind == "action"][::2]
     assert len(specs) >= 40
     data = []
     for spec in specs:

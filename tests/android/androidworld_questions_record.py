@@ -31,12 +31,16 @@ from typing import Any
 
 STATES = Path(__file__).parent / "fixtures" / "androidworld" / "question_states.json"
 STATE_SEEDS = range(20)
-#: what a digest leaves out of a row: random (``remoteId``) or numbered by the database
-UNDIGESTED = ("remoteId", "id", "_id")
+#: what a digest leaves out of a row: random (``remoteId``, OpenTracks' ``uuid``) or numbered by the database
+UNDIGESTED = ("remoteId", "id", "_id", "uuid")
 OUT = Path(__file__).resolve().parents[2] / "gui_gym" / "android" / "sim" / "tasks" / "androidworld_questions.json"
 TEXTPROTO = "android_world/task_evals/information_retrieval/proto/tasks.textproto"
-#: the information-retrieval tasks the phone has (the apps it has: Simple Calendar Pro, Tasks)
+#: the information-retrieval tasks the phone has (Simple Calendar Pro, Tasks, Joplin, OpenTracks)
 TASKS = (
+    "NotesIsTodo",
+    "NotesMeetingAttendeeCount",
+    "NotesRecipeIngredientCount",
+    "NotesTodoItemCount",
     "SimpleCalendarAnyEventsOnDate",
     "SimpleCalendarEventOnDateAtTime",
     "SimpleCalendarEventsInNextWeek",
@@ -52,7 +56,16 @@ TASKS = (
     "TasksHighPriorityTasks",
     "TasksHighPriorityTasksDueOnDate",
     "TasksIncompleteTasksOnDate",
+    "SportsTrackerActivitiesCountForWeek",
+    "SportsTrackerActivitiesOnDate",
+    "SportsTrackerActivityDuration",
+    "SportsTrackerLongestDistanceActivity",
+    "SportsTrackerTotalDistanceForCategoryOverInterval",
+    "SportsTrackerTotalDurationForCategoryThisWeek",
 )
+#: tasks whose start state is not digested: Joplin's set-up reads folder ids back from the phone
+#: between its writes (``joplin_app_utils``), so it cannot run with the writes captured
+UNRECORDED_STATES = frozenset(t for t in TASKS if t.startswith("Notes"))
 
 
 def main() -> None:
@@ -103,10 +116,12 @@ def main() -> None:
 def digest(rows: list[dict[str, Any]]) -> str:
     """The digest of a start state: its rows in insertion order, without :data:`UNDIGESTED`."""
     plain = [{k: v for k, v in r.items() if k not in UNDIGESTED} for r in rows]
-    return hashlib.sha256(json.dumps(plain, sort_keys=True).encode()).hexdigest()
+    blob = json.dumps(plain, sort_keys=True, default=lambda v: v.hex() if isinstance(v, bytes) else repr(v))
+    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 def record_states(commit: str) -> None:
+    from android_world.task_evals.information_retrieval import activity_app_utils as ir_sports
     from android_world.task_evals.information_retrieval import calendar_utils as ir_calendar
     from android_world.task_evals.information_retrieval import information_retrieval as ir
     from android_world.task_evals.information_retrieval import information_retrieval_registry, proto_utils
@@ -117,9 +132,11 @@ def record_states(commit: str) -> None:
     ir_calendar.utils.add_events = lambda rows, env: written.append(rows)
     ir_tasks.clear_task_db = lambda env: None
     ir_tasks.add_tasks = lambda rows, env: written.append(rows)
+    ir_sports.clear_db = lambda env: None
+    ir_sports._add_activities = lambda rows, env: written.append(rows)
     registry = information_retrieval_registry.InformationRetrievalRegistry().registry
     out: dict[str, Any] = {"commit": commit, "seeds": list(STATE_SEEDS), "left_out": list(UNDIGESTED), "tasks": {}}
-    for name in TASKS:
+    for name in (t for t in TASKS if t not in UNRECORDED_STATES):
         cls, per = registry[name], {}
         for seed in STATE_SEEDS:
             random.seed(seed)
@@ -133,6 +150,8 @@ def record_states(commit: str) -> None:
             written.clear()
             if task.is_calendar_task():
                 ir_calendar.setup_task_state(state.state.calendar, list(state.exclusion_conditions), None)
+            elif task.is_sports_task():
+                ir_sports.setup_task_state(state.state.sports_activity_app, list(state.exclusion_conditions), None)
             else:
                 ir_tasks.setup_task_state(state.state.tasks_app, list(state.exclusion_conditions), None)
             (rows,) = written

@@ -7,7 +7,8 @@ Run with a Python where AndroidWorld imports (its requirements installed, its so
 For every task of ``facts.json`` and every seed it records what AndroidWorld's code gives after
 ``random.seed(seed)``: ``generate_random_params()`` (plus ``seed``), the goal, and for the
 information-retrieval tasks the parameters and expected answers after ``initialize_task``'s draws
-(``initialize_proto``, ``_maybe_replace_date``). Dataclass rows are written as dicts marked
+(``initialize_proto``, ``_maybe_replace_date``; for OpenTracks' tasks, the distances rounded to the
+miles the app shows, as its ``setup_task_state`` rounds them). Dataclass rows are written as dicts marked
 ``__dataclass__``, dates and times as ``{"__datetime__": iso}``.
 """
 
@@ -38,13 +39,15 @@ def plain(v: Any) -> Any:
         return {"__" + type(v).__name__ + "__": v.isoformat()}
     if isinstance(v, (str, int, float, bool)) or v is None:
         return v
+    if hasattr(v, "mode") and hasattr(v, "size") and hasattr(v, "getpixel"):  # a PIL image: no address
+        return {"__image__": f"{v.mode} {v.size[0]}x{v.size[1]}"}
     return {"__repr__": repr(v)}
 
 
 def main() -> None:
     sys.path.insert(0, os.environ.get("AW_SOURCE", "."))
     from android_world import registry
-    from android_world.task_evals.information_retrieval import information_retrieval, proto_utils
+    from android_world.task_evals.information_retrieval import activity_app_utils, information_retrieval, proto_utils
 
     facts = json.loads((HERE / "facts.json").read_text())
     questions = {t["id"] for t in facts["tasks"] if "information_retrieval" in t["module"]}
@@ -62,6 +65,9 @@ def main() -> None:
                 random.seed(seed)
                 proto_utils.initialize_proto(instance.task, instance.params)
                 information_retrieval._maybe_replace_date(instance.params)
+                if instance.is_sports_task():  # its set-up rounds each distance to the miles shown
+                    for activity in instance.task.relevant_state.state.sports_activity_app.sports_activities:
+                        activity_app_utils._create_activity_from_proto(activity)
                 entry["expected"] = [str(e) for e in proto_utils.get_expected_answer(instance.task)]
                 entry["params_after_setup"] = plain(instance.params)
             entry["goal"] = instance.goal

@@ -16,6 +16,11 @@ ALREADY_DONE = {
     f"System{what}Verify"
     for what in ("WifiTurnOn", "WifiTurnOff", "BluetoothTurnOn", "BluetoothTurnOff", "BrightnessMax", "BrightnessMin")
 }
+#: AndroidWorld's draws that leave nothing to do on some seeds: RecipeDeleteMultipleRecipesWithConstraint
+#: draws an ingredient that may be in no recipe's directions (exotic ones, or capitalised ones it
+#: compares against lower-cased directions: task_evals/single/recipe.py), so stopping at once succeeds
+#: there, in AndroidWorld too. The seeds below 5 where that happens:
+NOTHING_TO_DO = {"RecipeDeleteMultipleRecipesWithConstraint": {0, 2}}
 
 
 @pytest.mark.parametrize("task_id", AW)
@@ -33,8 +38,8 @@ def test_the_oracle_solves_androidworlds_instances(task_id: str) -> None:
 @pytest.mark.parametrize("task_id", AW)
 def test_stopping_at_once_fails(task_id: str) -> None:
     env = make(task_id, obs_mode="text")
-    done = task_id in ALREADY_DONE
     for seed in range(5):
+        done = task_id in ALREADY_DONE or seed in NOTHING_TO_DO.get(task_id, ())
         start(env, seed)
         _, reward, term, _, info = env.step("finish()")
         assert term and info["success"] is done and reward == float(done), seed

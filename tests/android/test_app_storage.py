@@ -288,3 +288,11 @@ def test_occurrences_seen_one_repeat_gap_back_are_all_of_them() -> None:
         for _ in range(15):
             day = (start + dt.timedelta(days=rng.randrange(-20, 4000))).date()
             assert e.occurs_on(day) == every_day_back(e, day), (e, day)
+
+
+def test_a_table_with_capitals_in_its_name_is_found() -> None:
+    """SQLite's names ignore case: a Room table such as ``PlaylistEntity`` decodes by its own name."""
+    from gui_gym.android.sim.storage import Column, Table
+
+    table = Table("PlaylistEntity", (Column("playlist_id", "INTEGER PRIMARY KEY", None), Column("name", "TEXT", "")))
+    assert table.decode(table.encode([{"playlist_id": 1, "name": "Road"}])) == [{"playlist_id": 1, "name": "Road"}]

@@ -263,3 +263,97 @@ def test_the_served_phone_reports_the_grant_dialog_in_front_and_pm_grants() -> N
     assert sh.run(f"pm grant {PKG} {CAMERA}").status == 0 and is_granted(dev, PKG, CAMERA)
     assert sh.run(f"pm revoke {PKG} {CAMERA}").status == 0 and not is_granted(dev, PKG, CAMERA)
     assert dev.state.foreground is None and "camera" not in dev.state.stacks
+
+
+# ----------------------------------------------------------------------------- CameraTakePhoto / CameraTakeVideo
+
+CAPTURE_IDS = ("CameraTakePhoto", "CameraTakeVideo")
+
+
+@pytest.mark.parametrize("task_id", CAPTURE_IDS)
+def test_the_capture_oracles_solve_every_seed(task_id: str) -> None:
+    env = gym.make("GuiAndroid-v0", task=task_id, obs_mode="text")
+    for seed in range(30):
+        _, info = env.reset(options={"params": {"seed": seed}})
+        reached = list(info["milestones"])
+        for _ in range(env.unwrapped._limit):
+            action = env.unwrapped.oracle_action()
+            _, reward, term, trunc, info = env.step(action)
+            assert info["format_valid"], (seed, action, info["reason"])
+            reached += info["milestones"]
+            if term or trunc:
+                break
+        assert term and info["success"] and reward == 1.0, (seed, info["action_description"])
+        assert reached == TASKS[task_id].milestone_texts(env.unwrapped.params), seed
+    env.close()
+
+
+@pytest.mark.parametrize("task_id", CAPTURE_IDS)
+def test_the_capture_tasks_fail_when_idle(task_id: str) -> None:
+    env = gym.make("GuiAndroid-v0", task=task_id, obs_mode="text")
+    for seed in range(3):
+        env.reset(options={"params": {"seed": seed}})
+        _, _, term, _, info = env.step("finish()")
+        assert term and info["success"] is False, seed
+    env.close()
+
+
+def _captures_start(task_id: str) -> tuple[Device, dict]:
+    """The task's start state (its set-up run on a phone with old captures), the camera ready."""
+    dev = _phone()
+    store = media(dev)
+    store.add_file("Pictures/old.jpg", b"\xff\xd8old", DEVICE_TIME)
+    store.add_file("Movies/old.mp4", b"old", DEVICE_TIME)
+    params = TASKS[task_id].sample_seed(0)
+    TASKS[task_id].setup(dev, params, None)  # type: ignore[arg-type]
+    return dev, params
+
+
+def test_a_photo_passes_the_photo_task_but_not_two_nor_a_video() -> None:
+    task = TASKS["CameraTakePhoto"]
+    dev, p = _captures_start("CameraTakePhoto")
+    assert not media(dev).files and p["before"] == []  # _Camera._clear_app_data emptied both folders
+    _ready_camera(dev, "video")
+    _tap(dev, desc="Shutter")
+    _tap(dev, desc="Shutter")  # a video: Movies, not Pictures
+    assert media(dev).folder("Movies") and not task.check(dev, p, None, "complete")
+    _tap(dev, text="Mode list")
+    _tap(dev, desc="Switch to photo")
+    _tap(dev, desc="Shutter")
+    assert task.check(dev, p, None, "complete")
+    _tap(dev, desc="Shutter")  # a second photo: two new names, not one
+    assert len(media(dev).folder("Pictures")) == 2 and not task.check(dev, p, None, "complete")
+
+
+def test_a_video_passes_the_video_task_once_stopped_and_a_photo_does_not() -> None:
+    task = TASKS["CameraTakeVideo"]
+    dev, p = _captures_start("CameraTakeVideo")
+    _ready_camera(dev, "photo")
+    _tap(dev, desc="Shutter")  # a photo
+    assert not task.check(dev, p, None, "complete")
+    _tap(dev, text="Mode list")
+    _tap(dev, desc="Switch to video")
+    _tap(dev, desc="Shutter")  # recording, not yet saved
+    assert not task.check(dev, p, None, "complete")
+    _tap(dev, desc="Shutter")
+    assert task.check(dev, p, None, "complete")
+
+
+def test_the_capture_check_by_hand() -> None:
+    # camera.py (CameraTakePhoto.initialize_task / is_successful): the set of lines of
+    # `adb shell ls /sdcard/Pictures` after, minus the set before, must have exactly one element.
+    # Emptied by _clear_app_data, the folder lists "" -> {""}; a photo taken at 15:34:05 adds
+    # "IMG_20231015_153405.jpg" (Camera2's name): {"", "IMG_20231015_153405.jpg"} - {""} has one.
+    from gui_gym.android.sim.adb.shell import Shell
+    from gui_gym.android.sim.apps.camera.androidworld import listing
+
+    dev, p = _captures_start("CameraTakePhoto")
+    sh = Shell(dev)
+    before = set(sh.run("ls /sdcard/Pictures").stdout.decode().replace("\r", "").split("\n"))
+    assert before == {""}
+    _ready_camera(dev)
+    dev.state.now = DEVICE_TIME + dt.timedelta(seconds=5)
+    _tap(dev, desc="Shutter")
+    after = set(sh.run("ls /sdcard/Pictures").stdout.decode().replace("\r", "").split("\n"))
+    assert after - before == {"IMG_20231015_153405.jpg"} == set(listing(dev, "Pictures"))
+    assert TASKS["CameraTakePhoto"].check(dev, p, None, "complete")

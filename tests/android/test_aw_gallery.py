@@ -18,12 +18,21 @@ from PIL import Image
 
 from gui_gym.android.actions import parse_action
 from gui_gym.android.sim.apps.expense.androidworld import GALLERY_NOISE, GALLERY_PICTURE, rows_as_text, table
-from gui_gym.android.sim.apps.gallery.app import FolderGrid, MediaGrid, PropertiesDialog, Viewer, size_text
+from gui_gym.android.sim.apps.gallery.app import (
+    FilePickerDialog,
+    FolderGrid,
+    MediaGrid,
+    PickDirectoryDialog,
+    PropertiesDialog,
+    Viewer,
+    size_text,
+)
 from gui_gym.android.sim.apps.markor import androidworld as markor_aw
 from gui_gym.android.sim.device import Device
 from gui_gym.android.sim.media import media
 from gui_gym.android.sim.render import Renderer
 from gui_gym.android.sim.tasks import TASKS
+from gui_gym.android.sim.tasks.androidworld import ADJECTIVES, NOUNS, random_string
 from gui_gym.android.ui import to_xml
 
 IDS = ["MarkorTranscribeReceipt", "ExpenseAddMultipleFromGallery"]
@@ -301,3 +310,132 @@ def test_expense_near_miss_fails() -> None:
     added = next(e for e in data.expenses if e.name == p["row_objects"][1]["name"])
     added.amount += 1  # one cent off
     assert table(dev) and not task.check(dev, p, None, "complete")
+
+
+# ----------------------------------------------------------------------------- Copy to (SaveCopyOfReceiptTaskEval)
+
+RECEIPT_ID = "SaveCopyOfReceiptTaskEval"
+
+
+def _in_dialog(dev: Device) -> list[str]:
+    return [n.text for n in dev.elements() if n.text]
+
+
+def test_copy_to_from_the_viewer_picks_another_folder_and_copies_the_same_bytes() -> None:
+    dev = _phone()
+    _tap(dev, label="DCIM")
+    _tap(dev, label="receipt.png")
+    _tap(dev, desc="More options")
+    assert [n.text for n in dev.elements() if n.role == "menuitem"] == ["Copy to", "Move to"]
+    _tap(dev, text="Copy to")
+    s = dev.top_screen()
+    assert isinstance(s.dialog, PickDirectoryDialog) and "Select destination" in _in_dialog(dev)
+    # the folders holding media; the file's own folder is refused
+    assert [n.label for n in dev.elements() if n.rid.endswith(":id/dir_holder")] == ["DCIM", "Movies", "Pictures"]
+    _tap(dev, label="DCIM")
+    assert dev.state.toast == "Source and destination cannot be the same" and isinstance(s.dialog, PickDirectoryDialog)
+    _tap(dev, text="OTHER FOLDER")
+    assert isinstance(s.dialog, FilePickerDialog) and s.dialog.folder == "DCIM"  # the file's folder first
+    crumbs = [n.text for n in dev.elements() if n.rid.endswith(":id/breadcrumb_text")]
+    assert crumbs == ["Internal", "> DCIM"] and "Select a folder" in _in_dialog(dev)
+    _tap(dev, text="Internal")
+    rows = [n.label for n in dev.elements() if n.rid.endswith(":id/list_item_holder")]
+    assert {"DCIM", "Documents", "Download"} <= set(rows) and rows == sorted(rows, key=str.lower)
+    _tap(dev, label="Download", rid="com.simplemobiletools.gallery.pro:id/list_item_holder")
+    assert "Copy" in _tap(dev, text="OK") and s.dialog is None
+    store = media(dev)
+    src, copy = store.files["DCIM/receipt.png"], store.files["Download/receipt.png"]
+    assert copy.data() == src.data() and copy.mtime == src.mtime  # the same bytes, the date kept
+    assert dev.data("gallery").last_copy_path == "Download"
+    # a second copy there: the name is taken, "(1)" is added; the picker starts at the last destination
+    _tap(dev, desc="More options")
+    _tap(dev, text="Copy to")
+    _tap(dev, text="OTHER FOLDER")
+    assert s.dialog.folder == "Download"
+    _tap(dev, text="OK")
+    assert "Download/receipt(1).png" in store.files
+
+
+def test_move_to_takes_the_file_out_of_its_folder() -> None:
+    dev = _phone()
+    _tap(dev, label="Pictures")
+    _tap(dev, label="older.jpg")
+    data = media(dev).files["Pictures/older.jpg"].data()
+    _tap(dev, desc="More options")
+    _tap(dev, text="Move to")
+    _tap(dev, label="DCIM")  # a folder of the grid: picked at once
+    assert "Pictures/older.jpg" not in media(dev).files and media(dev).files["DCIM/older.jpg"].data() == data
+    assert isinstance(dev.top_screen(), MediaGrid)  # the folder's last file gone: the viewer closed
+
+
+def test_the_receipt_oracle_solves_androidworlds_instances() -> None:
+    env, task = make(RECEIPT_ID, obs_mode="text"), TASKS[RECEIPT_ID]
+    for seed in range(30):
+        info0, dev = start(env, seed)
+        p = env.unwrapped.params
+        src = media(dev).files[f"DCIM/{p['file_name']}"]
+        info, actions, reached = solve(env)
+        assert info["success"] is True and len(actions) < env.unwrapped._limit, (seed, actions[-3:])
+        assert list(info0["milestones"]) + reached == task.milestone_texts(p), seed
+        assert media(dev).files[f"Download/{p['file_name']}"].data() == src.data()  # a true copy
+        assert f"DCIM/{p['file_name']}" in media(dev).files
+    env.close()
+
+
+def test_the_receipt_task_fails_when_idle() -> None:
+    env = make(RECEIPT_ID, obs_mode="text")
+    for seed in range(3):
+        _, dev = start(env, seed)
+        assert list(media(dev).files) == [f"DCIM/{env.unwrapped.params['file_name']}"]
+        _, reward, term, _, info = env.step("finish()")
+        assert term and info["success"] is False and reward == 0.0, seed
+    env.close()
+
+
+def test_the_receipt_near_misses_fail() -> None:
+    env = make(RECEIPT_ID, obs_mode="text")
+    task = TASKS[RECEIPT_ID]
+    _, dev = start(env, 4)
+    p = env.unwrapped.params
+    store = media(dev)
+    src = store.files[f"DCIM/{p['file_name']}"]
+    store.add_file(f"Pictures/{p['file_name']}", src.data(), NOW)  # the wrong folder
+    store.add_file(f"Download/Receipts/{p['file_name']}", src.data(), NOW)  # below Download, not in it
+    store.add_file(f"Download/{p['file_name'][:-4]}(1).jpg", src.data(), NOW)  # another name
+    store.add_file(f"Download/{p['file_name'][:-4]}.png", src.data(), NOW)
+    assert not task.check(dev, p, None, "complete")
+    store.add_file(f"Download/{p['file_name']}", b"", NOW)  # AndroidWorld only looks for the name
+    assert task.check(dev, p, None, "complete")
+    env.close()
+
+
+def test_the_receipt_draws_and_check_by_hand() -> None:
+    # simple_gallery_pro.py SaveCopyOfReceiptTaskEval.generate_random_params: receipt_generator.
+    # create_receipt() first (num_transactions=1: _random_company_info's two choices, then
+    # _random_transaction's choice of item, uniform price and _random_date's randrange over the
+    # 287 days from 2023-01-01 to the device date), then "receipt_" +
+    # user_data_generation.generate_random_file_name() + ".jpg".
+    r = random.Random(0)
+    company, slogan = r.choice(markor_aw.RECEIPT_COMPANIES), r.choice(markor_aw.RECEIPT_SLOGANS)
+    item, (low, high) = r.choice(markor_aw.RECEIPT_ITEMS)
+    price = r.uniform(low, high)
+    day = dt.date(2023, 1, 1) + dt.timedelta(days=r.randrange(287))
+    adjective, noun = r.choice(ADJECTIVES), r.choice(NOUNS)
+    kind, prefix = r.choice(["date_prefix", "random_suffix", "fixed_suffix"]), r.choice([True, False])
+    assert (adjective, noun, kind, prefix) == ("alert", "zebra", "random_suffix", False)
+    name = f"receipt_{adjective}_{noun}_{random_string(r, 4)}.jpg"
+    p = TASKS[RECEIPT_ID].sample_seed(0)
+    assert name == p["file_name"] == "receipt_alert_zebra_w3ni.jpg"
+    assert p["receipt"]["transactions"] == [f"{day.isoformat()}, {item}, ${price:.2f}"]
+    assert (p["receipt"]["company"], p["receipt"]["slogan"]) == (company, slogan)
+    # is_successful: file_utils.check_file_or_folder_exists(file_name, DOWNLOAD_DATA) runs
+    # `find /storage/emulated/0/Download -type f -o -type d` and looks for the exact line
+    # "/storage/emulated/0/Download/receipt_alert_zebra_w3ni.jpg"
+    from gui_gym.android.sim.adb.shell import Shell
+
+    dev = Device()
+    dev.reset(now=NOW)
+    media(dev).add_file("Download/receipt_alert_zebra_w3ni.jpg", b"\xff\xd8", NOW)
+    found = Shell(dev).run("find /storage/emulated/0/Download -type f -o -type d").stdout.decode().split("\n")
+    assert "/storage/emulated/0/Download/receipt_alert_zebra_w3ni.jpg" in found
+    assert TASKS[RECEIPT_ID].check(dev, p, None, None)

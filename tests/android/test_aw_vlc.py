@@ -108,7 +108,7 @@ def test_browse_leads_from_internal_memory_to_download() -> None:
     s = dev.top_screen()
     assert isinstance(s, VlcBrowser) and s.folder == ""
     rows = [n.label for n in dev.elements() if n.rid.endswith(":id/browser_container")]
-    assert rows[:6] == ["Alarms", "Audiobooks", "DCIM", "Documents", "Download", "Movies"]
+    assert rows[:6] == ["Alarms", "Android", "Audiobooks", "DCIM", "Documents", "Download"]
     download = _node(dev, role="row", label="Download")
     assert next(c.text for c in download.walk() if c.rid.endswith(":id/text")) == "3 *§*"  # three files
     assert download.desc == "Folder: Download, 3 media files"
@@ -309,3 +309,195 @@ def test_near_misses_fail(text: str, name: str | None, ok: bool) -> None:
     markor_aw.notebook(dev).write(name or p["file_name"], text, dev.state.now)
     assert TASKS[ID].check(dev, p, None, "complete") is ok
     env.close()
+
+
+# ----------------------------------------------------------------------------- playlists (AndroidWorld vlc.py)
+
+PLAYLIST_IDS = ("VlcCreatePlaylist", "VlcCreateTwoPlaylists")
+
+
+def test_add_to_playlist_creates_a_playlist_and_appends_in_order() -> None:
+    from gui_gym.android.sim.apps.vlc.app import ContextSheet, SavePlaylistDialog, VlcPlaylist
+    from gui_gym.android.sim.apps.vlc.storage import DATABASE
+
+    dev = _phone()
+    _tap(dev, desc="Browse")
+    _tap(dev, role="row", label="Internal memory")
+    _tap(dev, role="row", label="Download")
+    row = _node(dev, role="row", label="recording_11__gIRH.mp4")
+    more = next(c for c in row.walk() if c.desc == "More Actions")
+    assert more.rid == "org.videolan.vlc:id/item_more"
+    _act(dev, f'do(action="Tap", element={list(more.bounds)})')
+    sheet = dev.top_screen().dialog
+    assert isinstance(sheet, ContextSheet) and sheet.title == "recording_11__gIRH"
+    _tap(dev, text="Add to playlist")
+    assert isinstance(dev.top_screen().dialog, SavePlaylistDialog)
+    texts = [n.text for n in dev.elements() if n.text]
+    assert texts[:4] == ["Add to new playlist", "1 media", "Playlist name", "SAVE"] and "No playlist found." in texts
+    _tap(dev, label="Playlist name", role="field")
+    _act(dev, 'do(action="Type", text="Road Trips Series")')  # Enter (actionSend) creates it
+    assert dev.top_screen().dialog is None
+    row = _node(dev, role="row", label="clip_3_.mp4")
+    _act(dev, f'do(action="Tap", element={list(next(c for c in row.walk() if c.desc == "More Actions").bounds)})')
+    _tap(dev, text="Add to playlist")
+    _tap(dev, role="row", label="Road Trips Series")  # an existing playlist: appended
+    data = dev.data("vlc")
+    assert data.playlist_rows() == [
+        ("Road Trips Series", "recording_11__gIRH.mp4", 0),
+        ("Road Trips Series", "clip_3_.mp4", 1),
+    ]
+    # the same name again is refused, as SavePlaylistDialog does
+    _act(dev, f'do(action="Tap", element={list(next(c for c in row.walk() if c.desc == "More Actions").bounds)})')
+    _tap(dev, text="Add to playlist")
+    _tap(dev, label="Playlist name", role="field")
+    _act(dev, 'do(action="Type", text="Road Trips Series")')
+    assert "Playlist Road Trips Series already exists" in [n.text for n in dev.elements()]
+    _act(dev, 'do(action="Back")')
+    _act(dev, 'do(action="Back")')
+    # the Playlists tab lists it; it opens on its videos in order
+    _act(dev, 'do(action="Back")')
+    _act(dev, 'do(action="Back")')
+    _tap(dev, desc="Playlists")
+    _tap(dev, role="row", label="Road Trips Series")
+    assert isinstance(dev.top_screen(), VlcPlaylist)
+    assert [n.label for n in dev.elements() if n.role == "row"] == ["recording_11__gIRH", "clip_3_"]
+    # vlc_media.db as the served phone shows it, read back the same
+    back = DATABASE.decode(DATABASE.encode(data))
+    assert back.playlist_rows() == data.playlist_rows()
+
+
+@pytest.mark.parametrize("task_id", PLAYLIST_IDS)
+def test_the_playlist_oracles_solve_androidworlds_instances(task_id: str) -> None:
+    env, task = make(task_id, obs_mode="text"), TASKS[task_id]
+    for seed in range(30):
+        info0, dev = start(env, seed)
+        p = env.unwrapped.params
+        info, actions, reached = solve(env)
+        assert len(actions) < env.unwrapped._limit, seed
+        milestones = list(info0["milestones"]) + reached
+        if p.get("playlist_name1", 1) == p.get("playlist_name2"):
+            # Both playlists drawn with the same name (instance 14): verify_playlist counts the rows of
+            # every playlist of that name, which cannot be both len(files1) and len(files2), and VLC
+            # refuses a second playlist of a name: the first one is the most there is (0.5).
+            assert task.score(dev, p, None, "complete") == 0.5 and info["success"] is False, seed
+            assert milestones == task.milestone_texts(p)[:4], seed  # "created" the second: the same name
+            continue
+        assert info["success"] is True and info["progress"] == 1.0, (seed, actions[-3:])
+        assert milestones == task.milestone_texts(p), seed
+    env.close()
+
+
+@pytest.mark.parametrize("task_id", PLAYLIST_IDS)
+def test_the_playlist_tasks_fail_when_idle(task_id: str) -> None:
+    env = make(task_id, obs_mode="text")
+    for seed in range(3):
+        _, dev = start(env, seed)
+        assert not dev.data("vlc").playlists
+        _, reward, term, _, info = env.step("finish()")
+        assert term and info["success"] is False and reward == 0.0, seed
+    env.close()
+
+
+def _playlist(dev: Device, name: str, files: list[str]) -> None:
+    from gui_gym.android.sim.apps.vlc.data import library
+
+    data = library(dev)
+    p = data.create_playlist(name, 0)
+    for f in files:
+        data.append(p.id_playlist, data.by_path(f"VLCVideos/{f}").id_media)
+
+
+def test_the_playlist_near_misses_fail() -> None:
+    task = TASKS["VlcCreatePlaylist"]
+    env = make("VlcCreatePlaylist", obs_mode="text")
+    _, dev = start(env, 0)
+    p = env.unwrapped.params
+    files = p["files"]
+    _playlist(dev, p["playlist_name"], list(reversed(files)))  # the wrong order
+    assert not task.check(dev, p, None, "complete")
+    dev.data("vlc").playlists.clear()
+    _playlist(dev, p["playlist_name"], files[:-1])  # a file left out
+    assert not task.check(dev, p, None, "complete")
+    dev.data("vlc").playlists.clear()
+    _playlist(dev, p["playlist_name"], [*files, p["noise_files"][0]])  # a noise file too
+    assert not task.check(dev, p, None, "complete")
+    dev.data("vlc").playlists.clear()
+    _playlist(dev, "Summer Highlights", files)  # another name
+    assert not task.check(dev, p, None, "complete")
+    dev.data("vlc").playlists.clear()
+    _playlist(dev, p["playlist_name"].lower() + ".", files)  # fuzzy_match: case and a dot do not count
+    assert task.check(dev, p, None, "complete")
+    env.close()
+
+
+def test_two_playlists_score_half_for_one() -> None:
+    task = TASKS["VlcCreateTwoPlaylists"]
+    env = make("VlcCreateTwoPlaylists", obs_mode="text")
+    _, dev = start(env, 1)
+    p = env.unwrapped.params
+    _playlist(dev, p["playlist_name1"], p["files1"])
+    assert task.score(dev, p, None, "complete") == 0.5 and not task.check(dev, p, None, "complete")
+    _playlist(dev, p["playlist_name2"], p["files2"])
+    assert task.score(dev, p, None, "complete") == 1.0
+    env.close()
+
+
+def test_the_playlist_draws_and_check_by_hand() -> None:
+    from gui_gym.android.sim.apps.vlc.androidworld import QUALIFIERS, THEMES
+
+    # vlc.py VlcCreatePlaylist.generate_random_params: _generate_playlist_name (random.choice of the
+    # 16 themes, then of the 7 qualifiers), num_files = randint(2, 5), the files, then as many noise
+    # files, each generate_file_name (prefix, suffix, randint(1, 99), generate_modified_file_name).
+    r = random.Random(1)
+    name = f"{r.choice(THEMES)} {r.choice(QUALIFIERS)}"
+    n = r.randint(2, 5)
+    p = TASKS["VlcCreatePlaylist"].sample_seed(1)
+    assert (name, n) == (p["playlist_name"], len(p["files"])) == ("Epic Moments Series", 2)
+    assert p["files"] == ["scene_64__OWfb.mp4", "edited_episode_56_raw.mp4"]
+    # initialize_task: per file, then per noise file, messages=[generate_random_string(10)] then
+    # message_display_time=random.randint(20, 180), after random.seed(seed); written to VLCVideos.
+    env = make("VlcCreatePlaylist", obs_mode="text")
+    _, dev = start(env, 1)
+    r = random.Random(1)
+    for f in [*p["files"], *p["noise_files"]]:
+        text = random_string(r, 10)
+        assert media(dev).files[f"VLCVideos/{f}"].frames == ((text, r.randint(20, 180)),)
+    # sqlite_validators.verify_playlist: the rows whose playlist name fuzzy-matches must number
+    # exactly len(files), and file i must sit at position i (VLC's positions count from 0)
+    _playlist(dev, "Epic Moments Series", ["scene_64__OWfb.mp4", "edited_episode_56_raw.mp4"])
+    assert dev.data("vlc").playlist_rows() == [
+        ("Epic Moments Series", "scene_64__OWfb.mp4", 0),
+        ("Epic Moments Series", "edited_episode_56_raw.mp4", 1),
+    ]
+    assert TASKS["VlcCreatePlaylist"].check(dev, p, None, "complete")
+    env.close()
+
+
+def test_androidworlds_query_reads_the_served_database() -> None:
+    """AndroidWorld's ``_get_playlist_info_query`` run on ``vlc_media.db`` as the phone writes it; its
+    set-up's ``DELETE FROM`` of the three tables, pushed back, leaves the videos to be indexed again."""
+    import sqlite3
+
+    from gui_gym.android.sim.apps.vlc.data import library
+    from gui_gym.android.sim.apps.vlc.storage import DATABASE
+
+    dev = _phone()
+    _playlist_dev = library(dev)
+    pl = _playlist_dev.create_playlist("Comedy Favorites", 0)
+    _playlist_dev.append(pl.id_playlist, _playlist_dev.by_path("Download/clip_3_.mp4").id_media)
+    con = sqlite3.connect(":memory:")
+    con.deserialize(DATABASE.encode(_playlist_dev))
+    query = (
+        "SELECT Playlist.name AS playlist_name, Media.filename AS media_file_name, PlaylistMediaRelation.position"
+        " AS order_in_playlist FROM PlaylistMediaRelation INNER JOIN Playlist ON Playlist.id_playlist ="
+        " PlaylistMediaRelation.playlist_id INNER JOIN Media ON Media.id_media = PlaylistMediaRelation.media_id"
+        " ORDER BY Playlist.name, PlaylistMediaRelation.position"
+    )
+    assert con.execute(query).fetchall() == [("Comedy Favorites", "clip_3_.mp4", 0)]
+    for table in ("Playlist", "Media", "PlaylistMediaRelation"):
+        con.execute(f"DELETE FROM {table}")
+    con.commit()
+    cleared = DATABASE.decode(con.serialize())
+    assert not cleared.playlists and not cleared.media and not cleared.playlist_media
+    dev.state.data["vlc"] = cleared
+    assert len(library(dev).media) == 4  # the videos on the phone, indexed again

@@ -78,7 +78,7 @@ CASES: list[tuple[str, str, Any, str]] = [
         {"action_type": "scroll", "direction": "down", "index": 10**6},
         "out of range",
     ),
-    ("swipe-nothing-scrollable", "home", 'do(action="Swipe", direction="up")', "scroll"),
+    ("swipe-down-on-home", "home", 'do(action="Swipe", direction="down")', "swipe up"),
     ("lift-without-touch", "contacts", {"action_type": "LIFT", "touch_position": [0.5, 0.5]}, "touch"),
     ("nested-json", "contacts", '{"action_type": {"action_type": "click", "index": 3}}', "action_type"),
     ("truncated-json", "editor", '{"action_type": "input_text", "text": "hel', ""),
@@ -171,8 +171,11 @@ def test_accepted_app_names() -> None:
 def test_messages_is_google_messages_which_the_phone_lacks() -> None:
     """AndroidWorld and MobileRL send "Messages" to Google Messages; it is refused with the app to use."""
     env, _ = _setup("home", max_steps=20)
-    for name in ("Messages", "messages app", "phonebook"):
+    for name in ("Messages", "messages app"):
         _, _, _, _, info = env.step({"action_type": "open_app", "app_name": name})
         assert not info["format_valid"] and env.unwrapped.device.state.foreground is None
     _, _, _, _, info = env.step({"action_type": "open_app", "app_name": "Messages"})
     assert "Google Messages" in info["reason"] and "Simple SMS Messenger" in info["reason"]
+    # AndroidWorld's patterns match the start of a name: "phonebook" opens Phone ('dialer|phone')
+    _, _, _, _, info = env.step({"action_type": "open_app", "app_name": "phonebook"})
+    assert info["format_valid"] and env.unwrapped.device.state.foreground == "dialer"

@@ -2,8 +2,9 @@
 show and make.
 
 A :class:`MediaStore` (``dev.state.data[MEDIA]``, one per phone, made fresh at reset) holds every
-file under the media folders :data:`FOLDERS` (``DCIM``, ``Pictures``, ``Movies``, ``Download``),
-keyed by its path below ``/sdcard`` (``"DCIM/receipt.png"``). A :class:`MediaFile` is either
+file under the shared folders :data:`FOLDERS` (``DCIM``, ``Pictures``, ``Movies``, ``Download``,
+``Music`` … an emulator's standard folders), keyed by its path below ``/sdcard``
+(``"DCIM/receipt.png"``). A :class:`MediaFile` is either
 
 - *made by the phone* (a task's set-up, the camera): it knows what it shows (an image's text
   lines, a video's frames with the text each shows and for how long), and its bytes, a real PNG /
@@ -53,12 +54,31 @@ __all__ = [
     "MediaStore",
     "media",
     "mp4_duration",
+    "standard_dirs",
 ]
 
 #: the key of the store in ``DeviceState.data``
 MEDIA = "media"
-#: the shared folders the store holds, below ``/sdcard``
-FOLDERS = ("DCIM", "Pictures", "Movies", "Download")
+#: the shared folders the store holds, below ``/sdcard`` (an emulator's standard folders; Markor's
+#: notebook under Documents is Markor's own, see gui_gym.android.sim.adb.files)
+FOLDERS = (
+    "DCIM", "Pictures", "Movies", "Download", "Alarms", "Audiobooks", "Documents", "Music", "Notifications",
+    "Podcasts", "Recordings", "Ringtones",
+    "Android/data/com.dimowner.audiorecorder/files/Music/records",  # Audio Recorder's recordings
+    "VLCVideos",  # AndroidWorld's VLC folder (its set-up makes it)
+)  # fmt: skip
+
+
+def standard_dirs() -> set[str]:
+    """Every folder of :data:`FOLDERS` and the folders above them (``Android``, ``Android/data`` …)."""
+    out: set[str] = set()
+    for folder in FOLDERS:
+        while folder:
+            out.add(folder)
+            folder = posixpath.dirname(folder)
+    return out
+
+
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp")
 VIDEO_EXTENSIONS = (".mp4", ".3gp", ".mkv", ".webm", ".mov", ".avi")
 #: the most bytes of one file Pillow is asked to open (a larger picture is shown as undecodable)
@@ -156,7 +176,7 @@ class MediaStore:
     """The files of the shared media folders, by path below ``/sdcard``."""
 
     files: dict[str, MediaFile] = field(default_factory=dict)
-    dirs: set[str] = field(default_factory=lambda: set(FOLDERS))
+    dirs: set[str] = field(default_factory=standard_dirs)
 
     def add(self, f: MediaFile) -> MediaFile:
         folder = f.folder

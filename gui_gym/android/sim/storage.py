@@ -108,7 +108,9 @@ class Table:
                 con.deserialize(raw)
                 con.execute("PRAGMA query_only = 1")
                 con.execute("PRAGMA trusted_schema = 0")
-                kind = con.execute("SELECT type FROM sqlite_master WHERE lower(name) = ?", (self.name,)).fetchone()
+                kind = con.execute(
+                    "SELECT type FROM sqlite_master WHERE lower(name) = ?", (self.name.lower(),)
+                ).fetchone()
                 found = [r[1] for r in con.execute(f'PRAGMA table_xinfo("{self.name}")')]
             except sqlite3.Error as e:
                 raise StorageError(f"an unreadable SQLite database ({e})") from None

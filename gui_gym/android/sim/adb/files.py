@@ -4,10 +4,11 @@ Storage is in memory (:class:`~gui_gym.android.sim.adb.shell.Shell`'s ``files``,
 ``mtimes``), with ``/storage/emulated/0`` as ``/sdcard``. An app whose data a phone keeps as files
 is *mounted*: Markor's notebook is the folder :data:`MARKOR_DIR`, so ``echo 'text' > note.md``,
 ``cat``, ``rm -r``, ``find`` and ``adb pull`` there read and change the notes the Markor app shows
-(AndroidWorld sets up and checks its Markor tasks exactly so). The shared media folders
-(``/sdcard/DCIM``, ``Pictures``, ``Movies``, ``Download``) are the phone's media store
-(:mod:`gui_gym.android.sim.media`): a picture pushed there is what Gallery shows, a video what VLC
-plays, and a photo the camera takes is pulled from there. An app that keeps a database
+(AndroidWorld sets up and checks its Markor tasks exactly so). The shared folders
+(``/sdcard/DCIM``, ``Pictures``, ``Movies``, ``Download``, ``Music``, ``Documents`` … but Markor's
+notebook) are the phone's media store (:mod:`gui_gym.android.sim.media`): a picture pushed there
+is what Gallery shows, a video what VLC plays, a file there what the Files app lists, and a photo
+the camera takes is pulled from there. An app that keeps a database
 (:attr:`App.databases <gui_gym.android.sim.apps.base.App.databases>`) shows it at the real app's
 path: ``adb pull`` gets the app's data as that database, a database pushed there (AndroidWorld's
 ``sqlite_utils`` pulls, edits and pushes back) becomes the app's data, one the app could not open
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from gui_gym.android.sim.adb.commands import PhoneShell as Shell
 from gui_gym.android.sim.adb.commands import command
-from gui_gym.android.sim.media import FOLDERS, MEDIA
+from gui_gym.android.sim.media import FOLDERS, MEDIA, standard_dirs
 from gui_gym.android.sim.storage import StorageError, apply_wal
 
 if TYPE_CHECKING:
@@ -206,14 +207,15 @@ def _media_prefixes() -> tuple[str, ...]:
 
 
 def _media_view(sh: Shell) -> tuple[frozenset[str], dict[str, bytes]]:
-    prefixes = _media_prefixes()
-    dirs = frozenset(d for d in sh.dirs if d.startswith(prefixes))
-    return dirs, {p: data for p, data in sh.files.items() if p.startswith(prefixes)}
+    """The shared folders' dirs and files, but Markor's notebook (mounted on its own)."""
+    prefixes, markor = _media_prefixes(), MARKOR_DIR + "/"
+    dirs = frozenset(d for d in sh.dirs if d.startswith(prefixes) and d != MARKOR_DIR and not d.startswith(markor))
+    return dirs, {p: data for p, data in sh.files.items() if p.startswith(prefixes) and not p.startswith(markor)}
 
 
 def _media_in(sh: Shell) -> None:
     """Show the phone's media store (:mod:`gui_gym.android.sim.media`) as the files under the
-    shared media folders (``/sdcard/DCIM``, ``Pictures``, ``Movies``, ``Download``)."""
+    shared media folders (:data:`~gui_gym.android.sim.media.FOLDERS`)."""
     store = sh.device.state.data.get(MEDIA)
     if store is None:
         return
@@ -240,7 +242,7 @@ def _media_out(sh: Shell) -> None:
     now = sh.device.state.now
     for path in [p for p in store.files if f"/sdcard/{p}" not in files]:
         store.remove(path)
-    store.dirs = {d[len("/sdcard/") :] for d in dirs} | set(FOLDERS)
+    store.dirs = {d[len("/sdcard/") :] for d in dirs} | standard_dirs()
     for p, raw in files.items():
         rel = p[len("/sdcard/") :]
         f = store.files.get(rel)

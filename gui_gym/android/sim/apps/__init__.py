@@ -26,6 +26,13 @@ PACKAGES = (
     "vlc",
     "camera",
     "dialer",
+    "files",
+    "broccoli",
+    "joplin",
+    "retro",
+    "recorder",
+    "draw",
+    "opentracks",
 )
 
 APPS: dict[str, App] = {

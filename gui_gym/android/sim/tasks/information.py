@@ -40,6 +40,7 @@ Example (AndroidWorld's instance 1 of ``SimpleCalendarEventsOnDate``):
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import json
@@ -84,6 +85,7 @@ __all__ = [
     "initialize_proto",
     "reword_dates",
     "task_rows",
+    "with_expected_values",
 ]
 
 Row = dict[str, str]
@@ -367,6 +369,19 @@ def answer_is_correct(d: Definition, rows: Sequence[Row], answer: str | None) ->
     if len(got) != len(want):
         return False
     return all(any(compare(x, y) for y in want) for x in got)
+
+
+def with_expected_values(d: Definition, params: dict[str, Any]) -> Definition:
+    """``d`` with its expectations' ``expected_value`` slots filled from ``params``
+    (``_format_success_criteria_with_params``: ``"{is_todo}"`` becomes ``"True"``), as AndroidWorld
+    fills them in ``initialize_proto`` before judging (the Notes tasks have them)."""
+    if not any("expected_value" in e for e in d.expectations):
+        return d
+    filled = tuple(
+        {**e, "expected_value": e["expected_value"].format(**params)} if "expected_value" in e else e
+        for e in d.expectations
+    )
+    return dataclasses.replace(d, expectations=filled)
 
 
 def answer_text(d: Definition, rows: Sequence[Row]) -> str:

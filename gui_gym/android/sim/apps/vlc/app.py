@@ -47,12 +47,14 @@ from gui_gym.android.sim.apps.base import App
 from gui_gym.android.sim.apps.vlc.data import (
     MediaGroup,
     MediaRow,
+    Playlist,
     VlcData,
     library,
     ms_text,
 )
+from gui_gym.android.sim.apps.vlc.storage import DATABASE
 from gui_gym.android.sim.media import FOLDERS, media
-from gui_gym.android.sim.widgets import PAD, UI, AlertDialog, Inapplicable, Screen
+from gui_gym.android.sim.widgets import PAD, UI, AlertDialog, Dialog, Inapplicable, MenuDialog, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:
@@ -78,6 +80,11 @@ STANDARD_DIRS = ("Alarms", "Audiobooks", "Documents", "Music", "Notifications", 
 FOLDER_MARK, FILE_MARK = "§*§", "*§*"  # VLC's folderReplacementMarker / fileReplacementMarker
 NOMEDIA = "No media files found, please transfer some files to your device or adjust your preferences."
 OVERLAY_SECONDS = 4  # VideoPlayerOverlayDelegate's OVERLAY_TIMEOUT
+MORE_ACTIONS = "More Actions"  # more_actions: the item_more button's description
+PLAY, ADD_TO_PLAYLIST = "Play", "Add to playlist"  # the context sheet's items (play, add_to_playlist)
+ADD_TO_NEW, ADD_TO_EXISTING = "Add to new playlist", "Add to existing playlist"
+PLAYLIST_NAME = "Playlist name"  # playlist_name_hint
+NO_PLAYLIST = "No playlist found."  # noplaylist
 NEVER = dt.datetime.max
 CARD_H = 470
 FILE_ROW_H = 190
@@ -157,7 +164,7 @@ class VlcMain(Screen):
         elif self.tab == "Browse":
             self._browse(ui)
         elif self.tab == "Playlists":
-            _empty(ui, "No playlist found.")
+            self._playlists(ui, dev, data)
         elif self.tab == "Audio":
             _empty(ui, NOMEDIA)
         else:
@@ -229,6 +236,26 @@ class VlcMain(Screen):
         _section(ui, "Local Network", "network_browser_entry")
         _empty_line(ui, "No connection to local network.")
 
+    def _playlists(self, ui: UI, dev: Device, data: VlcData) -> None:
+        """PlaylistFragment: the playlists by name, each with its media count; a tap opens one."""
+        items = data.sorted_playlists()
+        if not items:
+            _empty(ui, NO_PLAYLIST)
+            return
+
+        def render(ui: UI, p: Playlist) -> None:
+            n = len(data.tracks(p.id_playlist))
+
+            def open_playlist(pid: int = p.id_playlist) -> str:
+                dev.push(VlcPlaylist(pid))
+                return f'Open the playlist "{p.name}" in VLC'
+
+            _browser_row(
+                ui, p.name, _count(n, "1 media", "%d media"), open_playlist, "playlist", desc=f"Playlist: {p.name}"
+            )
+
+        ui.scroll_list(self, "playlists", items, render, item_h=FILE_ROW_H, list_id="audio_list")
+
     def _more(self, ui: UI) -> None:
         """MoreFragment: Settings and About, then History and Streams (both empty here)."""
         ui.y += 20
@@ -284,9 +311,11 @@ def _browser_row(
     icon: str,
     desc: str,
     picture: tuple[Callable[[], Image.Image | None], tuple] | None = None,
+    more: Callable[[], Any] | None = None,
 ) -> Node:
     """A ``browser_item``: the clickable ``browser_container`` with its icon, ``title`` and
-    ``text`` (the description line, left out when empty)."""
+    ``text`` (the description line, left out when empty), and for a media file the
+    ``item_more`` button ("More Actions": its context sheet)."""
     l, t, r, b = ui.rect(FILE_ROW_H, x0=0, x1=SCREEN_W)
     row = ui.add(
         _node(
@@ -325,7 +354,16 @@ def _browser_row(
         row.children.append(
             _node("android.widget.TextView", (x, t + 55, SCREEN_W - 140, b - 55), title, rid=_rid("title"), role="text")
         )
+    if more is not None:
+        row.children.append(_more_button((SCREEN_W - 130, t + 45, SCREEN_W - 30, b - 45), more))
     return row
+
+
+def _more_button(box: tuple[int, int, int, int], on_tap: Callable[[], Any]) -> Node:
+    return _node(
+        "android.widget.ImageView", box, desc=MORE_ACTIONS, rid=_rid("item_more"), on_tap=on_tap, role="icon",
+        style="more",
+    )  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- the video grid
@@ -387,11 +425,15 @@ def _card(ui: UI, dev: Device, data: VlcData, item: MediaRow | MediaGroup, box: 
         card.children.append(
             _node(
                 "android.widget.TextView",
-                (l + 10, thumb_b + 70, r - 10, b),
+                (l + 10, thumb_b + 70, r - 110, b),
                 time,
                 rid=_rid("ml_item_time"),
                 role="subtext",
             )
+        )
+    if isinstance(item, MediaRow):
+        card.children.append(
+            _more_button((r - 100, b - 100, r - 10, b - 10), lambda p=item.path: context_sheet(dev, p))
         )
 
 
@@ -419,7 +461,7 @@ def _folder_content(dev: Device, folder: str) -> tuple[list[str], list[MediaFile
     """The subfolders (names) and files directly in ``folder`` ("" is the storage's root)."""
     store = media(dev)
     if folder == "":
-        dirs = set(STANDARD_DIRS) | {d.split("/")[0] for d in store.dirs} | set(FOLDERS)
+        dirs = set(STANDARD_DIRS) | {d.split("/")[0] for d in store.dirs} | {f.split("/")[0] for f in FOLDERS}
     else:
         dirs = {posixpath.basename(d) for d in store.dirs if posixpath.dirname(d) == folder}
     files = [f for f in store.files.values() if f.folder == folder]
@@ -494,9 +536,174 @@ class VlcBrowser(Screen):
             desc = f"File: {f.name}" + (f", File size: {subtitle}" if subtitle else "")
             on_tap = (lambda p=f.path: open_video(dev, p)) if f.kind == "video" else None
             pic = _thumbnail(f) if f.kind == "video" else ((f.picture, (f.path, f.mtime.isoformat(), "icon")))
-            _browser_row(ui, f.name, subtitle, on_tap, "play", desc=desc, picture=pic)
+            more = (lambda p=f.path: context_sheet(dev, p)) if f.kind == "video" and row is not None else None
+            _browser_row(ui, f.name, subtitle, on_tap, "play", desc=desc, picture=pic, more=more)
 
         ui.scroll_list(self, "files", items, render, item_h=FILE_ROW_H, empty="Empty", list_id="network_list")
+
+
+# ----------------------------------------------------------------------------- playlists
+
+
+class VlcPlaylist(Screen):
+    """PlaylistActivity: one playlist's videos in order (a tap plays one)."""
+
+    def __init__(self, playlist_id: int) -> None:
+        super().__init__()
+        self.playlist_id = playlist_id
+
+    def screen_name(self) -> str:
+        return "VLC/Playlist"
+
+    def build(self, ui: UI, dev: Device) -> None:
+        data = library(dev)
+        p = data.playlist(self.playlist_id)
+        ui.toolbar(p.name if p is not None else "Playlist")
+        tracks = data.tracks(self.playlist_id) if p is not None else []
+
+        def render(ui: UI, m: MediaRow) -> None:
+            _browser_row(
+                ui,
+                m.title,
+                ms_text(m.duration) if m.duration > 0 else "",
+                lambda path=m.path: open_video(dev, path),
+                "play",
+                desc=f"Video: {m.title}",
+                picture=_thumbnail(media(dev).files.get(m.path)),
+            )
+
+        ui.scroll_list(self, "tracks", tracks, render, item_h=FILE_ROW_H, empty=NOMEDIA, list_id="songs")
+
+
+def context_sheet(dev: Device, path: str) -> str:
+    """A video's ``item_more``: the ContextSheet titled with the video's title (Play, Add to
+    playlist)."""
+    row = library(dev).by_path(path)
+    if row is None:
+        raise Inapplicable(f"VLC has no video at {path}")
+    dev.open_dialog(ContextSheet(path, row.title))
+    return f'Tap "{MORE_ACTIONS}" for "{row.title}" in VLC'
+
+
+class ContextSheet(MenuDialog):
+    """The bottom sheet of a video's actions; its items act on the video."""
+
+    def __init__(self, path: str, title: str) -> None:
+        super().__init__("", [(PLAY, "play"), (ADD_TO_PLAYLIST, "playlist")], title=title)
+        self.path = path
+
+    def finish(self, dev: Device, value: Any) -> str | None:
+        dev.close_dialog()
+        if value == "play":
+            return open_video(dev, self.path)
+        if value == "playlist":
+            dev.open_dialog(SavePlaylistDialog([self.path]))
+            return f'Tap "{ADD_TO_PLAYLIST}" for "{self.title}" in VLC'
+        return None
+
+
+class SavePlaylistDialog(Dialog):
+    """SavePlaylistDialog for the videos ``paths``: "Add to new playlist" (the name field, Enter or
+    SAVE creates the playlist with them; a name already used is refused: "Playlist … already
+    exists"), then "Add to existing playlist" (the playlists by name: a tap appends them, those
+    already there left out)."""
+
+    def __init__(self, paths: list[str]) -> None:
+        super().__init__("", ADD_TO_PLAYLIST)
+        self.paths = list(paths)
+        self.error = ""
+        self._field_order = ["name"]
+
+    def build(self, ui: UI, dev: Device) -> None:
+        data = library(dev)
+        playlists = data.sorted_playlists()
+        count = _count(len(self.paths), "1 media", "%d media")
+        rows = max(1, min(len(playlists), 4))
+        panel = ui.dialog_panel(self, height=90 + 70 + 190 + (70 if self.error else 0) + 90 + 70 + rows * 150 + 40)
+        ui.text(ADD_TO_NEW, h=90, rid=_rid("textView9"), size=44)
+        ui.text(count, h=70, rid=_rid("medias2"), size=34)
+        x1 = ui.x1
+        ui.x1 = SCREEN_W - 330
+        y = ui.y
+        ui.field(self, "name", PLAYLIST_NAME, rid=_rid("dialog_playlist_name"), label=PLAYLIST_NAME)
+        ui.x1 = x1
+        ui.add(
+            _node(
+                "android.widget.Button",
+                (SCREEN_W - 310, y + 15, SCREEN_W - 100, y + 135),
+                "SAVE",
+                rid=_rid("dialog_playlist_save"),
+                on_tap=lambda: self._save_new(dev),
+                role="textbutton",
+                label="Save",
+            )
+        )
+        if self.error:
+            ui.text(self.error, h=70, rid=_rid("textinput_error"), size=34)
+        ui.text(ADD_TO_EXISTING, h=90, rid=_rid("textView8"), size=44)
+        ui.text(count, h=70, rid=_rid("medias"), size=34)
+        if not playlists:
+            ui.text(NO_PLAYLIST, h=150, rid="android:id/empty", size=40)
+        for p in playlists[:4] if len(playlists) <= 4 else []:
+            self._playlist_row(ui, dev, p)
+        if len(playlists) > 4:
+            top = ui.y
+
+            def render(ui: UI, p: Playlist) -> None:
+                self._playlist_row(ui, dev, p)
+
+            lst = ui.scroll_list(self, "list", playlists, render, item_h=150, bottom=top + 4 * 150, list_id="list")
+            lst.rid = "android:id/list"
+        ui.end_panel(panel)
+
+    def _playlist_row(self, ui: UI, dev: Device, p: Playlist) -> None:
+        n = len(library(dev).tracks(p.id_playlist))
+        l, t, r, b = ui.rect(150, x0=60, x1=SCREEN_W - 60)
+        kids = [
+            _node("android.widget.TextView", (l + 40, t + 15, r - 40, t + 85), p.name, rid=_rid("title"), role="text"),
+            _node("android.widget.TextView", (l + 40, t + 85, r - 40, b - 10), _count(n, "1 media", "%d media"),
+                  rid=_rid("subtitle"), role="subtext"),
+        ]  # fmt: skip
+        ui.add(
+            _node("android.view.ViewGroup", (l, t, r, b), on_tap=lambda: self._pick(dev, p.id_playlist), role="row",
+                  label=p.name, children=kids)
+        )  # fmt: skip
+
+    def on_enter(self, dev: Device, key: str) -> str | None:
+        return self._save_new(dev)  # actionSend / Enter: addToNewPlaylist
+
+    def _media_ids(self, dev: Device) -> list[int]:
+        data = library(dev)
+        return [row.id_media for row in (data.by_path(p) for p in self.paths) if row is not None]
+
+    def _save_new(self, dev: Device) -> str:
+        name = self.form.get("name", "").strip()
+        if not name:
+            raise Inapplicable("type the playlist's name first")
+        data = library(dev)
+        if data.playlist_by_name(name) is not None:
+            self.error = f"Playlist {name} already exists"
+            return f'Tap "SAVE": {self.error}'
+        p = data.create_playlist(name, int(dev.state.now.replace(tzinfo=dt.UTC).timestamp()))
+        for mid in self._media_ids(dev):
+            data.append(p.id_playlist, mid)
+        dev.close_dialog()
+        return f'Create the playlist "{name}" with {_count(len(self.paths), "1 video", "%d videos")} in VLC'
+
+    def _pick(self, dev: Device, playlist_id: int) -> str:
+        data = library(dev)
+        p = data.playlist(playlist_id)
+        if p is None:
+            raise Inapplicable("that playlist no longer exists")
+        there = {m.id_media for m in data.tracks(playlist_id)}
+        new = [mid for mid in self._media_ids(dev) if mid not in there]
+        for mid in new:
+            data.append(playlist_id, mid)
+        dev.close_dialog()
+        if not new:
+            dev.toast("Already in the playlist")
+            return f'Tap the playlist "{p.name}": already in it'
+        return f'Add {_count(len(new), "1 video", "%d videos")} to the playlist "{p.name}" in VLC'
 
 
 # ----------------------------------------------------------------------------- the player
@@ -865,6 +1072,7 @@ class VlcApp(App):
     aliases = ("vlc", "vlc app", "vlc player")
     color = (255, 136, 0)
     layout = (("android.view.ViewGroup", f"{PKG}:id/coordinator"),)
+    databases = (DATABASE,)
 
     def initial_data(self) -> VlcData:
         return VlcData()
@@ -873,4 +1081,17 @@ class VlcApp(App):
         return VlcMain()
 
 
-__all__ = ["PKG", "VlcApp", "VlcBrowser", "VlcGroup", "VlcMain", "VlcPlayer", "open_video", "shown_frames"]
+__all__ = [
+    "PKG",
+    "ContextSheet",
+    "SavePlaylistDialog",
+    "VlcApp",
+    "VlcBrowser",
+    "VlcGroup",
+    "VlcMain",
+    "VlcPlayer",
+    "VlcPlaylist",
+    "context_sheet",
+    "open_video",
+    "shown_frames",
+]

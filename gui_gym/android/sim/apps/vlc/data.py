@@ -12,8 +12,10 @@ it, one row per row of the real tables:
   titles share their first six characters, named by the longest prefix they share);
 - ``Playlist`` and ``PlaylistMediaRelation`` (:class:`Playlist`, :class:`PlaylistMedia`): the
   user's playlists and their media in order (AndroidWorld's ``VlcCreatePlaylist`` reads these
-  three tables joined: playlist name, ``Media.filename``, position). No screen makes playlists
-  yet.
+  three tables joined: playlist name, ``Media.filename``, position), made with "Add to playlist"
+  (``app.SavePlaylistDialog``) and listed in the Playlists tab.
+
+The served phone keeps these rows in ``vlc_media.db`` (:mod:`~gui_gym.android.sim.apps.vlc.storage`).
 
 :func:`library` brings the rows up to date with the phone's media store (``sim.media``), as the
 library's discoverer does when the app starts: a new video gets the next id and joins a group, a
@@ -160,6 +162,7 @@ class VlcData:
     playlist_media: list[PlaylistMedia] = field(default_factory=list)
     next_media_id: int = 1
     next_group_id: int = 1
+    next_playlist_id: int = 1
     #: per video path, the stretches of its timeline the player showed, in seconds ``(from, to)``
     #: (a paused picture is a stretch of length 0); not a table of the real app
     shown: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
@@ -188,6 +191,55 @@ class VlcData:
                 continue
             items.append((g.name.lower(), g.id_group, rows[0] if len(rows) == 1 else g))
         return [item for _, _, item in sorted(items, key=lambda t: (t[0], t[1]))]
+
+    # -- playlists ---------------------------------------------------------------------------
+    def playlist(self, id_playlist: int) -> Playlist | None:
+        return next((p for p in self.playlists if p.id_playlist == id_playlist), None)
+
+    def playlist_by_name(self, name: str) -> Playlist | None:
+        """``getPlaylistByName``: the playlist titled exactly ``name``."""
+        return next((p for p in self.playlists if p.name == name), None)
+
+    def sorted_playlists(self) -> list[Playlist]:
+        """The playlists by name (the library's default order), then by id."""
+        return sorted(self.playlists, key=lambda p: (p.name.lower(), p.id_playlist))
+
+    def create_playlist(self, name: str, now: int) -> Playlist:
+        """``createPlaylist``: a new, empty playlist (``now``: seconds since the epoch)."""
+        p = Playlist(self.next_playlist_id, name, now)
+        self.next_playlist_id += 1
+        self.playlists.append(p)
+        return p
+
+    def append(self, id_playlist: int, id_media: int) -> PlaylistMedia:
+        """``Playlist::append``: ``id_media`` at the end (positions count from 0)."""
+        position = sum(1 for r in self.playlist_media if r.playlist_id == id_playlist)
+        row = PlaylistMedia(id_media, id_playlist, position)
+        self.playlist_media.append(row)
+        return row
+
+    def tracks(self, id_playlist: int) -> list[MediaRow]:
+        """A playlist's videos in order (entries whose video is gone left out)."""
+        entries = sorted((r for r in self.playlist_media if r.playlist_id == id_playlist), key=lambda r: r.position)
+        out = []
+        for r in entries:
+            m = self.by_id(r.media_id)
+            if m is not None:
+                out.append(m)
+        return out
+
+    def playlist_rows(self) -> list[tuple[str, str, int]]:
+        """AndroidWorld's ``vlc._get_playlist_info_query``: ``(Playlist.name, Media.filename,
+        PlaylistMediaRelation.position)`` for each relation whose playlist and media exist (inner
+        joins), by playlist name, then position."""
+        names = {p.id_playlist: p.name for p in self.playlists}
+        files = {m.id_media: m.filename for m in self.media}
+        rows = [
+            (names[r.playlist_id], files[r.media_id], r.position)
+            for r in self.playlist_media
+            if r.playlist_id in names and r.media_id in files
+        ]
+        return sorted(rows, key=lambda t: (t[0].lower(), t[2]))
 
     # -- what was on screen -----------------------------------------------------------------
     def record_shown(self, path: str, start: float, end: float) -> None:

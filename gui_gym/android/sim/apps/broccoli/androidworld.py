@@ -1,0 +1,1051 @@
+"""AndroidWorld's Broccoli tasks (``task_evals/single/recipe.py``) on the simulated phone.
+
+Parameters are drawn as AndroidWorld draws them (``_generate_random_recipe``,
+``sqlite_schema_utils.get_random_items``, the classes' ``generate_random_params``), rows kept as
+dicts with the fields of AndroidWorld's ``sqlite_schema_utils.Recipe``. The start state is what
+``initialize_task`` leaves: the ``recipes`` table cleared, the noise rows inserted (keys from 1),
+then for the deletion tasks the target rows; the Markor tasks also write ``recipes.txt`` into an
+emptied Markor folder, RecipeAddMultipleRecipesFromImage clears the phone's storage and puts a
+picture of the recipes, ``recipes.jpg``, into ``DCIM`` (the media store Simple Gallery Pro
+shows). The checks are ``sqlite_validators``' on the rows the app holds: an addition must add
+rows matching the targets (the texts fuzzy, ``favorite`` exact) and change nothing else; a
+deletion must remove exactly the target keys (one of the two duplicates).
+
+RecipeDeleteMultipleRecipesWithConstraint may draw an ingredient no recipe's directions hold
+(an exotic one, or one with a capital letter, as AndroidWorld compares it with the lower-cased
+directions): its targets are then empty, and doing nothing succeeds, as in AndroidWorld.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import random
+import textwrap
+import unicodedata
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from gui_gym.android.actions import Action, format_action
+from gui_gym.android.sim.apps.broccoli.app import (
+    FIELDS,
+    RecipeDetails,
+    RecipeEditor,
+    RecipeList,
+)
+from gui_gym.android.sim.apps.broccoli.data import LABEL, Recipe, RecipeData
+from gui_gym.android.sim.apps.broccoli.storage import rows
+from gui_gym.android.sim.apps.gallery.oracle import view_step, viewed
+from gui_gym.android.sim.apps.markor.androidworld import clear_device_storage
+from gui_gym.android.sim.apps.markor.app import DocumentScreen, FileBrowser, MarkorData
+from gui_gym.android.sim.media import media
+from gui_gym.android.sim.tasks.androidworld import AndroidWorldTask, fuzzy_match
+from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, back_stack, in_app
+from gui_gym.android.sim.widgets import AlertDialog, MenuDialog
+
+if TYPE_CHECKING:
+    from gui_gym.android.sim.device import Device
+
+Row = dict[str, Any]
+
+MARKOR_FILE = "recipes.txt"
+GALLERY_PICTURE = "DCIM/recipes.jpg"  # write_to_gallery: /sdcard/DCIM
+GALLERY_WRAP = 60
+#: the fields of AndroidWorld's ``Recipe``, in its order
+ROW_FIELDS = (
+    "title",
+    "description",
+    "servings",
+    "preparationTime",
+    "source",
+    "ingredients",
+    "directions",
+    "favorite",
+    "imageName",
+    "recipeId",
+)
+#: the fields the goals and files show (``_get_rows_as_text``)
+TEXT_FIELDS = ("title", "description", "servings", "preparationTime", "ingredients", "directions")
+#: the fields an addition is compared on, and those compared fuzzily
+COMPARE = ("title", "description", "servings", "preparationTime", "source", "ingredients", "directions", "favorite")
+FREE_FORM = COMPARE[:-1]
+
+# ----------------------------------------------------------------------------- vocabulary (recipe.py)
+
+DESCRIPTIONS = (
+    "A quick and easy meal, perfect for busy weekdays.",
+    "A delicious and healthy choice for any time of the day.",
+    "An ideal recipe for experimenting with different flavors and ingredients.",
+)
+DIRECTIONS_ADDITIONS = (
+    "Try adding a pinch of your favorite spices for extra flavor.",
+    "Feel free to substitute with ingredients you have on hand.",
+    "Garnish with fresh herbs for a more vibrant taste.",
+)
+INGREDIENT_DESCRIPTORS = (
+    "see directions",
+    "as per recipe",
+    "varies",
+    "to preference",
+    "quantities to taste",
+    "as needed",
+    "optional ingredients",
+    "n/a",
+    "various amounts",
+    "adjustable",
+    "to your liking",
+    "flexible ingredients",
+    "per individual taste",
+    "as desired",
+    "subject to change",
+)
+#: ``_RECIPES``: (title, directions)
+RECIPES: tuple[tuple[str, str], ...] = (
+    (
+        "Spicy Tuna Wraps",
+        "Mix canned tuna with mayo and sriracha. Spread on tortillas, add lettuce and cucumber slices, roll up.",
+    ),
+    ("Avocado Toast with Egg", "Toast bread, top with mashed avocado, a fried egg, salt, pepper, and chili flakes."),
+    (
+        "Greek Salad Pita Pockets",
+        "Fill pita pockets with lettuce, cucumber, tomato, feta, olives, and Greek dressing.",
+    ),
+    ("Quick Fried Rice", "Sauté cooked rice with vegetables, add soy sauce and scrambled eggs. Toss until hot."),
+    ("Pesto Pasta with Peas", "Cook pasta, stir in pesto sauce and cooked peas. Add Parmesan cheese before serving."),
+    (
+        "BBQ Chicken Quesadillas",
+        "Mix shredded cooked chicken with BBQ sauce. Place on tortillas with cheese, fold and cook until crispy.",
+    ),
+    (
+        "Tomato Basil Bruschetta",
+        "Top sliced baguette with a mix of chopped tomatoes, basil, garlic, olive oil, salt, and pepper.",
+    ),
+    ("Lemon Garlic Tilapia", "Sauté tilapia in butter, add lemon juice and garlic. Serve with steamed vegetables."),
+    ("Turkey and Cheese Panini", "Layer turkey and cheese on bread, grill in a panini press until golden."),
+    ("Veggie and Hummus Sandwich", "Spread hummus on bread, add cucumber, bell pepper, carrot, and lettuce."),
+    (
+        "Mango Chicken Curry",
+        "Cook chicken pieces in a pan, add onions, garlic, and ginger. Stir in curry powder, coconut milk, and mango"
+        " pieces. Simmer until chicken is cooked.",
+    ),
+    (
+        "Beef Stir Fry",
+        "Stir-fry beef slices with broccoli, bell peppers, and onions in soy sauce and garlic. Serve over rice or"
+        " noodles.",
+    ),
+    (
+        "Shrimp Avocado Salad",
+        "Mix cooked shrimp with avocado, tomatoes, cucumber, and onion. Dress with lime juice, olive oil, salt, and"
+        " pepper.",
+    ),
+    (
+        "Spinach and Feta Stuffed Chicken",
+        "Stuff chicken breasts with a mixture of spinach, feta, garlic, and herbs. Bake until chicken is cooked"
+        " through.",
+    ),
+    (
+        "Zucchini Noodles with Pesto",
+        "Spiralize zucchini into noodles, sauté with garlic, then mix with pesto sauce. Top with grated Parmesan"
+        " cheese.",
+    ),
+    (
+        'Cauliflower Fried "Rice"',
+        "Pulse cauliflower in a food processor until it resembles rice. Sauté with vegetables, soy sauce, and add"
+        " scrambled eggs.",
+    ),
+    (
+        "Sweet Potato and Black Bean Tacos",
+        "Roast sweet potato cubes, mix with black beans, and use as filling for tacos. Top with avocado and cilantro"
+        " lime sauce.",
+    ),
+    (
+        "Salmon with Dill Sauce",
+        "Bake salmon fillets and serve with a sauce made from Greek yogurt, dill, lemon juice, and garlic.",
+    ),
+    (
+        "Quinoa Salad with Vegetables",
+        "Mix cooked quinoa with diced vegetables, feta cheese, and a lemon olive oil dressing.",
+    ),
+    (
+        "Chickpea Vegetable Soup",
+        "Sauté onions, carrots, and celery, add broth, canned tomatoes, and chickpeas. Simmer with spinach and"
+        " seasonings.",
+    ),
+    (
+        "Chicken Caesar Salad Wrap",
+        "Toss chopped romaine lettuce with Caesar dressing, grilled chicken strips, and Parmesan cheese. Wrap in a"
+        " large tortilla.",
+    ),
+    (
+        "Vegetarian Chili",
+        "Cook onions, garlic, bell peppers, and carrots. Add canned tomatoes, kidney beans, black beans, corn, and"
+        " chili seasoning. Simmer until vegetables are tender.",
+    ),
+    (
+        "Pan-Seared Salmon with Quinoa",
+        "Pan-sear salmon fillets until crispy. Serve over cooked quinoa with a side of steamed asparagus.",
+    ),
+    (
+        "Caprese Salad Skewers",
+        "Thread cherry tomatoes, basil leaves, and mozzarella balls onto skewers. Drizzle with balsamic glaze.",
+    ),
+    (
+        "Chicken Alfredo Pasta",
+        "Cook fettuccine pasta, toss with Alfredo sauce and grilled chicken strips. Serve with a sprinkle of Parmesan"
+        " cheese.",
+    ),
+    (
+        "Stuffed Bell Peppers",
+        "Mix cooked quinoa, black beans, corn, tomato sauce, and spices. Stuff into bell peppers and bake until"
+        " tender.",
+    ),
+    (
+        "Eggplant Parmesan",
+        "Slice eggplant, bread, and fry. Layer in a baking dish with marinara sauce and mozzarella cheese. Bake until"
+        " bubbly.",
+    ),
+    (
+        "Thai Peanut Noodle Salad",
+        "Toss cooked noodles with a Thai peanut sauce, sliced red bell peppers, cabbage, carrots, and cilantro.",
+    ),
+    (
+        "Butternut Squash Soup",
+        "Sauté onions and garlic, add cubed butternut squash and broth. Puree until smooth and season with nutmeg,"
+        " salt, and pepper.",
+    ),
+    (
+        "Baked Cod with Lemon and Dill",
+        "Place cod fillets in a baking dish, season with lemon juice, dill, salt, and pepper. Bake until fish flakes"
+        " easily.",
+    ),
+    (
+        "Vegetable Stir Fry with Tofu",
+        "Stir-fry tofu cubes until golden, add assorted vegetables and a stir-fry sauce. Serve over rice or noodles.",
+    ),
+    (
+        "Classic Margherita Pizza",
+        "Spread pizza dough with tomato sauce, top with slices of mozzarella cheese and fresh basil leaves. Bake until"
+        " crust is golden.",
+    ),
+    (
+        "Raspberry Almond Smoothie",
+        "Blend together raspberries, almond milk, banana, and a scoop of almond butter until smooth.",
+    ),
+    (
+        "Moroccan Chickpea Stew",
+        "Sauté onions, garlic, carrots, and spices. Add canned chickpeas, diced tomatoes, and vegetable broth. Simmer"
+        " until flavors meld.",
+    ),
+    (
+        "Kale and Quinoa Salad",
+        "Toss chopped kale, cooked quinoa, dried cranberries, sliced almonds, and feta cheese with a lemon"
+        " vinaigrette.",
+    ),
+    (
+        "Grilled Cheese with Tomato and Basil",
+        "Butter bread slices, layer with cheese, tomato slices, and basil. Grill until bread is toasted and cheese is"
+        " melted.",
+    ),
+    (
+        "Sausage and Peppers Skillet",
+        "Sauté sliced sausage, bell peppers, and onions until browned. Serve with mustard or on a hoagie roll.",
+    ),
+    (
+        "Lentil Soup",
+        "Cook onions, carrots, celery, garlic, and lentils in vegetable broth until lentils are tender. Season with"
+        " thyme and bay leaves.",
+    ),
+    (
+        "Garlic Butter Shrimp",
+        "Sauté shrimp in butter and minced garlic until pink. Sprinkle with parsley and serve with lemon wedges.",
+    ),
+)
+SERVINGS = ("1 serving", "2 servings", "3-4 servings", "6 servings", "8 servings")
+PREP_TIMES = ("10 mins", "20 mins", "30 mins", "45 mins", "1 hrs", "2 hrs", "3 hrs", "4 hrs")
+#: ``_COMMON_INGREDIENTS`` (duplicates and capitals included: the draw picks by position)
+COMMON_INGREDIENTS: tuple[str, ...] = (
+    "tuna", "mayonnaise", "sriracha", "tortillas", "lettuce", "cucumber", "bread", "avocado", "eggs", "salt",
+    "pepper", "chili flakes", "pita bread", "tomatoes", "feta cheese", "olives", "Greek dressing", "rice",
+    "vegetables", "soy sauce", "pesto sauce", "peas", "Parmesan cheese", "chicken", "BBQ sauce", "cheese",
+    "baguette", "basil", "garlic", "olive oil", "tilapia", "butter", "lemon juice", "turkey", "hummus",
+    "bell peppers", "carrots", "mango", "curry powder", "coconut milk", "beef", "broccoli", "onions", "shrimp",
+    "spinach", "herbs", "zucchini", "cauliflower", "sweet potato", "black beans", "cilantro", "Greek yogurt",
+    "dill", "quinoa", "chickpeas", "romaine lettuce", "Caesar dressing", "Parmesan", "kidney beans", "corn",
+    "chili seasoning", "asparagus", "mozzarella balls", "balsamic glaze", "fettuccine", "Alfredo sauce", "quinoa",
+    "tomato sauce", "eggplant", "marinara sauce", "mozzarella cheese", "noodles", "Thai peanut sauce",
+    "red bell peppers", "cabbage", "butternut squash", "nutmeg", "tofu", "pizza dough", "mozzarella cheese",
+    "raspberries", "almond milk", "banana", "almond butter", "lentils", "thyme", "bay leaves", "parsley",
+    "lemon wedges", "ghee", "cardamom", "fenugreek", "amchur (dry mango powder)", "rose water",
+    "pomegranate molasses", "kaffir lime leaves", "galangal", "lemongrass", "furikake", "black garlic",
+    "hemp seeds", "chia seeds", "açai berry", "maca powder", "spirulina", "cassava flour", "arrowroot powder",
+    "seaweed", "escargot", "venison", "quail eggs", "duck fat", "morel mushrooms", "chanterelle mushrooms",
+    "black truffle", "edible flowers", "salsify", "rutabaga", "celeriac", "finger limes",
+)  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- draws
+
+
+def recipe_row(title: str, **fields: Any) -> Row:
+    """A row as AndroidWorld's ``Recipe(...)`` (``recipeId`` -1 until the database numbers it)."""
+    row: Row = {"title": title, **dict.fromkeys(ROW_FIELDS[1:], "")}
+    row.update(favorite=0, recipeId=-1)
+    row.update(fields)
+    return row
+
+
+def generate_recipe(r: random.Random) -> Row:
+    """``_generate_random_recipe``: a recipe, then its description, servings, time, the
+    directions' addition and the ingredients (``dataclasses.replace``'s keyword order)."""
+    title, directions = r.choice(RECIPES)
+    description = r.choice(DESCRIPTIONS)
+    servings = r.choice(SERVINGS)
+    prep = r.choice(PREP_TIMES)
+    directions = f"{directions} {r.choice(DIRECTIONS_ADDITIONS)}"
+    ingredients = r.choice(INGREDIENT_DESCRIPTORS)
+    return recipe_row(
+        title,
+        description=description,
+        servings=servings,
+        preparationTime=prep,
+        directions=directions,
+        ingredients=ingredients,
+    )
+
+
+class Exhausted(ValueError):
+    """``get_random_items`` gave up (more than 10,000 candidates)."""
+
+
+def random_items(
+    r: random.Random,
+    n: int,
+    make: Callable[[random.Random], Row] = generate_recipe,
+    keep: Callable[[Row], bool] | None = None,
+    replacement: bool = False,
+) -> list[Row]:
+    """``sqlite_schema_utils.get_random_items``: ``n`` rows passing ``keep``; without
+    replacement none equal to another in every field; :class:`Exhausted` after the 10,001st
+    candidate."""
+    out: list[Row] = []
+    seen: set[tuple] = set()
+    tries = 0
+    while len(out) < n:
+        candidate = make(r)
+        tries += 1
+        if tries > 10_000:
+            raise Exhausted(f"generation exhausted after {len(out)} of {n} items")
+        if keep is not None and not keep(candidate):
+            continue
+        if replacement:
+            out.append(candidate)
+            continue
+        fields = tuple(sorted(candidate.items()))
+        if fields not in seen:
+            seen.add(fields)
+            out.append(candidate)
+    return out
+
+
+# ----------------------------------------------------------------------------- text
+
+
+@functools.lru_cache(maxsize=4096)
+def _wrapped(text: str, width: int) -> str:
+    return "\n".join(textwrap.wrap(text, width))
+
+
+def rows_as_text(items: Sequence[Row], format_type: str, wrap_width: int | None = None) -> str:
+    """``_get_rows_as_text``: ``csv`` (a ``|`` header and lines) or ``text_block`` (``Recipe:
+    title`` and one indented line per other field, blocks separated by a blank line; with
+    ``wrap_width`` each value wrapped by ``textwrap.wrap``)."""
+    if format_type == "csv":
+        body = "\n".join("|".join(str(x[f]) for f in TEXT_FIELDS) for x in items)
+        return "|".join(TEXT_FIELDS) + "\n" + body
+    blocks = []
+    for x in items:
+        block = f"Recipe: {x['title']}\n"
+        for f in TEXT_FIELDS[1:]:
+            value = x[f]
+            if wrap_width is not None:
+                value = _wrapped(value, wrap_width)
+            block += f" {f}: {value}\n"
+        blocks.append(block)
+    return "\n".join(blocks)
+
+
+# ----------------------------------------------------------------------------- state and checks
+
+
+def table(dev: Device) -> list[Row]:
+    """The app's ``recipes`` rows, by key (what AndroidWorld's ``list_rows`` reads)."""
+    return rows(dev.data("broccoli"))
+
+
+def numbered(items: Sequence[Row], first: int = 1) -> list[Row]:
+    """``items`` as the database holds them once inserted: keys from ``first``."""
+    return [{**x, "recipeId": first + i} for i, x in enumerate(items)]
+
+
+def insert(dev: Device, items: Sequence[Row]) -> None:
+    """``add_rows``: insert ``items`` (the key is the table's)."""
+    data: RecipeData = dev.data("broccoli")
+    for x in items:
+        data.add(Recipe(**{k: x[k] for k in ROW_FIELDS if k != "recipeId"}))
+
+
+def matches(reference: Row, x: Row) -> bool:
+    """``validate_rows_addition_integrity``'s row match for recipes: the texts fuzzy, ``favorite`` exact."""
+    return reference["favorite"] == x["favorite"] and all(fuzzy_match(reference[f], x[f]) for f in FREE_FORM)
+
+
+def addition_ok(before: Sequence[Row], after: Sequence[Row], references: Sequence[Row]) -> bool:
+    """``sqlite_validators.validate_rows_addition_integrity`` with ``_RecipeAddMultipleRecipes``'s fields."""
+    if not all(any(matches(ref, x) for x in after) for ref in references):
+        return False
+    if len(after) != len(before) + len(references):
+        return False
+    return all(x in after for x in before)
+
+
+def removal_ok(before: Sequence[Row], after: Sequence[Row], keys: Sequence[int]) -> bool:
+    """``sqlite_validators.validate_rows_removal_integrity``."""
+    for x in before:
+        if (x["recipeId"] in keys) == (x in after):
+            return False
+    return all(x in before for x in after)
+
+
+def saved(dev: Device, target: Row) -> bool:
+    """A row matching ``target`` (as the check matches rows) is in the table."""
+    return any(matches(target, x) for x in table(dev))
+
+
+# ----------------------------------------------------------------------------- oracle helpers
+
+
+def _back_to_list(o: Oracle) -> str:
+    if o.app != "broccoli":
+        return o.launch(LABEL)
+    return o.back()
+
+
+def _on_list(o: Oracle) -> RecipeList | None:
+    s = o.screen
+    return s if isinstance(s, RecipeList) and s.dialog is None and not s.favorites else None
+
+
+def _needs_paste(value: str) -> bool:
+    """A multi-line field's text that Enter's line break after it would spoil (``n/a`` + a line
+    break is a difflib ratio of 6 / 7 < 0.9): it is cut from a one-line field and pasted."""
+    return bool(value) and not fuzzy_match(value, value + "\n")
+
+
+def _text_toolbar_item(o: Oracle, title: str) -> Any:
+    return next((n for n in o.nodes if n.desc == title and n.on_tap is not None and n.label == title), None)
+
+
+def typable(value: str) -> str:
+    """``value`` as the oracle types it: its accents dropped where the text still matches
+    (``Sauté`` as ``Saute``: ``adb shell input text``, which AndroidWorld types with, sends ASCII
+    only, and the check's fuzzy match forgives a letter in a sentence)."""
+    folded = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode("ascii")
+    return folded if folded != value and fuzzy_match(value, folded) else value
+
+
+def fill_step(o: Oracle, editor: RecipeEditor, target: Row) -> str | None:
+    """One step toward the editor holding ``target``'s texts; ``None`` once it does."""
+    multiline = {k for k, _, _, ml in FIELDS if ml}
+    form = editor.form
+    for key, hint, _, ml in FIELDS:
+        value = typable(target[key])
+        current = form.get(key, "")
+        if key == "source" and any(_needs_paste(target[k]) and form.get(k, "") != target[k] for k in multiline):
+            continue  # Source lends itself to the paste below first
+        if current == value or (ml and current == value + "\n" and not _needs_paste(value)):
+            continue
+        node = o.field(hint)
+        if node is None or node.bounds[3] - node.bounds[1] < 60:  # scrolled away: bring it in
+            return _scroll_form_to(o, editor, key)
+        if ml and _needs_paste(value):
+            return _paste_step(o, editor, key, value)
+        if not node.focused:
+            return o.tap(node)
+        return o.type(value) if not current else o.replace(value)
+    return None
+
+
+def _scroll_form_to(o: Oracle, editor: RecipeEditor, key: str) -> str:
+    lst = o.find(rid=":id/new_scroll_view", role="list")
+    place = next(p for p in editor.layout() if p[0] == key)
+    off = editor.scroll.get("form", 0)
+    if o.keyboard and (lst is None or lst.on_scroll is None):
+        return o.back()
+    return o.swipe("up" if place[1] > off else "down", "short", within=lst)  # finger up: what is below
+
+
+def _paste_step(o: Oracle, editor: RecipeEditor, key: str, value: str) -> str:
+    """``value`` into the multi-line field ``key`` without a line break: typed into Source,
+    selected, cut, then pasted."""
+    dev = o.dev
+    hint = {k: h for k, h, _, _ in FIELDS}[key]
+    if dev.state.clipboard == value:
+        paste = _text_toolbar_item(o, "Paste")
+        sel = dev.state.selection
+        if paste is not None and sel is not None and sel.on(editor, key):
+            return o.tap(paste)
+        if editor.form.get(key, ""):  # a wrong text first: cleared by a Type of nothing
+            node = o.field(hint)
+            return o.tap(node) if not node.focused else o.replace("")
+        return o.long_press(o.field(hint))
+    source = o.field("Source")
+    if source is None or source.bounds[3] - source.bounds[1] < 60:
+        return _scroll_form_to(o, editor, "source")
+    if editor.form.get("source", "") != value:
+        if not source.focused:
+            return o.tap(source)
+        return o.type(value) if not editor.form.get("source") else o.replace(value)
+    sel = dev.state.selection
+    if sel is not None and sel.on(editor, "source"):
+        item = _text_toolbar_item(o, "Cut") or _text_toolbar_item(o, "Select all")
+        if item is not None:
+            return o.tap(item)
+    return o.long_press(source)
+
+
+def add_step(o: Oracle, target: Row) -> str:
+    """One step toward saving ``target`` as a new recipe in Broccoli."""
+    s = o.screen
+    if o.app != "broccoli":
+        return o.launch(LABEL)
+    if isinstance(s, RecipeEditor) and s.recipe_id is None:
+        if s.dialog is not None:
+            return o.back()
+        act = fill_step(o, s, target)
+        if act is not None:
+            return act
+        return o.tap(o.find(rid=":id/button_save_recipe"))
+    if _on_list(o) is not None:
+        return o.tap(o.find(rid=":id/fab_recipes"))
+    return _back_to_list(o)
+
+
+def open_details_step(o: Oracle, keys: Sequence[int]) -> str | None:
+    """On the list: scroll to the first card of a recipe in ``keys`` (list order) and open it;
+    ``None`` when not on the list."""
+    s = _on_list(o)
+    if s is None:
+        return None
+    data: RecipeData = o.dev.data("broccoli")
+    order = [r.recipeId for r in data.listing()]
+    wanted = [k for k in order if k in keys]
+    at = order.index(wanted[0])
+    cards = s.cards
+    hit = next((b for k, b in cards if k == wanted[0] and b[3] - b[1] > 150), None)
+    if hit is not None:
+        return format_action(Action("tap", element=hit))
+    lst = o.find(rid=":id/recycler_view", role="list")
+    shown = [order.index(k) for k, _ in cards]
+    down = bool(shown) and max(shown) <= at
+    return o.swipe("up" if down else "down", within=lst)
+
+
+def delete_step(o: Oracle, keys: Sequence[int]) -> str:
+    """One step toward deleting one of the recipes ``keys``: open it from the list, its menu,
+    Delete, confirm."""
+    s = o.screen
+    if o.app != "broccoli":
+        return o.launch(LABEL)
+    if isinstance(s, RecipeDetails) and s.recipe_id in keys:
+        d = s.dialog
+        if isinstance(d, AlertDialog) and d.handler == "on_delete":
+            return o.tap(o.find(label="Delete", rid="android:id/button1"))
+        if isinstance(d, MenuDialog) and d.handler == "on_menu":
+            return o.tap(o.find(text="Delete", role="menuitem"))
+        if d is None and not o.keyboard:
+            return o.tap(o.find(desc="More options"))
+        return o.back()
+    act = open_details_step(o, keys)
+    return act if act is not None else _back_to_list(o)
+
+
+def details_open(dev: Device, keys: Sequence[int]) -> bool:
+    return any(isinstance(s, RecipeDetails) and s.recipe_id in keys for s in back_stack(dev, "broccoli"))
+
+
+def new_editor(dev: Device) -> bool:
+    return any(isinstance(s, RecipeEditor) and s.recipe_id is None for s in back_stack(dev, "broccoli"))
+
+
+# ----------------------------------------------------------------------------- tasks
+
+
+class _Recipe(AndroidWorldTask):
+    app = "broccoli"
+    apps: ClassVar[tuple[str, ...]] = ("broccoli",)
+    kind = "action"
+    n_rows: ClassVar[int] = 1
+    n_rows_noise: ClassVar[int] = 0
+
+    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
+        # SQLiteApp.initialize_task: the table cleared, then the noise rows inserted
+        dev.state.data["broccoli"] = RecipeData()
+        insert(dev, params.get("noise_row_objects", []))
+
+    def placeholder_values(self, params: Params) -> dict[str, str]:
+        titles = [x["title"] for x in params.get("row_objects", [])]
+        out = {f"Title{i + 1}": t for i, t in enumerate(titles)}
+        if "ingredient" in params:
+            out["Ingredient"] = params["ingredient"]
+        return out
+
+
+# -- deletion
+
+
+class _RecipeDelete(_Recipe):
+    template = "Delete the following recipes from Broccoli app: {titles}."
+
+    def generate(self, r: random.Random) -> Params:
+        items: list[Row] = []
+        while len(items) < self.n_rows + self.n_rows_noise:
+            candidate = generate_recipe(r)
+            if not any(candidate["title"] == x["title"] for x in items):
+                items.append(candidate)
+        if self.n_rows_noise > 0:
+            return {"row_objects": items[self.n_rows_noise :], "noise_row_objects": items[: self.n_rows_noise]}
+        return {"row_objects": items}
+
+    def instruction(self, params: Params) -> str:
+        titles = ", ".join(x["title"] for x in params["row_objects"])
+        return f"Delete the following recipes from Broccoli app: {titles}."
+
+    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
+        super().initialize(dev, params, r)
+        insert(dev, params["row_objects"])  # DeleteMultipleRows: the targets after the noise
+
+    @staticmethod
+    def before(params: Params) -> list[Row]:
+        return numbered([*params.get("noise_row_objects", []), *params["row_objects"]])
+
+    @classmethod
+    def keys(cls, params: Params) -> list[int]:
+        """``rows_to_delete``: the keys of the rows inserted last, the targets."""
+        n = len(params["row_objects"])
+        return [x["recipeId"] for x in cls.before(params)[len(cls.before(params)) - n :]]
+
+    def check(self, dev: Device, params: Params, answer: str | None, status: str | None) -> bool:
+        return removal_ok(self.before(params), table(dev), self.keys(params))
+
+    def oracle(self, o: Oracle) -> str:
+        present = {x["recipeId"] for x in table(o.dev)}
+        left = [k for k in self.keys(o.p) if k in present]
+        if not left:  # (none to delete at all: a look at the app, then done)
+            return o.launch(LABEL) if o.app != "broccoli" else o.finish()
+        return delete_step(o, left[:1])
+
+
+def gone(d: Device, p: Params, i: int) -> bool:
+    """The ``i``-th target's key is no longer in the table."""
+    key = len(p.get("noise_row_objects", [])) + i + 1
+    return all(x["recipeId"] != key for x in table(d))
+
+
+def _gone_milestones(n: int) -> tuple[Milestone, ...]:
+    return tuple(Milestone(f"Delete the recipe <Title{i + 1}>", lambda d, p, i=i: gone(d, p, i)) for i in range(n))
+
+
+def _open() -> Milestone:
+    return Milestone("Open the Broccoli app", lambda d, p: in_app(d, "broccoli"))
+
+
+class RecipeDeleteSingleRecipe(_RecipeDelete):
+    id = "RecipeDeleteSingleRecipe"
+    difficulty = "easy"
+    optimal_steps = 5
+    tags = ("data_edit", "search", "parameterized")
+    n_rows, n_rows_noise = 1, 0
+    placeholders: ClassVar[dict[str, str]] = {"Title1": "row_objects"}
+    milestones = (
+        _open(),
+        Milestone(
+            "Open the recipe <Title1>",
+            lambda d, p: details_open(d, _RecipeDelete.keys(p)) or gone(d, p, 0),
+        ),
+        *_gone_milestones(1),
+    )
+
+
+class RecipeDeleteSingleWithRecipeWithNoise(_RecipeDelete):
+    id = "RecipeDeleteSingleWithRecipeWithNoise"
+    difficulty = "easy"
+    optimal_steps = 10
+    tags = ("search", "screen_reading", "data_edit", "parameterized")
+    n_rows, n_rows_noise = 1, 29
+    placeholders: ClassVar[dict[str, str]] = {"Title1": "row_objects"}
+    milestones = RecipeDeleteSingleRecipe.milestones
+
+
+class RecipeDeleteMultipleRecipes(_RecipeDelete):
+    id = "RecipeDeleteMultipleRecipes"
+    difficulty = "easy"
+    optimal_steps = 12
+    tags = ("data_edit", "parameterized")
+    n_rows, n_rows_noise = 3, 0
+    placeholders: ClassVar[dict[str, str]] = {f"Title{i}": "row_objects" for i in (1, 2, 3)}
+    milestones = (_open(), *_gone_milestones(3))
+
+
+class RecipeDeleteMultipleRecipesWithNoise(_RecipeDelete):
+    id = "RecipeDeleteMultipleRecipesWithNoise"
+    difficulty = "medium"
+    optimal_steps = 17
+    tags = ("parameterized", "search", "complex_ui_understanding", "repetition")
+    n_rows, n_rows_noise = 3, 29
+    placeholders: ClassVar[dict[str, str]] = {f"Title{i}": "row_objects" for i in (1, 2, 3)}
+    milestones = RecipeDeleteMultipleRecipes.milestones
+
+
+def _constraint_milestone(i: int) -> Milestone:
+    def reached(d: Device, p: Params) -> bool:
+        if i >= len(p["row_objects"]):  # fewer recipes use it: nothing more to delete
+            return "broccoli" in d.state.launched
+        return gone(d, p, i)
+
+    return Milestone(f"Delete the {('first', 'second', 'third')[i]} recipe using <Ingredient>", reached)
+
+
+class RecipeDeleteMultipleRecipesWithConstraint(_RecipeDelete):
+    """The recipes whose directions hold an ingredient: three, fewer, or none (see the module)."""
+
+    id = "RecipeDeleteMultipleRecipesWithConstraint"
+    difficulty = "hard"
+    optimal_steps = 20
+    tags = ("screen_reading", "repetition", "parameterized")
+    template = "Delete the recipes from Broccoli app that use {ingredient} in the directions."
+    n_rows, n_rows_noise = 3, 29
+    placeholders: ClassVar[dict[str, str]] = {"Ingredient": "ingredient"}
+    milestones = (_open(), *(_constraint_milestone(i) for i in range(3)))
+
+    def generate(self, r: random.Random) -> Params:
+        ingredient = r.choice(COMMON_INGREDIENTS)
+        noise = random_items(r, self.n_rows_noise, keep=lambda x: ingredient not in x["directions"].lower())
+        targets: list[Row] = []
+        n = self.n_rows
+        while n > 0:
+            try:
+                targets = random_items(r, n, keep=lambda x: ingredient in x["directions"].lower())
+                break
+            except Exhausted:
+                n -= 1
+        return {"row_objects": targets, "noise_row_objects": noise, "ingredient": ingredient}
+
+    def instruction(self, params: Params) -> str:
+        return f"Delete the recipes from Broccoli app that use {params['ingredient']} in the directions."
+
+
+# -- duplicates
+
+
+def _one_removed(d: Device, p: Params) -> bool:
+    present = {x["recipeId"] for x in table(d)}
+    return sum(k in present for k in _RecipeDeleteDuplicates.keys(p)) == 1
+
+
+class _RecipeDeleteDuplicates(_Recipe):
+    template = (
+        "Delete all but one of any recipes in the Broccoli app that are exact duplicates, ensuring at least one"
+        " instance of each unique recipe remains"
+    )
+    n_rows = 1
+    placeholders: ClassVar[dict[str, str]] = {"Title1": "row_objects"}
+    milestones = (
+        _open(),
+        Milestone(
+            "Open a duplicate of <Title1>",
+            lambda d, p: details_open(d, _RecipeDeleteDuplicates.keys(p)) or _one_removed(d, p),
+        ),
+        Milestone("Delete one duplicate <Title1>", lambda d, p: _one_removed(d, p)),
+    )
+
+    def instruction(self, params: Params) -> str:
+        return self.template
+
+    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
+        super().initialize(dev, params, r)
+        insert(dev, params["row_objects"])
+
+    @staticmethod
+    def keys(params: Params) -> list[int]:
+        n = len(params["noise_row_objects"])
+        return [n + 1, n + 2]
+
+    def check(self, dev: Device, params: Params, answer: str | None, status: str | None) -> bool:
+        before = numbered([*params["noise_row_objects"], *params["row_objects"]])
+        after = table(dev)
+        return any(removal_ok(before, after, [k]) for k in self.keys(params))
+
+    def oracle(self, o: Oracle) -> str:
+        present = {x["recipeId"] for x in table(o.dev)}
+        keys = self.keys(o.p)
+        if not all(k in present for k in keys):
+            return o.finish()
+        return delete_step(o, keys)
+
+
+class RecipeDeleteDuplicateRecipes(_RecipeDeleteDuplicates):
+    id = "RecipeDeleteDuplicateRecipes"
+    difficulty = "easy"
+    optimal_steps = 4
+    tags = ("search", "data_edit", "screen_reading", "repetition", "parameterized")
+    n_rows_noise = 5
+
+    def generate(self, r: random.Random) -> Params:
+        items = random_items(r, self.n_rows_noise + self.n_rows)
+        target = items.pop()
+        return {"row_objects": [target, dict(target)], "noise_row_objects": items}
+
+
+class RecipeDeleteDuplicateRecipes2(_RecipeDeleteDuplicates):
+    id = "RecipeDeleteDuplicateRecipes2"
+    difficulty = "medium"
+    optimal_steps = 11
+    tags = ("repetition", "data_edit", "parameterized")
+    n_rows_noise = 10
+
+    def generate(self, r: random.Random) -> Params:
+        noise = random_items(r, 7)
+        target = noise.pop()
+        while len(noise) < self.n_rows_noise:  # variations of the target: the same title
+            (value,) = random_items(r, 1, keep=lambda x: x["title"] == target["title"], replacement=True)
+            if value != target:
+                noise.append(value)
+        return {"row_objects": [target, dict(target)], "noise_row_objects": noise}
+
+
+class RecipeDeleteDuplicateRecipes3(_RecipeDeleteDuplicates):
+    id = "RecipeDeleteDuplicateRecipes3"
+    difficulty = "medium"
+    optimal_steps = 16
+    tags = ("data_edit", "parameterized")
+    n_rows_noise = 30
+
+    def generate(self, r: random.Random) -> Params:
+        avocado = "Avocado Toast with Egg"
+        noise = random_items(r, 22, keep=lambda x: x["title"] != avocado)
+        target = noise.pop()
+        noise += random_items(r, 3, keep=lambda x: x["title"] == avocado)  # at the top of the list
+        while len(noise) < self.n_rows_noise:
+            (value,) = random_items(
+                r,
+                1,
+                keep=lambda x: x["title"] == target["title"] and x["description"] == target["description"],
+                replacement=True,
+            )
+            if value != target:
+                noise.append(value)
+        return {"row_objects": [target, dict(target)], "noise_row_objects": noise}
+
+
+# -- addition
+
+
+def _saved_milestones(n: int) -> tuple[Milestone, ...]:
+    return tuple(
+        Milestone(f"Save the recipe <Title{i + 1}>", lambda d, p, i=i: saved(d, p["row_objects"][i])) for i in range(n)
+    )
+
+
+class _RecipeAdd(_Recipe):
+    template = "Add the following recipes into the Broccoli app: {recipes}"
+    n_rows, n_rows_noise = 3, 10
+
+    def generate(self, r: random.Random) -> Params:
+        targets = random_items(r, self.n_rows)
+        noise = random_items(r, self.n_rows_noise, keep=lambda x: any(x["title"] != t["title"] for t in targets))
+        return {
+            "row_objects": targets,
+            "noise_row_objects": noise,
+            "text_representation_type": r.choice(["csv", "text_block"]),
+        }
+
+    def instruction(self, params: Params) -> str:
+        text = rows_as_text(params["row_objects"], params["text_representation_type"])
+        return f"Add the following recipes into the Broccoli app:\n{text}"
+
+    def check(self, dev: Device, params: Params, answer: str | None, status: str | None) -> bool:
+        return addition_ok(numbered(params["noise_row_objects"]), table(dev), params["row_objects"])
+
+    def targets(self, params: Params) -> list[Row]:
+        return params["row_objects"]
+
+    def oracle(self, o: Oracle) -> str:
+        for target in self.targets(o.p):
+            if not saved(o.dev, target):
+                return add_step(o, target)
+        return o.finish()
+
+
+class RecipeAddSingleRecipe(_RecipeAdd):
+    id = "RecipeAddSingleRecipe"
+    difficulty = "easy"
+    optimal_steps = 12
+    tags = ("data_entry", "parameterized")
+    template = "Add the following recipes into the Broccoli app:\n{recipe}"
+    n_rows = 1
+    placeholders: ClassVar[dict[str, str]] = {"Title1": "row_objects"}
+    milestones = (
+        _open(),
+        Milestone("Open New Recipe", lambda d, p: new_editor(d) or saved(d, p["row_objects"][0])),
+        *_saved_milestones(1),
+    )
+
+
+class RecipeAddMultipleRecipes(_RecipeAdd):
+    id = "RecipeAddMultipleRecipes"
+    difficulty = "medium"
+    optimal_steps = 34
+    tags = ("data_entry", "parameterized")
+    placeholders: ClassVar[dict[str, str]] = {f"Title{i}": "row_objects" for i in (1, 2, 3)}
+    milestones = (_open(), *_saved_milestones(3))
+
+
+def markor_file_open(dev: Device) -> bool:
+    return any(isinstance(s, DocumentScreen) and s.path == MARKOR_FILE for s in back_stack(dev, "markor"))
+
+
+def _markor_step(o: Oracle) -> str:
+    s = o.screen
+    if o.app != "markor":
+        return o.launch("Markor")
+    if isinstance(s, FileBrowser) and s.dialog is None and not s.folder:
+        return o.tap(o.find(role="row", label=MARKOR_FILE))
+    return o.back()
+
+
+class RecipeAddMultipleRecipesFromMarkor(_RecipeAdd):
+    id = "RecipeAddMultipleRecipesFromMarkor"
+    apps = ("broccoli", "markor")
+    difficulty = "hard"
+    optimal_steps = 24
+    tags = ("data_entry", "multi_app", "screen_reading", "memorization", "parameterized")
+    template = "Add the recipes from recipes.txt in Markor to the Broccoli recipe app."
+    placeholders: ClassVar[dict[str, str]] = {f"Title{i}": "row_objects" for i in (1, 2, 3)}
+    milestones = (
+        Milestone(f"Open {MARKOR_FILE} in Markor", lambda d, p: markor_file_open(d) or saved(d, p["row_objects"][0])),
+        Milestone("Open the Broccoli app", lambda d, p: in_app(d, "broccoli") or saved(d, p["row_objects"][0])),
+        *_saved_milestones(3),
+    )
+
+    def instruction(self, params: Params) -> str:
+        return self.template
+
+    def file_rows(self, params: Params, r: random.Random) -> list[Row]:
+        return list(params["row_objects"])
+
+    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
+        super().initialize(dev, params, r)
+        notes: MarkorData = dev.data("markor")
+        notes.entries.clear()  # file_utils.clear_directory(MARKOR_DATA)
+        text = rows_as_text(self.file_rows(params, r), params["text_representation_type"])
+        notes.add(MARKOR_FILE, content=text, mtime=dev.state.now)
+
+    def oracle(self, o: Oracle) -> str:
+        if not markor_file_open(o.dev) and not saved(o.dev, self.targets(o.p)[0]):
+            return _markor_step(o)
+        return super().oracle(o)
+
+
+class RecipeAddMultipleRecipesFromMarkor2(RecipeAddMultipleRecipesFromMarkor):
+    id = "RecipeAddMultipleRecipesFromMarkor2"
+    optimal_steps = 26
+    tags = (
+        "parameterized",
+        "screen_reading",
+        "complex_ui_understanding",
+        "repetition",
+        "multi_app",
+        "data_entry",
+        "information_retrieval",
+    )
+    template = (
+        "Add the recipes from recipes.txt in Markor that take {prep_time} to prepare into the Broccoli recipe app."
+    )
+    n_rows, n_rows_noise = 3, 40
+
+    def generate(self, r: random.Random) -> Params:
+        prep = r.choice(PREP_TIMES)
+        targets = random_items(r, self.n_rows, keep=lambda x: x["preparationTime"] == prep)
+        noise = random_items(r, self.n_rows_noise, keep=lambda x: x["preparationTime"] != prep)
+        return {
+            "row_objects": targets,
+            "noise_row_objects": noise,
+            "text_representation_type": r.choice(["csv", "text_block"]),
+            "prep_time": prep,
+        }
+
+    def instruction(self, params: Params) -> str:
+        return (
+            f"Add the recipes from recipes.txt in Markor that take {params['prep_time']} to "
+            "prepare into the Broccoli recipe app."
+        )
+
+    def file_rows(self, params: Params, r: random.Random) -> list[Row]:
+        # the parent's file first (overwritten), then every recipe shuffled
+        items = list(params["row_objects"]) + list(params["noise_row_objects"])
+        r.shuffle(items)
+        return items
+
+
+class RecipeAddMultipleRecipesFromImage(_RecipeAdd):
+    """The three recipes in a picture, ``recipes.jpg`` in Simple Gallery Pro (text blocks wrapped
+    at 60), written after the phone's storage is cleared (``clear_device_storage``)."""
+
+    id = "RecipeAddMultipleRecipesFromImage"
+    apps = ("broccoli", "gallery")
+    difficulty = "hard"
+    optimal_steps = 13
+    tags = ("transcription", "screen_reading", "data_entry", "complex_ui_understanding", "parameterized")
+    template = "Add the recipes from recipes.jpg in Simple Gallery Pro to the Broccoli recipe app."
+    placeholders: ClassVar[dict[str, str]] = {f"Title{i}": "row_objects" for i in (1, 2, 3)}
+    milestones = (
+        Milestone(
+            "Open recipes.jpg in Simple Gallery Pro",
+            lambda d, p: viewed(d, GALLERY_PICTURE) or saved(d, p["row_objects"][0]),
+        ),
+        Milestone("Open the Broccoli app", lambda d, p: in_app(d, "broccoli") or saved(d, p["row_objects"][0])),
+        *_saved_milestones(3),
+    )
+
+    def instruction(self, params: Params) -> str:
+        return self.template
+
+    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
+        super().initialize(dev, params, r)
+        clear_device_storage(dev)
+        lines = rows_as_text(params["row_objects"], "text_block", GALLERY_WRAP).split("\n")
+        media(dev).add_image(GALLERY_PICTURE, lines, dev.state.now - dt.timedelta(seconds=1))
+
+    def oracle(self, o: Oracle) -> str:
+        if not viewed(o.dev, GALLERY_PICTURE) and not saved(o.dev, self.targets(o.p)[0]):
+            act = view_step(o, GALLERY_PICTURE)
+            if act is not None:
+                return act
+        return super().oracle(o)
+
+
+TEMPLATES = (
+    RecipeAddMultipleRecipes,
+    RecipeAddMultipleRecipesFromImage,
+    RecipeAddMultipleRecipesFromMarkor,
+    RecipeAddMultipleRecipesFromMarkor2,
+    RecipeAddSingleRecipe,
+    RecipeDeleteDuplicateRecipes,
+    RecipeDeleteDuplicateRecipes2,
+    RecipeDeleteDuplicateRecipes3,
+    RecipeDeleteMultipleRecipes,
+    RecipeDeleteMultipleRecipesWithConstraint,
+    RecipeDeleteMultipleRecipesWithNoise,
+    RecipeDeleteSingleRecipe,
+    RecipeDeleteSingleWithRecipeWithNoise,
+)
