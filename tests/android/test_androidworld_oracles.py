@@ -21,6 +21,10 @@ ALREADY_DONE = {
 #: compares against lower-cased directions: task_evals/single/recipe.py), so stopping at once succeeds
 #: there, in AndroidWorld too. The seeds below 5 where that happens:
 NOTHING_TO_DO = {"RecipeDeleteMultipleRecipesWithConstraint": {0, 2}}
+#: AndroidWorld's instances no one can solve: VlcCreateTwoPlaylists draws both playlists' names
+#: independently (task_evals/single/vlc.py), and at instance 14 they are the same name, so the check of
+#: the second playlist reads the first's rows and fails: the best score is 0.5 (tests/android/test_aw_vlc.py).
+UNSOLVABLE = {"VlcCreateTwoPlaylists": {14}}
 
 
 @pytest.mark.parametrize("task_id", AW)
@@ -29,6 +33,9 @@ def test_the_oracle_solves_androidworlds_instances(task_id: str) -> None:
     for seed in range(30):
         info0, _ = start(env, seed)
         info, actions, reached = solve(env)
+        if seed in UNSOLVABLE.get(task_id, ()):
+            assert info["success"] is False, seed
+            continue
         assert info["success"] is True, (seed, actions[-3:])
         assert len(actions) < env.unwrapped._limit, seed
         assert list(info0["milestones"]) + reached == task.milestone_texts(env.unwrapped.params), seed

@@ -40,8 +40,6 @@ NOT_YET: set[str] = {
     "BrowserDraw",
     "BrowserMaze",
     "BrowserMultiply",
-    "OsmAndFavorite",
-    "OsmAndMarker",
     "OsmAndTrack",
 }
 #: Parameters AndroidWorld takes from the host's wall clock, not from the seed: their shape is checked.

@@ -296,3 +296,25 @@ def test_a_table_with_capitals_in_its_name_is_found() -> None:
 
     table = Table("PlaylistEntity", (Column("playlist_id", "INTEGER PRIMARY KEY", None), Column("name", "TEXT", "")))
     assert table.decode(table.encode([{"playlist_id": 1, "name": "Road"}])) == [{"playlist_id": 1, "name": "Road"}]
+
+
+def test_a_file_of_an_app_with_several_replaces_only_its_own_part() -> None:
+    """OsmAnd keeps favourites in a GPX file and markers in a SQLite table: a markers database
+    written over adb replaces the markers and leaves the favourites as they were; deleting it
+    empties the markers only."""
+    from gui_gym.android.sim.apps.osmand.data import Favorite, Marker, OsmAndData
+    from gui_gym.android.sim.apps.osmand.storage import MARKERS_DB, encode_markers
+
+    device = Device()
+    device.reset(now=dt.datetime(2023, 10, 15, 15, 34))
+    sh = Shell(device)
+    device.state.data["osmand"] = OsmAndData(favorites=[Favorite("Vaduz", 47.14, 9.52)])
+    assert sh.run("ls /data/data/net.osmand/databases").status == 0  # the app's files are shown
+    raw = encode_markers(OsmAndData(markers=[Marker("m1", 47.1, 9.5, "Balzers")]))
+    sh.files[MARKERS_DB.path] = raw  # as a push writes it
+    sh.run("true")  # the next command reads what changed back into the app
+    data = device.state.data["osmand"]
+    assert [f.name for f in data.favorites] == ["Vaduz"] and [m.marker_id for m in data.markers] == ["m1"]
+    assert sh.run(f"rm {MARKERS_DB.path}").status == 0
+    data = device.state.data["osmand"]
+    assert [f.name for f in data.favorites] == ["Vaduz"] and data.markers == []

@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -148,6 +149,10 @@ class Database:
 
     ``encode(data) -> bytes``; ``decode(raw) -> data`` raises :class:`StorageError` for a file
     the app could not open; ``empty()`` is the app's data once its database is deleted.
+
+    An app that keeps its data in several files (Retro Music's playlists and playing queue) names
+    the attributes of its data each file holds in ``owns``: a file pushed or deleted then replaces
+    those attributes only (:meth:`merged`), and the others stay as the app had them.
     """
 
     app: str
@@ -155,6 +160,17 @@ class Database:
     encode: Callable[[Any], bytes]
     decode: Callable[[bytes], Any]
     empty: Callable[[], Any]
+    owns: tuple[str, ...] = ()
+
+    def merged(self, current: Any, read: Any) -> Any:
+        """The app's data after this file was replaced by one read as ``read``: ``read`` itself,
+        or, where the file holds only the attributes :attr:`owns`, ``current`` with those."""
+        if not self.owns or current is None:
+            return read
+        out = copy.copy(current)
+        for name in self.owns:
+            setattr(out, name, getattr(read, name))
+        return out
 
     @property
     def folder(self) -> str:

@@ -106,13 +106,14 @@ def _databases_out(sh: Shell) -> None:
         if last is None or raw == last[1]:
             continue
         checked = sh.databases_checked.pop(db.path, None)
+        current = sh.device.state.data.get(db.app)
         if raw is None:  # deleted: the app has no data until something writes its database again
-            data = db.empty()
+            data = db.merged(current, db.empty())
         elif checked is not None and checked[0] is raw:  # read when it was written (check_database)
-            data = checked[1]
+            data = db.merged(current, checked[1])
         else:
             try:
-                data = db.decode(raw)
+                data = db.merged(current, db.decode(raw))
             except StorageError:  # refused when written (check_database); put back what was there
                 sh.files[db.path] = last[1]
                 continue

@@ -33,6 +33,7 @@ PACKAGES = (
     "recorder",
     "draw",
     "opentracks",
+    "osmand",
 )
 
 APPS: dict[str, App] = {

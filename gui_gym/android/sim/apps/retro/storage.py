@@ -209,5 +209,11 @@ def _in_order(table: Table, raw: bytes) -> list[dict[str, Any]]:
     return [dict(zip(table.names, r, strict=True)) for r in rows]
 
 
-PLAYLIST_DB = Database("retro", f"{FOLDER}/playlist.db", encode_playlists, decode_playlists, RetroData)
-PLAYBACK_DB = Database("retro", f"{FOLDER}/music_playback_state.db", encode_queue, decode_queue, RetroData)
+PLAYLIST_DB = Database(
+    "retro", f"{FOLDER}/playlist.db", encode_playlists, decode_playlists, RetroData,
+    owns=("playlists", "entries", "next_playlist", "next_key"),
+)  # fmt: skip
+PLAYBACK_DB = Database(
+    "retro", f"{FOLDER}/music_playback_state.db", encode_queue, decode_queue, RetroData,
+    owns=("queue", "original_queue", "position"),
+)  # fmt: skip

@@ -1,0 +1,440 @@
+"""OsmAnd (net.osmand 4.6.13, the build AndroidWorld installs, with the Liechtenstein map): the
+map, search, a place's context menu, favourites and map markers.
+
+Screens, as the app lays them out (resource ids and texts from OsmAnd's layouts and strings):
+
+- the map (:class:`MapScreen`, ``MapActivity``): the map view (``map_view``: a picture, its
+  contents in pixels only), "Search" (``map_search_button``), "Back to menu"
+  (``map_menu_button``), zoom buttons. A place chosen in search opens its context menu at the
+  bottom: the name (``context_menu_line1``), the country or "Location" (``context_menu_line2``) and
+  the action buttons "Add" (``context_menu_fav_view``: adds a favourite through the editor; "Edit"
+  once the place is one), "Marker" (``context_menu_route_view``: puts a map marker there), "Share"
+  and "Actions". Back or a tap on the map closes it.
+- search (:class:`SearchScreen`, ``QuickSearchDialogFragment``): the field (``searchEditText``,
+  hint "Search") and the results (``list``): the map's places whose name starts with the text, or
+  the point of a typed ``lat, lon``.
+- the favourite editor (:class:`FavoriteEditor`): "Add favorite", the name (``name_edit``),
+  description, the group "Favorites", "Cancel" / "Save" (``right_bottom_button``).
+- the menu (:class:`MainMenu`): "My places" (the favourites, :class:`FavoritesScreen`,
+  ``MyPlacesActivity``) and "Map markers" (:class:`MarkersScreen`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from typing import TYPE_CHECKING
+
+from PIL import Image, ImageDraw
+
+from gui_gym.android.sim.apps.base import App
+from gui_gym.android.sim.apps.osmand.data import PKG, Favorite, Marker, OsmAndData, Place, find, osmand
+from gui_gym.android.sim.apps.osmand.storage import FAVORITES_DB, MARKERS_DB
+from gui_gym.android.sim.widgets import PAD, UI, Inapplicable, Screen
+from gui_gym.android.ui import SCREEN_W, Node
+
+if TYPE_CHECKING:
+    from gui_gym.android.sim.device import Device
+
+MAP_ACTIVITY = "net.osmand.plus.activities.MapActivity"
+#: the map's extent drawn (Liechtenstein), south-west and north-east corners
+_BOX = (47.04, 9.46, 47.28, 9.66)
+
+
+def _rid(name: str) -> str:
+    return f"{PKG}:id/{name}"
+
+
+@functools.lru_cache(maxsize=32)
+def map_picture(lat: float | None, lon: float | None) -> Image.Image:
+    """The map as the screen shows it: land, the Rhine, roads, and a pin at the chosen point."""
+    w, h = 540, 1000
+    img = Image.new("RGB", (w, h), (241, 238, 232))
+    d = ImageDraw.Draw(img)
+    s, west, n, east = _BOX
+
+    def xy(la: float, lo: float) -> tuple[int, int]:
+        return int((lo - west) / (east - west) * w), int((n - la) / (n - s) * h)
+
+    d.line([xy(47.04, 9.50), xy(47.10, 9.51), xy(47.17, 9.49), xy(47.28, 9.52)], fill=(170, 211, 223), width=14)
+    d.rectangle([xy(47.14, 9.58), xy(47.08, 9.65)], fill=(205, 235, 176))
+    d.line([xy(47.06, 9.51), xy(47.11, 9.53), xy(47.17, 9.51), xy(47.24, 9.53)], fill=(255, 255, 255), width=8)
+    d.line([xy(47.17, 9.51), xy(47.19, 9.545), xy(47.22, 9.57)], fill=(255, 255, 255), width=6)
+    d.line([xy(47.11, 9.53), xy(47.13, 9.59), xy(47.10, 9.61)], fill=(255, 255, 255), width=6)
+    if lat is not None and lon is not None:
+        x, y = xy(lat, lon)
+        d.ellipse([x - 16, y - 40, x + 16, y - 8], fill=(229, 57, 53), outline=(120, 20, 20))
+        d.polygon([(x - 12, y - 18), (x + 12, y - 18), (x, y)], fill=(229, 57, 53))
+    return img
+
+
+def _is_favorite(data: OsmAndData, place: Place) -> bool:
+    return any(abs(f.lat - place.lat) < 1e-7 and abs(f.lon - place.lon) < 1e-7 for f in data.favorites)
+
+
+def add_marker(dev: Device, place: Place) -> Marker:
+    """``MapMarkersHelper.addMapMarker``: a new active marker at the head of the list."""
+    data = osmand(dev)
+    now = dev.state.now
+    ms = int(now.replace(tzinfo=dt.UTC).timestamp() * 1000)
+    key = f"{place.lat:.5f}_{place.lon:.5f}_{len(data.markers) + 1}"
+    used = {m.color for m in data.markers if m.active}
+    color = next((c for c in range(10) if c not in used), 0)
+    m = Marker(
+        key,
+        place.lat,
+        place.lon,
+        description=f"marker#{place.name}" if place.name else "marker#",
+        added=ms,
+        color=color,
+        next_key=data.markers[0].marker_id if data.markers else "tail_next",
+        map_object_name=place.name,
+        title=place.name,
+    )
+    data.markers.insert(0, m)
+    return m
+
+
+class MapScreen(Screen):
+    """MapActivity: the map, its buttons, and the context menu of a chosen place."""
+
+    activity = MAP_ACTIVITY
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.place: Place | None = None
+
+    def screen_name(self) -> str:
+        return "OsmAnd/Map" + (f"/{self.place.title}" if self.place else "")
+
+    def on_back(self, dev: Device) -> str | None:
+        if self.place is not None:
+            self.place = None
+            return "Press Back to close the context menu"
+        return None
+
+    def build(self, ui: UI, dev: Device) -> None:
+        top, bottom = ui.y, ui.bottom
+        place = self.place
+
+        def close() -> str:
+            if self.place is None:
+                raise Inapplicable("a tap on the map selects nothing here (search for a place)")
+            self.place = None
+            return "Tap the map to close the context menu"
+
+        ui.add(
+            Node(
+                "android.view.View",
+                (0, top, SCREEN_W, bottom),
+                rid=_rid("map_view"),
+                picture=functools.partial(map_picture, place.lat if place else None, place.lon if place else None),
+                role="picture",
+                style=("crop", "osmand-map", place.lat if place else None, place.lon if place else None),
+                on_tap=close,
+            )
+        )
+
+        def search() -> str:
+            self.place = None
+            s = SearchScreen()
+            dev.push(s)
+            return 'Tap "Search"'
+
+        def menu() -> str:
+            self.place = None
+            dev.push(MainMenu())
+            return 'Tap "Back to menu"'
+
+        for desc, rid, box, on_tap, icon in (
+            ("Back to menu", "map_menu_button", (PAD, top + 40, PAD + 150, top + 190), menu, "menu"),
+            (
+                "Search",
+                "map_search_button",
+                (SCREEN_W - PAD - 150, top + 40, SCREEN_W - PAD, top + 190),
+                search,
+                "search",
+            ),
+        ):
+            ui.add(
+                Node(
+                    "android.widget.ImageButton", box, desc=desc, rid=_rid(rid), on_tap=on_tap, role="icon", style=icon
+                )
+            )
+        if place is None:
+            for i, (desc, rid, icon) in enumerate(
+                (("Zoom in", "map_zoom_in_button", "add"), ("Zoom out", "map_zoom_out_button", "remove"))
+            ):
+                y = bottom - 500 + i * 170
+                ui.add(
+                    Node(
+                        "android.widget.ImageButton",
+                        (SCREEN_W - PAD - 150, y, SCREEN_W - PAD, y + 150),
+                        desc=desc,
+                        rid=_rid(rid),
+                        on_tap=lambda d=desc: f'Tap "{d}"',
+                        role="icon",
+                        style=icon,
+                    )
+                )
+            return
+        self._context_menu(ui, dev, place, bottom)
+
+    def _context_menu(self, ui: UI, dev: Device, place: Place, bottom: int) -> None:
+        data = osmand(dev)
+        t = bottom - 520
+        panel = Node(
+            "android.widget.LinearLayout",
+            (0, t, SCREEN_W, bottom),
+            rid=_rid("context_menu_main"),
+            role="panel",
+            style="opaque",
+        )
+        ui.add(panel)
+        kids = panel.children
+        kids.append(
+            Node(
+                "android.widget.TextView",
+                (PAD, t + 30, SCREEN_W - PAD, t + 130),
+                place.title,
+                rid=_rid("context_menu_line1"),
+                role="title",
+                package=PKG,
+            )
+        )
+        line2 = place.country if place.name else "Location"
+        kids.append(
+            Node(
+                "android.widget.TextView",
+                (PAD, t + 130, SCREEN_W - PAD, t + 200),
+                f"{place.kind} • {line2}" if place.name else line2,
+                rid=_rid("context_menu_line2"),
+                role="subtext",
+                package=PKG,
+            )
+        )
+        fav = _is_favorite(data, place)
+
+        def add_fav() -> str:
+            if fav:
+                raise Inapplicable(f'"{place.title}" is a favourite already')
+            dev.push(FavoriteEditor(place))
+            return 'Tap "Add" (add to favourites)'
+
+        def marker() -> str:
+            add_marker(dev, place)
+            dev.toast(f"{place.title} added to Map markers")
+            return 'Tap "Marker"'
+
+        def nothing(what: str) -> str:
+            raise Inapplicable(f'"{what}" is not part of this simulation')
+
+        y = t + 240
+        w = (SCREEN_W - 2 * PAD) // 4
+        for i, (label, rid, cb, icon) in enumerate(
+            (
+                ("Edit" if fav else "Add", "context_menu_fav_view", add_fav, "star"),
+                ("Marker", "context_menu_route_view", marker, "flag"),
+                ("Share", "context_menu_share_view", lambda: nothing("Share"), "share"),
+                ("Actions", "context_menu_more_view", lambda: nothing("Actions"), "more"),
+            )
+        ):
+            x = PAD + i * w
+            kids.append(
+                Node(
+                    "android.widget.LinearLayout",
+                    (x, y, x + w - 10, y + 200),
+                    rid=_rid(rid),
+                    on_tap=cb,
+                    clickable=True,
+                    label=label,
+                    role="button",
+                    package=PKG,
+                    children=[
+                        Node(
+                            "android.widget.ImageView",
+                            (x + w // 2 - 50, y + 10, x + w // 2 + 50, y + 110),
+                            desc=label,
+                            role="icon",
+                            style=icon,
+                            package=PKG,
+                        ),
+                        Node(
+                            "android.widget.TextView",
+                            (x, y + 120, x + w - 10, y + 190),
+                            label,
+                            role="text",
+                            package=PKG,
+                        ),
+                    ],
+                )
+            )
+
+
+class SearchScreen(Screen):
+    """QuickSearchDialogFragment: type a place's name or a coordinate pair; the results."""
+
+    activity = MAP_ACTIVITY
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.focus = "query"
+
+    def screen_name(self) -> str:
+        return "OsmAnd/Search"
+
+    def build(self, ui: UI, dev: Device) -> None:
+        ui.toolbar("Search")
+        ui.field(self, "query", "Search", rid=_rid("searchEditText"), label="Search")
+        results = find(self.form.get("query", ""))
+
+        def render(ui: UI, p: Place) -> None:
+            def choose(p: Place = p) -> str:
+                dev.pop()
+                top = dev.top_screen()
+                if isinstance(top, MapScreen):
+                    top.place = p
+                return f'Choose "{p.title}"'
+
+            sub = f"{p.kind} • {p.country}" if p.name else "Location"
+            ui.row(p.title, sub, on_tap=choose, rid=_rid("searchListItemLayout"), h=190)
+
+        empty = "Nothing found" if self.form.get("query") else "Type a place's name or coordinates"
+        ui.scroll_list(self, "results", results, render, item_h=190, empty=empty, list_id="list")
+
+
+class FavoriteEditor(Screen):
+    """FavoritePointEditorFragment: name, description and group of a new favourite; Save."""
+
+    activity = MAP_ACTIVITY
+
+    def __init__(self, place: Place) -> None:
+        super().__init__()
+        self.place = place
+        self.form["name"] = place.title
+        self.form["description"] = ""
+
+    def screen_name(self) -> str:
+        return "OsmAnd/Add favorite"
+
+    def build(self, ui: UI, dev: Device) -> None:
+        ui.toolbar("Add favorite")
+        ui.field(self, "name", "Name", rid=_rid("name_edit"), label="Name")
+        ui.field(self, "description", "Description", rid=_rid("description_edit"), label="Description")
+        ui.row("Group", "Favorites", rid=_rid("group_list_item"))
+        ui.y = ui.bottom - 170
+
+        def save() -> str:
+            name = self.form.get("name", "").strip()
+            if not name:
+                raise Inapplicable("a favourite needs a name")
+            data = osmand(dev)
+            if any(f.name == name and f.group == "" for f in data.favorites):
+                raise Inapplicable(f'a favourite named "{name}" exists already')
+            when = dev.state.now.strftime("%Y-%m-%dT%H:%M:%SZ")
+            address = f"{self.place.name}, {self.place.country}" if self.place.name else ""
+            data.favorites.append(
+                Favorite(name, self.place.lat, self.place.lon, when, "", self.form.get("description", ""), address)
+            )
+            dev.pop()
+            return 'Tap "Save"'
+
+        half = SCREEN_W // 2
+        ui.button(
+            "Cancel", lambda: dev.press_back('Tap "Cancel"'), rid=_rid("dismiss_button"), h=140, x0=PAD, x1=half - 20
+        )
+        ui.y -= 140
+        ui.button("Save", save, rid=_rid("right_bottom_button"), h=140, x0=half + 20, x1=SCREEN_W - PAD)
+
+
+class MainMenu(Screen):
+    """The main menu (``DashboardOnMap`` drawer): where My places and Map markers are."""
+
+    activity = MAP_ACTIVITY
+
+    def screen_name(self) -> str:
+        return "OsmAnd/Menu"
+
+    def build(self, ui: UI, dev: Device) -> None:
+        ui.toolbar("Menu")
+        for title, screen in (("My places", FavoritesScreen), ("Map markers", MarkersScreen)):
+
+            def go(screen: type[Screen] = screen, title: str = title) -> str:
+                dev.push(screen())
+                return f'Tap "{title}"'
+
+            ui.row(title, on_tap=go, rid=_rid("drawer_item"))
+        for title in ("Search", "Directions", "Configure map", "Download maps", "Settings"):
+            ui.row(title, on_tap=lambda t=title: f'Tap "{t}" (not part of this simulation)', rid=_rid("drawer_item"))
+
+
+class FavoritesScreen(Screen):
+    """MyPlacesActivity, its Favorites tab: the favourites by group."""
+
+    activity = "net.osmand.plus.myplaces.ui.MyPlacesActivity"
+
+    def screen_name(self) -> str:
+        return "OsmAnd/My places"
+
+    def build(self, ui: UI, dev: Device) -> None:
+        ui.toolbar("My places")
+        ui.tabs(["Favorites", "Tracks"], "Favorites", lambda n: f'Tap "{n}"')
+        favs = sorted(osmand(dev).favorites, key=lambda f: f.name.lower())
+
+        def render(ui: UI, f: Favorite) -> None:
+            ui.row(f.name, f.address or f"{f.lat:.5f}, {f.lon:.5f}", rid=_rid("favourite_item"), h=190)
+
+        ui.scroll_list(self, "favs", favs, render, item_h=190, empty="No favorites yet", list_id="favourites_list")
+
+
+class MarkersScreen(Screen):
+    """MapMarkersDialogFragment: the active markers, newest first."""
+
+    activity = MAP_ACTIVITY
+
+    def screen_name(self) -> str:
+        return "OsmAnd/Map markers"
+
+    def build(self, ui: UI, dev: Device) -> None:
+        ui.toolbar("Map markers")
+        active = [m for m in osmand(dev).markers if m.active]
+
+        def render(ui: UI, m: Marker) -> None:
+            ui.row(
+                m.title or m.map_object_name or f"{m.lat:.5f}, {m.lon:.5f}",
+                f"{m.lat:.5f}, {m.lon:.5f}",
+                rid=_rid("map_marker_item"),
+                h=190,
+            )
+
+        ui.scroll_list(self, "markers", active, render, item_h=190, empty="No markers", list_id="list")
+
+
+class OsmAndApp(App):
+    name = "osmand"
+    label = "OsmAnd"
+    package = PKG
+    activity = MAP_ACTIVITY
+    aliases = ("osmand",)
+    color = (255, 136, 0)
+    databases = (FAVORITES_DB, MARKERS_DB)
+
+    def initial_data(self) -> OsmAndData:
+        return OsmAndData()
+
+    def root(self, dev: Device) -> Screen:
+        return MapScreen()
+
+
+__all__ = [
+    "MAP_ACTIVITY",
+    "FavoriteEditor",
+    "FavoritesScreen",
+    "MainMenu",
+    "MapScreen",
+    "MarkersScreen",
+    "OsmAndApp",
+    "SearchScreen",
+    "add_marker",
+    "map_picture",
+]
