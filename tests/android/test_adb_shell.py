@@ -122,3 +122,14 @@ def test_the_sms_provider(sh: Shell) -> None:
     assert device.data("messages").get("5551234567") is not None
     out(sh, "pm clear com.android.providers.telephony")
     assert device.data("messages").conversations == []
+
+
+def test_find_delete_prints_nothing_and_data_media_is_the_shared_storage(sh: Shell) -> None:
+    """toybox ``find`` with ``-delete`` (an action) prints nothing unless ``-print`` is given; the
+    emulated storage's backing path ``/data/media/0`` is ``/sdcard`` (AndroidWorld reads OsmAnd's
+    files there)."""
+    out(sh, "mkdir -p /sdcard/x && touch /sdcard/x/a.txt /sdcard/x/b.txt")
+    assert out(sh, "ls /data/media/0/x") == "a.txt\nb.txt\n"
+    assert out(sh, "find /storage/emulated/0/x -type f -name a.txt -delete") == ""
+    assert out(sh, "find /sdcard/x -type f -print -delete") == "/sdcard/x/b.txt\n"
+    assert out(sh, "ls /sdcard/x") == ""

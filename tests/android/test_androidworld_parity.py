@@ -40,7 +40,6 @@ NOT_YET: set[str] = {
     "BrowserDraw",
     "BrowserMaze",
     "BrowserMultiply",
-    "OsmAndTrack",
 }
 #: Parameters AndroidWorld takes from the host's wall clock, not from the seed: their shape is checked.
 WALL_CLOCK = {"MarkorCreateFolder": {"folder_name": r"folder_\d{8}_\d{6}"}}

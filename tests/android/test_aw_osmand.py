@@ -23,7 +23,7 @@ from gui_gym.android.sim.apps.osmand.storage import (
 )
 from gui_gym.android.sim.storage import StorageError
 
-IDS = ("OsmAndFavorite", "OsmAndMarker")
+IDS = ("OsmAndFavorite", "OsmAndMarker")  # OsmAndTrack: below
 
 
 @pytest.mark.parametrize("task_id", IDS)
@@ -122,3 +122,59 @@ def test_files_as_the_app_keeps_them_and_as_androidworld_rewrites_them() -> None
     con.execute("DELETE FROM map_markers")
     con.commit()
     assert decode_markers(con.serialize()).markers == []
+
+
+# ----------------------------------------------------------------------------- OsmAndTrack
+
+
+def test_track_oracle_solves_androidworlds_instances() -> None:
+    env = make("OsmAndTrack")
+    for seed in range(30):
+        start(env, seed)
+        info, actions, reached = solve(env)
+        assert info["success"], (seed, actions)
+        assert len(reached) == 4, (seed, reached)
+        assert len(actions) <= 30
+
+
+def test_track_idle_and_near_misses_fail() -> None:
+    from gui_gym.android.sim.apps.osmand.tracks import TRACKS, encode_track
+    from gui_gym.android.sim.media import media
+
+    env = make("OsmAndTrack")
+    _, dev = start(env, 1)  # Schaanwald, then Bendern
+    task, params = env.unwrapped.task, env.unwrapped.params
+    assert params["waypoints"] == ["Schaanwald, Liechtenstein", "Bendern, Liechtenstein"]
+    assert not task.check(dev, params, None, None)
+    schaanwald, bendern = aw.LOCATIONS["Schaanwald, Liechtenstein"], aw.LOCATIONS["Bendern, Liechtenstein"]
+    when = dev.state.now
+    store = media(dev)
+    store.add_file(f"{TRACKS}/reversed.gpx", encode_track("r", [bendern, schaanwald]), when)  # wrong order
+    store.add_file(f"{TRACKS}/one.gpx", encode_track("o", [schaanwald]), when)  # a waypoint missing
+    far = (bendern[0] + 0.0015, bendern[1])  # outside AndroidWorld's 0.001 box
+    store.add_file(f"{TRACKS}/far.gpx", encode_track("f", [schaanwald, far]), when)
+    store.add_file("Download/t.gpx", encode_track("d", [schaanwald, bendern]), when)  # not in tracks/
+    assert not task.check(dev, params, None, None)
+    # points between the waypoints are allowed
+    store.add_file(f"{TRACKS}/ok.gpx", encode_track("k", [(47.0, 9.5), schaanwald, (47.1, 9.5), bendern]), when)
+    assert task.check(dev, params, None, None)
+    # the set-up empties the folder again
+    env.reset(options={"params": {"seed": 1}})
+    assert media(env.unwrapped.backend.device).folder(TRACKS) == []
+
+
+def test_track_draws_and_rule_by_hand() -> None:
+    # osmand.py, OsmAndTrack.generate_random_params: random.randint(2, 4), then
+    # _random_location_str(names_only=True): random.sample of the 12 names, no bit drawn;
+    # track_name "<first> to <last>".
+    r = random.Random(1)
+    n = r.randint(2, 4)
+    names = r.sample(list(aw.LOCATIONS), n)
+    assert (n, names) == (2, ["Schaanwald, Liechtenstein", "Bendern, Liechtenstein"])
+    params = aw.OsmAndTrack().generate(random.Random(1))
+    assert params == {"track_name": "Schaanwald, Liechtenstein to Bendern, Liechtenstein", "waypoints": names}
+    # _track_matches: targets matched in order, each within 0.001 (strict) on both axes
+    t = [(47.0, 9.0), (47.5, 9.5)]
+    assert aw.track_matches([(47.0005, 9.0), (1.0, 1.0), (47.5, 9.4995)], t)
+    assert not aw.track_matches([(47.5, 9.5), (47.0, 9.0)], t)
+    assert not aw.track_matches([(47.0011, 9.0), (47.5, 9.5)], t)

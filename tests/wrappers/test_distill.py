@@ -541,7 +541,9 @@ def test_held_out_oracle_hits_the_adaptive_milestones_of_every_template() -> Non
         rows.append((task, len(ms), static, hit))
         if hit < len(ms):
             missed.append(task)
-        assert 1 <= len(ms) <= 3 * static + 1, (task, milestones, held.meta["task_milestones"])
+        # compact: a few per annotated milestone (a recipe form distils one per field typed:
+        # RecipeAddMultipleRecipes, 21 for its 4 annotated)
+        assert 1 <= len(ms) <= 6 * static + 1, (task, milestones, held.meta["task_milestones"])
     print(f"\n{'task':38s} adaptive static hit")
     for task, n, static, hit in rows:
         print(f"{task:38s} {n:8d} {static:6d} {hit:3d}{'' if hit == n else '  MISSED'}")

@@ -66,6 +66,7 @@ FOLDERS = (
     "Podcasts", "Recordings", "Ringtones",
     "Android/data/com.dimowner.audiorecorder/files/Music/records",  # Audio Recorder's recordings
     "VLCVideos",  # AndroidWorld's VLC folder (its set-up makes it)
+    "Android/data/net.osmand/files/tracks",  # OsmAnd's saved tracks (GPX)
 )  # fmt: skip
 
 

@@ -401,7 +401,7 @@ def _find(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.Byt
     while i < len(args) and not args[i].startswith("-") and args[i] not in ("!", "("):
         roots.append(args[i])
         i += 1
-    mindepth, maxdepth, delete = 0, 1 << 30, False
+    mindepth, maxdepth, delete, printed = 0, 1 << 30, False, False
     groups: list[list[tuple[str, str, bool]]] = [[]]  # OR of ANDs of (test, value, negated)
     negate = False
     while i < len(args):
@@ -422,8 +422,10 @@ def _find(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.Byt
         elif a in ("-o", "-or"):
             groups.append([])
             i += 1
-        elif a in ("-a", "-and", "-print"):
+        elif a in ("-a", "-and"):
             i += 1
+        elif a == "-print":
+            printed, i = True, i + 1
         elif a == "-delete":
             delete, i = True, i + 1
         else:
@@ -460,7 +462,8 @@ def _find(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.Byt
         for path, is_dir, depth in _walk(sh, p):
             if mindepth <= depth <= maxdepth and matches(path, is_dir):
                 hits.append((path, is_dir))
-                out.write(f"{shown + path[len(p.rstrip('/')) :] if depth else root}\n".encode())
+                if printed or not delete:  # -delete is an action: no implicit -print
+                    out.write(f"{shown + path[len(p.rstrip('/')) :] if depth else root}\n".encode())
         if delete:
             for path, is_dir in reversed(hits):  # depth first, as -delete does
                 if is_dir and sh.listing(path):

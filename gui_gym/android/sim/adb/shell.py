@@ -85,7 +85,7 @@ PROPS = {
     "persist.sys.timezone": "UTC",
 }
 #: Other names of ``/sdcard`` on a phone.
-_ALIASES = ("/storage/emulated/0", "/storage/self/primary", "/mnt/sdcard")
+_ALIASES = ("/storage/emulated/0", "/storage/self/primary", "/mnt/sdcard", "/data/media/0")  # emulated storage
 MAX_FILE = 64 << 20  # a pushed file larger than this is refused (the sim holds files in memory)
 _DUMP = "/sdcard/window_dump.xml"
 

@@ -67,6 +67,8 @@ from gui_gym.android.sim.tasks.base import Params
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device
+    from gui_gym.android.sim.tasks.base import Oracle
+    from gui_gym.android.ui import Node
 
 #: AndroidWorld's date format in IR tasks (``datetime_utils.DATE_FORMAT``).
 DATE_FORMAT = "%B %d %Y"
@@ -76,6 +78,7 @@ __all__ = [
     "DATE_FORMAT",
     "Definition",
     "InformationTask",
+    "PromptQuestion",
     "answer_is_correct",
     "answer_text",
     "calendar_events",
@@ -84,6 +87,7 @@ __all__ = [
     "expected_answers",
     "initialize_proto",
     "reword_dates",
+    "show_row",
     "task_rows",
     "with_expected_values",
 ]
@@ -933,3 +937,27 @@ class InformationTask(AndroidWorldTask):
 
     def check(self, dev: Device, params: Params, answer: str | None, status: str | None) -> bool:
         return answer_is_correct(self.definition, params["relevant"], answer)
+
+
+class PromptQuestion(InformationTask):
+    """An IR task whose goal is its textproto prompt with the parameters filled in (``template``
+    is task_metadata.json's)."""
+
+    def instruction(self, params: Params) -> str:
+        """AndroidWorld's goal is its textproto prompt (``template`` is task_metadata.json's)."""
+        return self.definition.prompt.format(**params)
+
+
+def show_row(o: Oracle, lst: Node | None, pos: int, row_h: int) -> str | None:
+    """The experts' reading of a list whose rows have one height ``row_h`` (its scroll offset
+    says which show): a swipe of ``lst`` toward row ``pos`` until it shows whole; ``None`` once it
+    does, or where the list does not scroll."""
+    if lst is None or lst.on_scroll is None:
+        return None
+    off, _ = lst.style
+    top, view = pos * row_h, lst.bounds[3] - lst.bounds[1]
+    if top < off:  # above the rows shown: the finger moves down
+        return o.swipe("down", dist="short" if off - top <= view // 4 else "medium", within=lst)
+    if top + row_h > off + view:
+        return o.swipe("up", dist="short" if top + row_h - off - view <= view // 4 else "medium", within=lst)
+    return None

@@ -19,9 +19,7 @@ directions): its targets are then empty, and doing nothing succeeds, as in Andro
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import random
-import textwrap
 import unicodedata
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -36,11 +34,21 @@ from gui_gym.android.sim.apps.broccoli.app import (
 from gui_gym.android.sim.apps.broccoli.data import LABEL, Recipe, RecipeData
 from gui_gym.android.sim.apps.broccoli.storage import rows
 from gui_gym.android.sim.apps.gallery.oracle import view_step, viewed
-from gui_gym.android.sim.apps.markor.androidworld import clear_device_storage
-from gui_gym.android.sim.apps.markor.app import DocumentScreen, FileBrowser, MarkorData
+from gui_gym.android.sim.apps.markor.androidworld import clear_device_storage, file_open, open_file_step
+from gui_gym.android.sim.apps.markor.app import MarkorData
 from gui_gym.android.sim.media import media
-from gui_gym.android.sim.tasks.androidworld import AndroidWorldTask, fuzzy_match
+from gui_gym.android.sim.tasks.androidworld import fuzzy_match
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, back_stack, in_app
+from gui_gym.android.sim.tasks.rows import (
+    AddRows,
+    DeleteDuplicateRows,
+    DeleteRows,
+    Exhausted,
+    RowsTask,
+    Table,
+    distinct_items,
+)
+from gui_gym.android.sim.tasks.rows import random_items as rows_random_items
 from gui_gym.android.sim.widgets import AlertDialog, MenuDialog
 
 if TYPE_CHECKING:
@@ -313,10 +321,6 @@ def generate_recipe(r: random.Random) -> Row:
     )
 
 
-class Exhausted(ValueError):
-    """``get_random_items`` gave up (more than 10,000 candidates)."""
-
-
 def random_items(
     r: random.Random,
     n: int,
@@ -324,101 +328,42 @@ def random_items(
     keep: Callable[[Row], bool] | None = None,
     replacement: bool = False,
 ) -> list[Row]:
-    """``sqlite_schema_utils.get_random_items``: ``n`` rows passing ``keep``; without
-    replacement none equal to another in every field; :class:`Exhausted` after the 10,001st
-    candidate."""
-    out: list[Row] = []
-    seen: set[tuple] = set()
-    tries = 0
-    while len(out) < n:
-        candidate = make(r)
-        tries += 1
-        if tries > 10_000:
-            raise Exhausted(f"generation exhausted after {len(out)} of {n} items")
-        if keep is not None and not keep(candidate):
-            continue
-        if replacement:
-            out.append(candidate)
-            continue
-        fields = tuple(sorted(candidate.items()))
-        if fields not in seen:
-            seen.add(fields)
-            out.append(candidate)
-    return out
+    """``sqlite_schema_utils.get_random_items`` of recipes (:func:`rows.random_items`)."""
+    return rows_random_items(r, n, make, keep, replacement)
 
 
-# ----------------------------------------------------------------------------- text
+# ----------------------------------------------------------------------------- state and checks
 
-
-@functools.lru_cache(maxsize=4096)
-def _wrapped(text: str, width: int) -> str:
-    return "\n".join(textwrap.wrap(text, width))
+#: the ``recipes`` table: ``favorite`` compared exactly, the texts fuzzily
+#: (``_RecipeAddMultipleRecipes``'s fields)
+TABLE = Table(
+    app="broccoli",
+    key="recipeId",
+    fields=ROW_FIELDS,
+    record=Recipe,
+    empty=RecipeData,
+    read=rows,
+    exact=("favorite",),
+    fuzzy=FREE_FORM,
+    noun="Recipe",
+    text_fields=TEXT_FIELDS,
+)
 
 
 def rows_as_text(items: Sequence[Row], format_type: str, wrap_width: int | None = None) -> str:
     """``_get_rows_as_text``: ``csv`` (a ``|`` header and lines) or ``text_block`` (``Recipe:
     title`` and one indented line per other field, blocks separated by a blank line; with
     ``wrap_width`` each value wrapped by ``textwrap.wrap``)."""
-    if format_type == "csv":
-        body = "\n".join("|".join(str(x[f]) for f in TEXT_FIELDS) for x in items)
-        return "|".join(TEXT_FIELDS) + "\n" + body
-    blocks = []
-    for x in items:
-        block = f"Recipe: {x['title']}\n"
-        for f in TEXT_FIELDS[1:]:
-            value = x[f]
-            if wrap_width is not None:
-                value = _wrapped(value, wrap_width)
-            block += f" {f}: {value}\n"
-        blocks.append(block)
-    return "\n".join(blocks)
+    return TABLE.rows_as_text(items, format_type, wrap_width)
 
 
-# ----------------------------------------------------------------------------- state and checks
-
-
-def table(dev: Device) -> list[Row]:
-    """The app's ``recipes`` rows, by key (what AndroidWorld's ``list_rows`` reads)."""
-    return rows(dev.data("broccoli"))
-
-
-def numbered(items: Sequence[Row], first: int = 1) -> list[Row]:
-    """``items`` as the database holds them once inserted: keys from ``first``."""
-    return [{**x, "recipeId": first + i} for i, x in enumerate(items)]
-
-
-def insert(dev: Device, items: Sequence[Row]) -> None:
-    """``add_rows``: insert ``items`` (the key is the table's)."""
-    data: RecipeData = dev.data("broccoli")
-    for x in items:
-        data.add(Recipe(**{k: x[k] for k in ROW_FIELDS if k != "recipeId"}))
-
-
-def matches(reference: Row, x: Row) -> bool:
-    """``validate_rows_addition_integrity``'s row match for recipes: the texts fuzzy, ``favorite`` exact."""
-    return reference["favorite"] == x["favorite"] and all(fuzzy_match(reference[f], x[f]) for f in FREE_FORM)
-
-
-def addition_ok(before: Sequence[Row], after: Sequence[Row], references: Sequence[Row]) -> bool:
-    """``sqlite_validators.validate_rows_addition_integrity`` with ``_RecipeAddMultipleRecipes``'s fields."""
-    if not all(any(matches(ref, x) for x in after) for ref in references):
-        return False
-    if len(after) != len(before) + len(references):
-        return False
-    return all(x in after for x in before)
-
-
-def removal_ok(before: Sequence[Row], after: Sequence[Row], keys: Sequence[int]) -> bool:
-    """``sqlite_validators.validate_rows_removal_integrity``."""
-    for x in before:
-        if (x["recipeId"] in keys) == (x in after):
-            return False
-    return all(x in before for x in after)
-
-
-def saved(dev: Device, target: Row) -> bool:
-    """A row matching ``target`` (as the check matches rows) is in the table."""
-    return any(matches(target, x) for x in table(dev))
+table = TABLE.rows
+numbered = TABLE.numbered
+insert = TABLE.insert
+matches = TABLE.matches
+addition_ok = TABLE.addition_ok
+removal_ok = TABLE.removal_ok
+saved = TABLE.saved
 
 
 # ----------------------------------------------------------------------------- oracle helpers
@@ -580,17 +525,10 @@ def new_editor(dev: Device) -> bool:
 # ----------------------------------------------------------------------------- tasks
 
 
-class _Recipe(AndroidWorldTask):
+class _Recipe(RowsTask):
     app = "broccoli"
     apps: ClassVar[tuple[str, ...]] = ("broccoli",)
-    kind = "action"
-    n_rows: ClassVar[int] = 1
-    n_rows_noise: ClassVar[int] = 0
-
-    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
-        # SQLiteApp.initialize_task: the table cleared, then the noise rows inserted
-        dev.state.data["broccoli"] = RecipeData()
-        insert(dev, params.get("noise_row_objects", []))
+    table = TABLE
 
     def placeholder_values(self, params: Params) -> dict[str, str]:
         titles = [x["title"] for x in params.get("row_objects", [])]
@@ -603,15 +541,11 @@ class _Recipe(AndroidWorldTask):
 # -- deletion
 
 
-class _RecipeDelete(_Recipe):
+class _RecipeDelete(_Recipe, DeleteRows):
     template = "Delete the following recipes from Broccoli app: {titles}."
 
     def generate(self, r: random.Random) -> Params:
-        items: list[Row] = []
-        while len(items) < self.n_rows + self.n_rows_noise:
-            candidate = generate_recipe(r)
-            if not any(candidate["title"] == x["title"] for x in items):
-                items.append(candidate)
+        items = distinct_items(r, self.n_rows + self.n_rows_noise, generate_recipe, "title")
         if self.n_rows_noise > 0:
             return {"row_objects": items[self.n_rows_noise :], "noise_row_objects": items[: self.n_rows_noise]}
         return {"row_objects": items}
@@ -620,39 +554,18 @@ class _RecipeDelete(_Recipe):
         titles = ", ".join(x["title"] for x in params["row_objects"])
         return f"Delete the following recipes from Broccoli app: {titles}."
 
-    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
-        super().initialize(dev, params, r)
-        insert(dev, params["row_objects"])  # DeleteMultipleRows: the targets after the noise
-
-    @staticmethod
-    def before(params: Params) -> list[Row]:
-        return numbered([*params.get("noise_row_objects", []), *params["row_objects"]])
-
-    @classmethod
-    def keys(cls, params: Params) -> list[int]:
-        """``rows_to_delete``: the keys of the rows inserted last, the targets."""
-        n = len(params["row_objects"])
-        return [x["recipeId"] for x in cls.before(params)[len(cls.before(params)) - n :]]
-
-    def check(self, dev: Device, params: Params, answer: str | None, status: str | None) -> bool:
-        return removal_ok(self.before(params), table(dev), self.keys(params))
-
     def oracle(self, o: Oracle) -> str:
-        present = {x["recipeId"] for x in table(o.dev)}
-        left = [k for k in self.keys(o.p) if k in present]
+        left = self.left(o.dev, o.p)
         if not left:  # (none to delete at all: a look at the app, then done)
             return o.launch(LABEL) if o.app != "broccoli" else o.finish()
         return delete_step(o, left[:1])
 
 
-def gone(d: Device, p: Params, i: int) -> bool:
-    """The ``i``-th target's key is no longer in the table."""
-    key = len(p.get("noise_row_objects", [])) + i + 1
-    return all(x["recipeId"] != key for x in table(d))
+gone = TABLE.gone
 
 
 def _gone_milestones(n: int) -> tuple[Milestone, ...]:
-    return tuple(Milestone(f"Delete the recipe <Title{i + 1}>", lambda d, p, i=i: gone(d, p, i)) for i in range(n))
+    return TABLE.gone_milestones(n, "Delete the recipe <Title{}>")
 
 
 def _open() -> Milestone:
@@ -707,10 +620,14 @@ class RecipeDeleteMultipleRecipesWithNoise(_RecipeDelete):
 
 
 def _constraint_milestone(i: int) -> Milestone:
+    """The ``i``-th recipe deleted, in whatever order (the instruction names none): reached once
+    ``i + 1`` of the recipes using the ingredient are gone."""
+
     def reached(d: Device, p: Params) -> bool:
-        if i >= len(p["row_objects"]):  # fewer recipes use it: nothing more to delete
+        n = len(p["row_objects"])
+        if i >= n:  # fewer recipes use it: nothing more to delete
             return "broccoli" in d.state.launched
-        return gone(d, p, i)
+        return sum(gone(d, p, j) for j in range(n)) > i
 
     return Milestone(f"Delete the {('first', 'second', 'third')[i]} recipe using <Ingredient>", reached)
 
@@ -747,12 +664,7 @@ class RecipeDeleteMultipleRecipesWithConstraint(_RecipeDelete):
 # -- duplicates
 
 
-def _one_removed(d: Device, p: Params) -> bool:
-    present = {x["recipeId"] for x in table(d)}
-    return sum(k in present for k in _RecipeDeleteDuplicates.keys(p)) == 1
-
-
-class _RecipeDeleteDuplicates(_Recipe):
+class _RecipeDeleteDuplicates(_Recipe, DeleteDuplicateRows):
     template = (
         "Delete all but one of any recipes in the Broccoli app that are exact duplicates, ensuring at least one"
         " instance of each unique recipe remains"
@@ -763,33 +675,15 @@ class _RecipeDeleteDuplicates(_Recipe):
         _open(),
         Milestone(
             "Open a duplicate of <Title1>",
-            lambda d, p: details_open(d, _RecipeDeleteDuplicates.keys(p)) or _one_removed(d, p),
+            lambda d, p: details_open(d, _RecipeDeleteDuplicates.keys(p)) or _RecipeDeleteDuplicates.one_removed(d, p),
         ),
-        Milestone("Delete one duplicate <Title1>", lambda d, p: _one_removed(d, p)),
+        Milestone("Delete one duplicate <Title1>", lambda d, p: _RecipeDeleteDuplicates.one_removed(d, p)),
     )
 
     def instruction(self, params: Params) -> str:
         return self.template
 
-    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
-        super().initialize(dev, params, r)
-        insert(dev, params["row_objects"])
-
-    @staticmethod
-    def keys(params: Params) -> list[int]:
-        n = len(params["noise_row_objects"])
-        return [n + 1, n + 2]
-
-    def check(self, dev: Device, params: Params, answer: str | None, status: str | None) -> bool:
-        before = numbered([*params["noise_row_objects"], *params["row_objects"]])
-        after = table(dev)
-        return any(removal_ok(before, after, [k]) for k in self.keys(params))
-
-    def oracle(self, o: Oracle) -> str:
-        present = {x["recipeId"] for x in table(o.dev)}
-        keys = self.keys(o.p)
-        if not all(k in present for k in keys):
-            return o.finish()
+    def delete_step(self, o: Oracle, keys: Sequence[int]) -> str:
         return delete_step(o, keys)
 
 
@@ -851,12 +745,10 @@ class RecipeDeleteDuplicateRecipes3(_RecipeDeleteDuplicates):
 
 
 def _saved_milestones(n: int) -> tuple[Milestone, ...]:
-    return tuple(
-        Milestone(f"Save the recipe <Title{i + 1}>", lambda d, p, i=i: saved(d, p["row_objects"][i])) for i in range(n)
-    )
+    return TABLE.saved_milestones(n, "Save the recipe <Title{}>")
 
 
-class _RecipeAdd(_Recipe):
+class _RecipeAdd(_Recipe, AddRows):
     template = "Add the following recipes into the Broccoli app: {recipes}"
     n_rows, n_rows_noise = 3, 10
 
@@ -873,17 +765,8 @@ class _RecipeAdd(_Recipe):
         text = rows_as_text(params["row_objects"], params["text_representation_type"])
         return f"Add the following recipes into the Broccoli app:\n{text}"
 
-    def check(self, dev: Device, params: Params, answer: str | None, status: str | None) -> bool:
-        return addition_ok(numbered(params["noise_row_objects"]), table(dev), params["row_objects"])
-
-    def targets(self, params: Params) -> list[Row]:
-        return params["row_objects"]
-
-    def oracle(self, o: Oracle) -> str:
-        for target in self.targets(o.p):
-            if not saved(o.dev, target):
-                return add_step(o, target)
-        return o.finish()
+    def add_step(self, o: Oracle, target: Row) -> str:
+        return add_step(o, target)
 
 
 class RecipeAddSingleRecipe(_RecipeAdd):
@@ -911,16 +794,7 @@ class RecipeAddMultipleRecipes(_RecipeAdd):
 
 
 def markor_file_open(dev: Device) -> bool:
-    return any(isinstance(s, DocumentScreen) and s.path == MARKOR_FILE for s in back_stack(dev, "markor"))
-
-
-def _markor_step(o: Oracle) -> str:
-    s = o.screen
-    if o.app != "markor":
-        return o.launch("Markor")
-    if isinstance(s, FileBrowser) and s.dialog is None and not s.folder:
-        return o.tap(o.find(role="row", label=MARKOR_FILE))
-    return o.back()
+    return file_open(dev, MARKOR_FILE)
 
 
 class RecipeAddMultipleRecipesFromMarkor(_RecipeAdd):
@@ -952,7 +826,7 @@ class RecipeAddMultipleRecipesFromMarkor(_RecipeAdd):
 
     def oracle(self, o: Oracle) -> str:
         if not markor_file_open(o.dev) and not saved(o.dev, self.targets(o.p)[0]):
-            return _markor_step(o)
+            return open_file_step(o, MARKOR_FILE)
         return super().oracle(o)
 
 

@@ -18,10 +18,8 @@ checks compare integer cents.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import random
-import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from gui_gym.android.sim.apps.expense.app import (
@@ -41,11 +39,19 @@ from gui_gym.android.sim.apps.expense.data import (
 )
 from gui_gym.android.sim.apps.expense.storage import rows
 from gui_gym.android.sim.apps.gallery.oracle import view_step, viewed
-from gui_gym.android.sim.apps.markor.androidworld import clear_device_storage
-from gui_gym.android.sim.apps.markor.app import DocumentScreen, FileBrowser, MarkorData
+from gui_gym.android.sim.apps.markor.androidworld import clear_device_storage, file_open, open_file_step
+from gui_gym.android.sim.apps.markor.app import MarkorData
 from gui_gym.android.sim.media import media
-from gui_gym.android.sim.tasks.androidworld import AndroidWorldTask, fuzzy_match
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, back_stack, in_app
+from gui_gym.android.sim.tasks.rows import (
+    AddRows,
+    DeleteDuplicateRows,
+    DeleteRows,
+    RowsTask,
+    Table,
+    distinct_items,
+    random_items,
+)
 from gui_gym.android.ui import Node
 
 if TYPE_CHECKING:
@@ -238,28 +244,6 @@ def expense_row(name: str, amount: int, category: int, note: str, created: int, 
     return dict(zip(FIELDS, (name, amount, category, note, created, modified, key), strict=True))
 
 
-def random_items(
-    r: random.Random, n: int, make: Callable[[random.Random], Row], keep: Callable[[Row], bool] | None = None
-) -> list[Row]:
-    """``sqlite_schema_utils.get_random_items`` without replacement: ``n`` rows that pass
-    ``keep``, none equal to another in every field."""
-    out: list[Row] = []
-    seen: set[tuple] = set()  # each kept row's fields: equal rows are equal tuples
-    tries = 0
-    while len(out) < n:
-        candidate = make(r)
-        tries += 1
-        if tries > 10_000:
-            raise ValueError(f"generation exhausted after {len(out)} of {n} items")
-        if keep is not None and not keep(candidate):
-            continue
-        fields = tuple(sorted(candidate.items()))  # keys are unique: values are never compared
-        if fields not in seen:
-            seen.add(fields)
-            out.append(candidate)
-    return out
-
-
 # ----------------------------------------------------------------------------- text
 
 
@@ -276,77 +260,39 @@ def _field(row: Row, name: str) -> str:
     return str(row[name])
 
 
-@functools.lru_cache(maxsize=4096)
-def _wrapped(text: str, width: int) -> str:
-    """``textwrap.wrap``'s lines joined (the same field values come back every reset)."""
-    return "\n".join(textwrap.wrap(text, width))
+#: the ``expense`` table: amount and category compared exactly, name and note fuzzily
+#: (``validate_rows_addition_integrity``'s fields)
+TABLE = Table(
+    app="expense",
+    key="expense_id",
+    fields=FIELDS,
+    record=Expense,
+    empty=ExpenseData,
+    read=rows,
+    exact=("amount", "category"),
+    fuzzy=("name", "note"),
+    noun="Expense",
+    text_fields=TEXT_FIELDS,
+    value=_field,
+)
 
 
 def rows_as_text(items: Sequence[Row], format_type: str, wrap_width: int | None = None) -> str:
     """``_get_expense_rows_as_text``: ``csv`` (a ``|`` header and lines) or ``text_block``
     (``Expense: name`` and one indented line per other field, blocks separated by a blank line;
     with ``wrap_width``, each field's value wrapped at that width by ``textwrap.wrap``)."""
-    if format_type == "csv":
-        return "|".join(TEXT_FIELDS) + "\n" + "\n".join("|".join(_field(x, f) for f in TEXT_FIELDS) for x in items)
-    blocks = []
-    for x in items:
-        block = f"Expense: {x['name']}\n"
-        for f in TEXT_FIELDS[1:]:
-            value = _field(x, f)
-            if wrap_width is not None:
-                value = _wrapped(value, wrap_width)
-            block += f" {f}: {value}\n"
-        blocks.append(block)
-    return "\n".join(blocks)
+    return TABLE.rows_as_text(items, format_type, wrap_width)
 
 
 # ----------------------------------------------------------------------------- state
 
-
-def table(dev: Device) -> list[Row]:
-    """The app's ``expense`` rows, by key (what AndroidWorld's ``list_rows`` reads)."""
-    return rows(dev.data("expense"))
-
-
-def numbered(items: Sequence[Row], first: int = 1) -> list[Row]:
-    """``items`` as the database holds them once inserted: keys from ``first``."""
-    return [{**x, "expense_id": first + i} for i, x in enumerate(items)]
-
-
-def insert(dev: Device, items: Sequence[Row]) -> None:
-    """``add_rows``: insert ``items`` (the key is the table's)."""
-    data: ExpenseData = dev.data("expense")
-    for x in items:
-        data.add(Expense(**{k: x[k] for k in FIELDS if k != "expense_id"}))
-
-
-def matches(reference: Row, x: Row) -> bool:
-    """``validate_rows_addition_integrity``'s row match: amount and category exact, name and
-    note fuzzy."""
-    return (
-        reference["amount"] == x["amount"]
-        and reference["category"] == x["category"]
-        and fuzzy_match(reference["name"], x["name"])
-        and fuzzy_match(reference["note"], x["note"])
-    )
-
-
-def addition_ok(before: Sequence[Row], after: Sequence[Row], references: Sequence[Row]) -> bool:
-    """``sqlite_validators.validate_rows_addition_integrity`` (fields name, amount, category, note)."""
-    if not all(any(matches(ref, x) for x in after) for ref in references):
-        return False
-    if len(after) != len(before) + len(references):
-        return False
-    return all(x in after for x in before)
-
-
-def removal_ok(before: Sequence[Row], after: Sequence[Row], keys: Sequence[int]) -> bool:
-    """``sqlite_validators.validate_rows_removal_integrity``: the rows ``keys`` gone, every other
-    row unchanged, nothing added."""
-    for x in before:
-        if (x["expense_id"] in keys) == (x in after):
-            return False
-    return all(x in before for x in after)
+table = TABLE.rows
+numbered = TABLE.numbered
+insert = TABLE.insert
+matches = TABLE.matches
+addition_ok = TABLE.addition_ok
+removal_ok = TABLE.removal_ok
+saved = TABLE.saved
 
 
 # ----------------------------------------------------------------------------- oracle helpers
@@ -462,24 +408,17 @@ def details_open(dev: Device, keys: Sequence[int]) -> bool:
 # ----------------------------------------------------------------------------- tasks
 
 
-class _Expense(AndroidWorldTask):
+class _Expense(RowsTask):
     app = "expense"
     apps: ClassVar[tuple[str, ...]] = ("expense",)
-    kind = "action"
-    n_rows: ClassVar[int] = 1
-    n_rows_noise: ClassVar[int] = 0
-
-    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
-        # SQLiteApp.initialize_task: the table cleared, then the noise rows inserted
-        dev.state.data["expense"] = ExpenseData()
-        insert(dev, params.get("noise_row_objects", []))
+    table = TABLE
 
     def placeholder_values(self, params: Params) -> dict[str, str]:
         names = [x["name"] for x in params.get("row_objects", [])]
         return {f"Name{i + 1}": n for i, n in enumerate(names)}
 
 
-class _ExpenseAdd(_Expense):
+class _ExpenseAdd(_Expense, AddRows):
     template = "Add the following expenses into the {_APP_NAME}:\n{text_repr}"
     n_rows_noise = 10
 
@@ -497,26 +436,12 @@ class _ExpenseAdd(_Expense):
         text = rows_as_text(params["row_objects"], params["text_representation_type"])
         return f"Add the following expenses into the {APP_NAME}:\n{text}"
 
-    def check(self, dev: Device, params: Params, answer: str | None, status: str | None) -> bool:
-        before = numbered(params["noise_row_objects"])
-        return addition_ok(before, table(dev), params["row_objects"])
-
-    def oracle(self, o: Oracle) -> str:
-        for target in o.p["row_objects"]:
-            if not saved(o.dev, target):
-                return add_step(o, target)
-        return o.finish()
-
-
-def saved(dev: Device, target: Row) -> bool:
-    """A row matching ``target`` (as the check matches rows) is in the table."""
-    return any(matches(target, x) for x in table(dev))
+    def add_step(self, o: Oracle, target: Row) -> str:
+        return add_step(o, target)
 
 
 def _saved_milestones(n: int) -> tuple[Milestone, ...]:
-    return tuple(
-        Milestone(f"Save the expense <Name{i + 1}>", lambda d, p, i=i: saved(d, p["row_objects"][i])) for i in range(n)
-    )
+    return TABLE.saved_milestones(n, "Save the expense <Name{}>")
 
 
 class ExpenseAddSingle(_ExpenseAdd):
@@ -544,7 +469,7 @@ class ExpenseAddMultiple(_ExpenseAdd):
 
 
 def markor_file_open(dev: Device) -> bool:
-    return any(isinstance(s, DocumentScreen) and s.path == MARKOR_FILE for s in back_stack(dev, "markor"))
+    return file_open(dev, MARKOR_FILE)
 
 
 class ExpenseAddMultipleFromMarkor(_ExpenseAdd):
@@ -584,12 +509,7 @@ class ExpenseAddMultipleFromMarkor(_ExpenseAdd):
     def oracle(self, o: Oracle) -> str:
         p = o.p
         if not markor_file_open(o.dev) and not saved(o.dev, p["row_objects"][0]):
-            s = o.screen
-            if o.app != "markor":
-                return o.launch("Markor")
-            if isinstance(s, FileBrowser) and s.dialog is None and not s.folder:
-                return o.tap(o.find(role="row", label=MARKOR_FILE))
-            return o.back()
+            return open_file_step(o, MARKOR_FILE)
         return super().oracle(o)
 
 
@@ -646,15 +566,11 @@ class ExpenseAddMultipleFromGallery(_ExpenseAdd):
         return super().oracle(o)
 
 
-class _ExpenseDelete(_Expense):
+class _ExpenseDelete(_Expense, DeleteRows):
     template = "Delete the following expenses from {_APP_NAME}: {expense_names_str}."
 
     def generate(self, r: random.Random) -> Params:
-        items: list[Row] = []
-        while len(items) < self.n_rows + self.n_rows_noise:
-            candidate = generate_expense(r)
-            if not any(candidate["name"] == x["name"] for x in items):
-                items.append(candidate)
+        items = distinct_items(r, self.n_rows + self.n_rows_noise, generate_expense, "name")
         if self.n_rows_noise > 0:
             return {"row_objects": items[: self.n_rows], "noise_row_objects": items[self.n_rows :]}
         return {"row_objects": items}
@@ -663,33 +579,13 @@ class _ExpenseDelete(_Expense):
         names = ", ".join(x["name"] for x in params["row_objects"])
         return f"Delete the following expenses from {APP_NAME}: {names}."
 
-    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
-        super().initialize(dev, params, r)
-        insert(dev, params["row_objects"])  # DeleteMultipleRows: the targets after the noise
-
-    @staticmethod
-    def before(params: Params) -> list[Row]:
-        noise = params.get("noise_row_objects", [])
-        return numbered([*noise, *params["row_objects"]])
-
-    def keys(self, params: Params) -> list[int]:
-        """The targets' keys (``rows_to_delete``: the last rows inserted)."""
-        return [x["expense_id"] for x in self.before(params)[-len(params["row_objects"]) :]]
-
-    def check(self, dev: Device, params: Params, answer: str | None, status: str | None) -> bool:
-        return removal_ok(self.before(params), table(dev), self.keys(params))
-
     def oracle(self, o: Oracle) -> str:
         # One at a time in the instruction's order, the order its milestones are annotated in.
-        present = {x["expense_id"] for x in table(o.dev)}
-        left = [k for k in self.keys(o.p) if k in present]
+        left = self.left(o.dev, o.p)
         return delete_step(o, left[:1]) if left else o.finish()
 
 
-def gone(d: Device, p: Params, i: int) -> bool:
-    """The ``i``-th target's key is no longer in the table."""
-    key = len(p.get("noise_row_objects", [])) + i + 1
-    return all(x["expense_id"] != key for x in table(d))
+gone = TABLE.gone
 
 
 class ExpenseDeleteSingle(_ExpenseDelete):
@@ -707,7 +603,7 @@ class ExpenseDeleteSingle(_ExpenseDelete):
 
 
 def _gone_milestones(n: int) -> tuple[Milestone, ...]:
-    return tuple(Milestone(f"Delete the expense <Name{i + 1}>", lambda d, p, i=i: gone(d, p, i)) for i in range(n))
+    return TABLE.gone_milestones(n, "Delete the expense <Name{}>")
 
 
 class ExpenseDeleteMultiple(_ExpenseDelete):
@@ -731,7 +627,7 @@ class ExpenseDeleteMultiple2(_ExpenseDelete):
     milestones = (Milestone("Open the Pro Expense app", lambda d, p: in_app(d, "expense")), *_gone_milestones(3))
 
 
-class _ExpenseDeleteDuplicates(_Expense):
+class _ExpenseDeleteDuplicates(_Expense, DeleteDuplicateRows):
     template = (
         "Delete all but one of any expenses in {_APP_NAME} that are exact duplicates, ensuring at least one "
         "instance of each unique expense remains."
@@ -743,9 +639,11 @@ class _ExpenseDeleteDuplicates(_Expense):
         Milestone("Open the Pro Expense app", lambda d, p: in_app(d, "expense")),
         Milestone(
             "Open the details of a duplicate <Name1>",
-            lambda d, p: details_open(d, _ExpenseDeleteDuplicates.keys(p)) or _one_removed(d, p),
+            lambda d, p: (
+                details_open(d, _ExpenseDeleteDuplicates.keys(p)) or _ExpenseDeleteDuplicates.one_removed(d, p)
+            ),
         ),
-        Milestone("Delete one duplicate <Name1>", lambda d, p: _one_removed(d, p)),
+        Milestone("Delete one duplicate <Name1>", lambda d, p: _ExpenseDeleteDuplicates.one_removed(d, p)),
     )
 
     def generate(self, r: random.Random) -> Params:
@@ -759,32 +657,8 @@ class _ExpenseDeleteDuplicates(_Expense):
             "instance of each unique expense remains."
         )
 
-    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
-        super().initialize(dev, params, r)
-        insert(dev, params["row_objects"])
-
-    @staticmethod
-    def keys(params: Params) -> list[int]:
-        """The two duplicates' keys (inserted after the noise)."""
-        n = len(params["noise_row_objects"])
-        return [n + 1, n + 2]
-
-    def check(self, dev: Device, params: Params, answer: str | None, status: str | None) -> bool:
-        before = numbered([*params["noise_row_objects"], *params["row_objects"]])
-        after = table(dev)
-        return any(removal_ok(before, after, [k]) for k in self.keys(params))
-
-    def oracle(self, o: Oracle) -> str:
-        present = {x["expense_id"] for x in table(o.dev)}
-        keys = self.keys(o.p)
-        if not all(k in present for k in keys):
-            return o.finish()
+    def delete_step(self, o: Oracle, keys: Sequence[int]) -> str:
         return delete_step(o, keys)
-
-
-def _one_removed(d: Device, p: Params) -> bool:
-    present = {x["expense_id"] for x in table(d)}
-    return sum(k in present for k in _ExpenseDeleteDuplicates.keys(p)) == 1
 
 
 class ExpenseDeleteDuplicates(_ExpenseDeleteDuplicates):

@@ -30,11 +30,12 @@ from gui_gym.android.sim.apps.joplin.storage import NOTES_NORMALIZED, full
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, in_app
 from gui_gym.android.sim.tasks.information import (
     Exclusion,
-    InformationTask,
+    PromptQuestion,
     answer_is_correct,
     answer_text,
     compare,
     expected_answers,
+    show_row,
     with_expected_values,
 )
 from gui_gym.android.sim.widgets import ROW_H
@@ -250,23 +251,13 @@ def show_note(o: Oracle, note_id: str) -> str | None:
     order = [n["id"] for n in db.notes_in(db.shown_folder())]
     if note_id not in order:
         return None
-    pos = order.index(note_id)
-    lst = o.find(rid=":id/list", role="list")
-    if lst is None or lst.on_scroll is None:
-        return None
-    off, _ = lst.style
-    top, view = pos * ROW_H, lst.bounds[3] - lst.bounds[1]
-    if top < off:
-        return o.swipe("down", dist="short" if off - top <= view // 4 else "medium", within=lst)
-    if top + ROW_H > off + view:
-        return o.swipe("up", dist="short" if top + ROW_H - off - view <= view // 4 else "medium", within=lst)
-    return None
+    return show_row(o, o.find(rid=":id/list", role="list"), order.index(note_id), ROW_H)
 
 
 # ----------------------------------------------------------------------------- tasks
 
 
-class NotesQuestion(InformationTask):
+class NotesQuestion(PromptQuestion):
     """An IR task on Joplin: set-up writes the notebooks and notes; the expert reads the notes
     list of the relevant notebook (and opens the note where the answer is in its body)."""
 
@@ -280,10 +271,6 @@ class NotesQuestion(InformationTask):
         Milestone("Open the notebook <Notebook>", notebook_shown),
         Milestone('Open the note "<Title>"', note_open),
     )
-
-    def instruction(self, params: Params) -> str:
-        """AndroidWorld's goal is its textproto prompt (``template`` is task_metadata.json's)."""
-        return self.definition.prompt.format(**params)
 
     def write_state(
         self, dev: Device, params: Params, rows: list[Row], exclusions: list[Exclusion], r: random.Random

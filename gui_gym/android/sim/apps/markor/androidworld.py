@@ -53,7 +53,7 @@ from gui_gym.android.sim.tasks.androidworld import (
     random_number,
     random_string,
 )
-from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, in_app
+from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, back_stack, in_app
 from gui_gym.android.sim.widgets import KEYBOARD_TOP
 
 if TYPE_CHECKING:
@@ -897,6 +897,22 @@ def clear_device_storage(dev: Device) -> None:
     store = media(dev)
     for path in list(store.files):
         store.remove(path)
+
+
+def file_open(dev: Device, name: str) -> bool:
+    """The note ``name`` is open in Markor (on its back stack)."""
+    return any(isinstance(s, DocumentScreen) and s.path == name for s in back_stack(dev, "markor"))
+
+
+def open_file_step(o: Oracle, name: str) -> str:
+    """One step toward opening the note ``name`` of Markor's top folder (another app's tasks
+    that read a file Markor holds)."""
+    s = o.screen
+    if o.app != "markor":
+        return o.launch("Markor")
+    if isinstance(s, FileBrowser) and s.dialog is None and not s.folder:
+        return o.tap(o.find(role="row", label=name))
+    return o.back()
 
 
 def _receipt_viewed(dev: Device) -> bool:

@@ -30,10 +30,11 @@ from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, in_app
 from gui_gym.android.sim.tasks.information import (
     DATE_FORMAT,
     Exclusion,
-    InformationTask,
+    PromptQuestion,
     compare,
     parse_date,
     random_datetime,
+    show_row,
     to_datetime,
     unix_seconds,
 )
@@ -261,20 +262,10 @@ def show_track(o: Oracle, track_id: int) -> str | None:
     order = [t["_id"] for t in _db(o.dev).listed()]
     if track_id not in order:
         return None
-    pos = order.index(track_id)
-    lst = o.find(rid=":id/track_list", role="list")
-    if lst is None or lst.on_scroll is None:
-        return None
-    off, _ = lst.style
-    top, view = pos * ITEM_H, lst.bounds[3] - lst.bounds[1]
-    if top < off:
-        return o.swipe("down", dist="short" if off - top <= view // 4 else "medium", within=lst)
-    if top + ITEM_H > off + view:
-        return o.swipe("up", dist="short" if top + ITEM_H - off - view <= view // 4 else "medium", within=lst)
-    return None
+    return show_row(o, o.find(rid=":id/track_list", role="list"), order.index(track_id), ITEM_H)
 
 
-class SportsQuestion(InformationTask):
+class SportsQuestion(PromptQuestion):
     """An IR task on OpenTracks: set-up writes the ``tracks`` rows; the expert reads the list."""
 
     app = "opentracks"
@@ -284,10 +275,6 @@ class SportsQuestion(InformationTask):
         Milestone(f"Open {LABEL}", lambda d, p: in_app(d, "opentracks")),
         Milestone("Show <Tracks> in the track list", listed),
     )
-
-    def instruction(self, params: Params) -> str:
-        """AndroidWorld's goal is its textproto prompt (``template`` is task_metadata.json's)."""
-        return self.definition.prompt.format(**params)
 
     def write_state(
         self, dev: Device, params: Params, rows: list[Row], exclusions: list[Exclusion], r: random.Random

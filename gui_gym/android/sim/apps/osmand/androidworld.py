@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar
 
-from gui_gym.android.sim.apps.osmand.app import FavoriteEditor, MapScreen, SearchScreen
+from gui_gym.android.sim.apps.osmand.app import FavoriteEditor, MainMenu, MapScreen, SearchScreen
 from gui_gym.android.sim.apps.osmand.data import PLACES, Favorite, Marker, OsmAndData, osmand
+from gui_gym.android.sim.apps.osmand.plan import PlanRouteScreen, SaveTrackScreen, StartPlanSheet
+from gui_gym.android.sim.apps.osmand.tracks import TRACKS, track_points
+from gui_gym.android.sim.media import media
 from gui_gym.android.sim.tasks.androidworld import AndroidWorldTask
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params
 
@@ -178,16 +182,139 @@ class OsmAndMarker(OsmAndTask):
         return any(marker_matches(m, params["location"]) for m in osmand(dev).markers)
 
 
-TEMPLATES = (OsmAndFavorite, OsmAndMarker)
+def target_coords(params: Params) -> list[tuple[float, ...]]:
+    """``_lookup_target_waypoints``: each waypoint's coordinates (a place's, or the two numbers)."""
+    out = [location_coords(w) for w in params["waypoints"]]
+    return [c for c in out if c is not None]
+
+
+def track_matches(points: Iterable[tuple[float, float]], targets: list[tuple[float, ...]]) -> bool:
+    """``_track_matches``: the targets found among the points in order, anything between them."""
+    it = iter(targets)
+    want = next(it, None)
+    for p in points:
+        if want is not None and coords_match(p, want):
+            want = next(it, None)
+            if want is None:
+                return True
+    return False
+
+
+def _plan(dev: Device) -> PlanRouteScreen | None:
+    return next((s for s in dev.state.stacks.get("osmand", []) if isinstance(s, PlanRouteScreen)), None)
+
+
+def _planning(dev: Device, params: Params) -> bool:
+    return _plan(dev) is not None or OsmAndTrack().check(dev, params, None, None)
+
+
+def _planned(dev: Device, params: Params) -> bool:
+    plan = _plan(dev)
+    if plan is not None and track_matches(((p.lat, p.lon) for p in plan.points), target_coords(params)):
+        return True
+    return OsmAndTrack().check(dev, params, None, None)
+
+
+class OsmAndTrack(AndroidWorldTask):
+    """Plan a route through the waypoints in order and save it as a new track: Menu, "Plan a
+    route", "Create new route"; per waypoint "Search", its name, the result, "Add point"; "Save",
+    the file name, "Save".
+
+    ``generate_random_params``: ``random.randint(2, 4)`` waypoints, then ``_random_location_str``
+    with names only (``random.sample`` of the names, no bit drawn); the track's name is
+    "<first> to <last>". The set-up empties the tracks folder (``_clear_tracks``:
+    ``rm -rf <files>/tracks/*``); the check (``is_successful``) parses every file of the folder and
+    looks for the waypoints' coordinates, in order and each within 0.001 degrees, among its
+    ``trk/trkseg/trkpt`` points.
+    """
+
+    id = "OsmAndTrack"
+    app: ClassVar[str] = "osmand"
+    apps: ClassVar[tuple[str, ...]] = ("osmand",)
+    template = (
+        "Save a track with waypoints Ruggell, Liechtenstein, Bendern, Liechtenstein in the OsmAnd maps app"
+        " in the same order as listed."
+    )
+    difficulty = "hard"
+    optimal_steps = 60
+    tags = ("complex_ui_understanding", "search", "data_entry", "repetition", "parameterized")
+    milestones = (
+        Milestone("Open OsmAnd", _opened),
+        Milestone("Start planning a route", _planning),
+        Milestone("Add the waypoints in the order listed", _planned),
+        Milestone("Save the route as a track", lambda d, p: OsmAndTrack().check(d, p, None, None)),
+    )
+
+    def generate(self, r: random.Random) -> Params:
+        n = r.randint(2, 4)
+        waypoints = random_locations(r, names_only=True, n=n)
+        return {"track_name": f"{waypoints[0]} to {waypoints[-1]}", "waypoints": waypoints}
+
+    def instruction(self, params: Params) -> str:
+        return (
+            f"Save a track with waypoints {', '.join(params['waypoints'])} in the OsmAnd maps app"
+            " in the same order as listed."
+        )
+
+    def initialize(self, dev: Device, params: Params, r: random.Random) -> None:
+        dev.state.data.setdefault("osmand", OsmAndData())
+        media(dev).clear(TRACKS)  # _clear_tracks
+
+    def check(self, dev: Device, params: Params, answer: str | None, status: str | None) -> bool:
+        targets = target_coords(params)
+        return any(track_matches(track_points(f.data()), targets) for f in media(dev).folder(TRACKS))
+
+    def oracle(self, o: Oracle) -> str:
+        if self.check(o.dev, o.p, None, None):
+            return o.finish()
+        if o.app != "osmand":
+            return o.launch("OsmAnd")
+        if o.dialog is not None:
+            return o.back()
+        screen, targets, names = o.screen, target_coords(o.p), o.p["waypoints"]
+        plan = _plan(o.dev)
+        if isinstance(screen, SaveTrackScreen):
+            return o.fill("File name", o.p["track_name"]) or o.tap(o.find(rid=":id/right_bottom_button"))
+        if isinstance(screen, PlanRouteScreen):
+            pts = [(p.lat, p.lon) for p in screen.points]
+            good = len(pts) <= len(targets) and all(coords_match(a, b) for a, b in zip(pts, targets, strict=False))
+            if not good:
+                return o.tap(o.find(desc="Undo"))
+            if len(pts) == len(targets):
+                return o.tap(o.find(desc="Save"))
+            c = screen.center
+            if c is not None and coords_match((c.lat, c.lon), targets[len(pts)]):
+                return o.tap(o.find("Add point"))
+            return o.tap(o.find(desc="Search", rid=":id/map_search_button"))
+        if isinstance(screen, SearchScreen) and plan is not None:
+            name = names[min(len(plan.points), len(names) - 1)]
+            act = o.fill("Search", search_text(name))
+            if act is not None:
+                return act
+            row = next((n for n in o.nodes if n.role == "row" and n.rid.endswith(":id/searchListItemLayout")), None)
+            return o.tap(row)
+        if isinstance(screen, StartPlanSheet):
+            return o.tap(o.find("Create new route"))
+        if isinstance(screen, MainMenu):
+            return o.tap(o.find("Plan a route"))
+        if isinstance(screen, MapScreen):
+            return o.tap(o.find(desc="Back to menu"))
+        return o.back()
+
+
+TEMPLATES = (OsmAndFavorite, OsmAndMarker, OsmAndTrack)
 
 __all__ = [
     "LOCATIONS",
     "TEMPLATES",
     "OsmAndFavorite",
     "OsmAndMarker",
+    "OsmAndTrack",
     "coords_match",
     "favorite_matches",
     "location_coords",
     "marker_matches",
     "random_locations",
+    "target_coords",
+    "track_matches",
 ]

@@ -30,6 +30,7 @@ from PIL import Image, ImageDraw
 from gui_gym.android.sim.apps.base import App
 from gui_gym.android.sim.apps.osmand.data import PKG, Favorite, Marker, OsmAndData, Place, find, osmand
 from gui_gym.android.sim.apps.osmand.storage import FAVORITES_DB, MARKERS_DB
+from gui_gym.android.sim.media import MediaFile
 from gui_gym.android.sim.widgets import PAD, UI, Inapplicable, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
@@ -294,6 +295,8 @@ class SearchScreen(Screen):
                 top = dev.top_screen()
                 if isinstance(top, MapScreen):
                     top.place = p
+                elif hasattr(top, "choose_place"):  # Plan a route: the map centred there
+                    top.choose_place(p)
                 return f'Choose "{p.title}"'
 
             sub = f"{p.kind} • {p.country}" if p.name else "Location"
@@ -364,21 +367,50 @@ class MainMenu(Screen):
                 return f'Tap "{title}"'
 
             ui.row(title, on_tap=go, rid=_rid("drawer_item"))
+
+        def plan() -> str:
+            from gui_gym.android.sim.apps.osmand.plan import StartPlanSheet
+
+            dev.pop()
+            dev.push(StartPlanSheet())
+            return 'Tap "Plan a route"'
+
+        ui.row("Plan a route", on_tap=plan, rid=_rid("drawer_item"))
         for title in ("Search", "Directions", "Configure map", "Download maps", "Settings"):
             ui.row(title, on_tap=lambda t=title: f'Tap "{t}" (not part of this simulation)', rid=_rid("drawer_item"))
 
 
 class FavoritesScreen(Screen):
-    """MyPlacesActivity, its Favorites tab: the favourites by group."""
+    """MyPlacesActivity: its Favorites tab (the favourites by name) and Tracks tab (the GPX files
+    of the tracks folder, newest first)."""
 
     activity = "net.osmand.plus.myplaces.ui.MyPlacesActivity"
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.tab = "Favorites"
+
     def screen_name(self) -> str:
-        return "OsmAnd/My places"
+        return f"OsmAnd/My places/{self.tab}"
 
     def build(self, ui: UI, dev: Device) -> None:
         ui.toolbar("My places")
-        ui.tabs(["Favorites", "Tracks"], "Favorites", lambda n: f'Tap "{n}"')
+
+        def select(name: str) -> str:
+            self.tab = name
+            return f'Tap "{name}"'
+
+        ui.tabs(["Favorites", "Tracks"], self.tab, select)
+        if self.tab == "Tracks":
+            from gui_gym.android.sim.apps.osmand.tracks import track_files, track_points
+
+            def track(ui: UI, f: MediaFile) -> None:
+                n = len(list(track_points(f.data())))
+                ui.row(f.name.removesuffix(".gpx"), f"{n} points", rid=_rid("gpx_track_item"), h=190)
+
+            files = track_files(dev)
+            ui.scroll_list(self, "tracks", files, track, item_h=190, empty="No tracks yet", list_id="list")
+            return
         favs = sorted(osmand(dev).favorites, key=lambda f: f.name.lower())
 
         def render(ui: UI, f: Favorite) -> None:

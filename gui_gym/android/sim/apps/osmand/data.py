@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 PKG = "net.osmand"
 #: the app's files in shared storage, as AndroidWorld addresses them (``osmand._DEVICE_FILES``)
-FILES = "/data/media/0/Android/data/net.osmand/files"
+FILES = "/sdcard/Android/data/net.osmand/files"  # /data/media/0/... on the phone: the same folder
 FAVORITES_PATH = f"{FILES}/favorites/favorites.gpx"
 MARKERS_PATH = f"/data/data/{PKG}/databases/map_markers_db"
 

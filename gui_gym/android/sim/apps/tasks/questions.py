@@ -17,7 +17,7 @@ from gui_gym.android.sim.apps.tasks.app import TaskList
 from gui_gym.android.sim.apps.tasks.data import LABEL, Task, TasksData
 from gui_gym.android.sim.apps.tasks.storage import insert
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, in_app
-from gui_gym.android.sim.tasks.information import Exclusion, InformationTask, Row, task_rows
+from gui_gym.android.sim.tasks.information import Exclusion, InformationTask, Row, show_row, task_rows
 from gui_gym.android.sim.widgets import ROW_H, MenuDialog
 
 if TYPE_CHECKING:
@@ -64,15 +64,7 @@ def _row_step(o: Oracle, t: Task) -> str | None:
     visible = _db(o.dev).visible(o.dev.state.now)
     pos = next((i for i, x in enumerate(visible) if x.uid == t.uid), None)
     lst = o.find(rid=":id/recycler_view", role="list")
-    if pos is None or lst is None or lst.on_scroll is None:
-        return None
-    off, _ = lst.style
-    top, view = pos * ROW_H, lst.bounds[3] - lst.bounds[1]
-    if top < off:  # above the rows shown: the finger moves down
-        return o.swipe("down", dist="short" if off - top <= view // 4 else "medium", within=lst)
-    if top + ROW_H > off + view:
-        return o.swipe("up", dist="short" if top + ROW_H - off - view <= view // 4 else "medium", within=lst)
-    return None
+    return None if pos is None else show_row(o, lst, pos, ROW_H)
 
 
 class TasksQuestion(InformationTask):
