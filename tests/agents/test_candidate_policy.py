@@ -202,7 +202,7 @@ def test_reinforce_raises_the_probability_of_a_rewarded_candidate(tiny_encoder: 
     before = p_target()
     opt = torch.optim.Adam(policy.parameters(), lr=0.03)
     rng = np.random.default_rng(0)
-    for _ in range(15):
+    for _ in range(30):  # 20 apps to launch: the target starts at ~1/50
         batch = policy.decide([obs] * 32, [[]] * 32, rng=rng)
         reward = np.array([d.label == target for d in batch], dtype=np.float32)
         advantage = torch.from_numpy(reward - reward.mean()).unsqueeze(1)
@@ -214,7 +214,7 @@ def test_reinforce_raises_the_probability_of_a_rewarded_candidate(tiny_encoder: 
     after = p_target()
     others = [c for c in candidate_actions(obs) if c.kind != "answer"]
     assert before == pytest.approx(1 / (len(others) + 1), rel=1e-4)  # uniform; the answers share one slot
-    assert after > 0.4 and after > 10 * before  # ~0.03 -> ~0.7
+    assert after > 0.4 and after > 10 * before
 
 
 def test_observation_without_ui_and_bad_input(policy: CandidatePolicy) -> None:

@@ -23,7 +23,8 @@ from gui_gym.android.sim.adb.shell import Shell
 from gui_gym.android.sim.apps.joplin.app import NotesScreen, body_lines
 from gui_gym.android.sim.apps.joplin.data import YESTERDAY_MS, JoplinData
 from gui_gym.android.sim.apps.joplin.questions import TEMPLATES, folder_id, noise_notes, relevant_ids
-from gui_gym.android.sim.apps.joplin.storage import DATABASE, NOTES, decode, encode
+from gui_gym.android.sim.apps.joplin.schema import NOTES
+from gui_gym.android.sim.apps.joplin.storage import DATABASE, decode, encode
 from gui_gym.android.sim.device import Device
 from gui_gym.android.sim.storage import StorageError
 from gui_gym.android.sim.tasks import TASKS as ALL

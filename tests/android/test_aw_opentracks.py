@@ -23,7 +23,8 @@ from gui_gym.android.sim.adb.shell import Shell
 from gui_gym.android.sim.apps.opentracks.app import TrackDetails, TrackList, category_line, distance_text, elapsed
 from gui_gym.android.sim.apps.opentracks.data import MILE, OpenTracksData
 from gui_gym.android.sim.apps.opentracks.questions import TEMPLATES, rounded_distance
-from gui_gym.android.sim.apps.opentracks.storage import DATABASE, TRACKS, decode, encode
+from gui_gym.android.sim.apps.opentracks.schema import TRACKS
+from gui_gym.android.sim.apps.opentracks.storage import DATABASE, decode, encode
 from gui_gym.android.sim.device import Device
 from gui_gym.android.sim.storage import StorageError
 from gui_gym.android.sim.tasks import TASKS as ALL

@@ -56,9 +56,11 @@ ALREADY_DONE = {
 @pytest.mark.parametrize("task_id", TASK_IDS)
 def test_finish_first_fails(task_id: str) -> None:
     env = make(task_id)
-    done = task_id in ALREADY_DONE
     for seed in range(3):
         env.reset(seed=seed)
+        # AndroidWorld's ingredient may be in no recipe's directions: nothing to delete, done at once
+        nothing = task_id == "RecipeDeleteMultipleRecipesWithConstraint" and not env.unwrapped.params["row_objects"]
+        done = task_id in ALREADY_DONE or nothing
         _, reward, term, _, info = env.step("finish()")
         assert term and info["success"] is done and reward == float(done), f"{task_id} seed {seed}"
 

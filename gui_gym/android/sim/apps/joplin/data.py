@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gui_gym.android.sim.apps.joplin.schema import FOLDERS, NOTES, full
+
 PKG = "net.cozic.joplin"
 LABEL = "Joplin"
 #: AndroidWorld's rows' times: the day before the device's clock (``sqlite_schema_utils._YESTERDAY``)
@@ -39,16 +41,12 @@ class JoplinData:
     selected: str | None = None
 
     def add_folder(self, title: str, folder_id: str) -> Row:
-        from gui_gym.android.sim.apps.joplin.storage import FOLDERS, full
-
         row = full(FOLDERS, {"title": title, "id": folder_id})
         self.folders.append(row)
         return row
 
     def add_note(self, values: Row) -> Row:
         """A ``notes`` row with the columns given, the others the table's defaults."""
-        from gui_gym.android.sim.apps.joplin.storage import NOTES, full
-
         row = full(NOTES, values)
         self.notes.append(row)
         return row

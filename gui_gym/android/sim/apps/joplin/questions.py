@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from gui_gym.android.sim.apps.joplin.app import NoteScreen, NotesScreen, SideMenu
 from gui_gym.android.sim.apps.joplin.data import LABEL, YESTERDAY_MS, JoplinData, Row
-from gui_gym.android.sim.apps.joplin.storage import NOTES_NORMALIZED, full
+from gui_gym.android.sim.apps.joplin.schema import NOTES_NORMALIZED, full
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, in_app
 from gui_gym.android.sim.tasks.information import (
     Exclusion,

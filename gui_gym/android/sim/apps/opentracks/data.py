@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gui_gym.android.sim.apps.opentracks.schema import TRACKS
+
 PKG = "de.dennisguse.opentracks"
 LABEL = "OpenTracks"
 #: meters in a mile (AndroidWorld's ``_MILES_TO_METERS``; the app shows distances in miles)
@@ -34,8 +36,6 @@ class OpenTracksData:
     def add(self, values: Row) -> Row:
         """A ``tracks`` row as ``INSERT`` without ``_id`` makes it: the columns given, the others
         their defaults, the next id."""
-        from gui_gym.android.sim.apps.opentracks.storage import TRACKS
-
         row = {c.name: c.default for c in TRACKS.columns}
         row.update((k, v) for k, v in values.items() if k in row)
         row["_id"] = self.next_id

@@ -25,10 +25,9 @@ import datetime as dt
 import functools
 from typing import TYPE_CHECKING
 
-from PIL import Image, ImageDraw
-
 from gui_gym.android.sim.apps.base import App
-from gui_gym.android.sim.apps.osmand.data import PKG, Favorite, Marker, OsmAndData, Place, find, osmand
+from gui_gym.android.sim.apps.osmand.common import MAP_ACTIVITY, SearchScreen, map_picture, osm_id
+from gui_gym.android.sim.apps.osmand.data import PKG, Favorite, Marker, OsmAndData, Place, osmand
 from gui_gym.android.sim.apps.osmand.storage import FAVORITES_DB, MARKERS_DB
 from gui_gym.android.sim.media import MediaFile
 from gui_gym.android.sim.widgets import PAD, UI, Inapplicable, Screen
@@ -36,37 +35,6 @@ from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device
-
-MAP_ACTIVITY = "net.osmand.plus.activities.MapActivity"
-#: the map's extent drawn (Liechtenstein), south-west and north-east corners
-_BOX = (47.04, 9.46, 47.28, 9.66)
-
-
-def _rid(name: str) -> str:
-    return f"{PKG}:id/{name}"
-
-
-@functools.lru_cache(maxsize=32)
-def map_picture(lat: float | None, lon: float | None) -> Image.Image:
-    """The map as the screen shows it: land, the Rhine, roads, and a pin at the chosen point."""
-    w, h = 540, 1000
-    img = Image.new("RGB", (w, h), (241, 238, 232))
-    d = ImageDraw.Draw(img)
-    s, west, n, east = _BOX
-
-    def xy(la: float, lo: float) -> tuple[int, int]:
-        return int((lo - west) / (east - west) * w), int((n - la) / (n - s) * h)
-
-    d.line([xy(47.04, 9.50), xy(47.10, 9.51), xy(47.17, 9.49), xy(47.28, 9.52)], fill=(170, 211, 223), width=14)
-    d.rectangle([xy(47.14, 9.58), xy(47.08, 9.65)], fill=(205, 235, 176))
-    d.line([xy(47.06, 9.51), xy(47.11, 9.53), xy(47.17, 9.51), xy(47.24, 9.53)], fill=(255, 255, 255), width=8)
-    d.line([xy(47.17, 9.51), xy(47.19, 9.545), xy(47.22, 9.57)], fill=(255, 255, 255), width=6)
-    d.line([xy(47.11, 9.53), xy(47.13, 9.59), xy(47.10, 9.61)], fill=(255, 255, 255), width=6)
-    if lat is not None and lon is not None:
-        x, y = xy(lat, lon)
-        d.ellipse([x - 16, y - 40, x + 16, y - 8], fill=(229, 57, 53), outline=(120, 20, 20))
-        d.polygon([(x - 12, y - 18), (x + 12, y - 18), (x, y)], fill=(229, 57, 53))
-    return img
 
 
 def _is_favorite(data: OsmAndData, place: Place) -> bool:
@@ -114,6 +82,10 @@ class MapScreen(Screen):
             return "Press Back to close the context menu"
         return None
 
+    def choose_place(self, place: Place) -> None:
+        """The search's choice: the map centred on ``place`` with its context menu."""
+        self.place = place
+
     def build(self, ui: UI, dev: Device) -> None:
         top, bottom = ui.y, ui.bottom
         place = self.place
@@ -128,7 +100,7 @@ class MapScreen(Screen):
             Node(
                 "android.view.View",
                 (0, top, SCREEN_W, bottom),
-                rid=_rid("map_view"),
+                rid=osm_id("map_view"),
                 picture=functools.partial(map_picture, place.lat if place else None, place.lon if place else None),
                 role="picture",
                 style=("crop", "osmand-map", place.lat if place else None, place.lon if place else None),
@@ -159,7 +131,13 @@ class MapScreen(Screen):
         ):
             ui.add(
                 Node(
-                    "android.widget.ImageButton", box, desc=desc, rid=_rid(rid), on_tap=on_tap, role="icon", style=icon
+                    "android.widget.ImageButton",
+                    box,
+                    desc=desc,
+                    rid=osm_id(rid),
+                    on_tap=on_tap,
+                    role="icon",
+                    style=icon,
                 )
             )
         if place is None:
@@ -172,7 +150,7 @@ class MapScreen(Screen):
                         "android.widget.ImageButton",
                         (SCREEN_W - PAD - 150, y, SCREEN_W - PAD, y + 150),
                         desc=desc,
-                        rid=_rid(rid),
+                        rid=osm_id(rid),
                         on_tap=lambda d=desc: f'Tap "{d}"',
                         role="icon",
                         style=icon,
@@ -187,7 +165,7 @@ class MapScreen(Screen):
         panel = Node(
             "android.widget.LinearLayout",
             (0, t, SCREEN_W, bottom),
-            rid=_rid("context_menu_main"),
+            rid=osm_id("context_menu_main"),
             role="panel",
             style="opaque",
         )
@@ -198,7 +176,7 @@ class MapScreen(Screen):
                 "android.widget.TextView",
                 (PAD, t + 30, SCREEN_W - PAD, t + 130),
                 place.title,
-                rid=_rid("context_menu_line1"),
+                rid=osm_id("context_menu_line1"),
                 role="title",
                 package=PKG,
             )
@@ -209,7 +187,7 @@ class MapScreen(Screen):
                 "android.widget.TextView",
                 (PAD, t + 130, SCREEN_W - PAD, t + 200),
                 f"{place.kind} • {line2}" if place.name else line2,
-                rid=_rid("context_menu_line2"),
+                rid=osm_id("context_menu_line2"),
                 role="subtext",
                 package=PKG,
             )
@@ -245,7 +223,7 @@ class MapScreen(Screen):
                 Node(
                     "android.widget.LinearLayout",
                     (x, y, x + w - 10, y + 200),
-                    rid=_rid(rid),
+                    rid=osm_id(rid),
                     on_tap=cb,
                     clickable=True,
                     label=label,
@@ -272,40 +250,6 @@ class MapScreen(Screen):
             )
 
 
-class SearchScreen(Screen):
-    """QuickSearchDialogFragment: type a place's name or a coordinate pair; the results."""
-
-    activity = MAP_ACTIVITY
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.focus = "query"
-
-    def screen_name(self) -> str:
-        return "OsmAnd/Search"
-
-    def build(self, ui: UI, dev: Device) -> None:
-        ui.toolbar("Search")
-        ui.field(self, "query", "Search", rid=_rid("searchEditText"), label="Search")
-        results = find(self.form.get("query", ""))
-
-        def render(ui: UI, p: Place) -> None:
-            def choose(p: Place = p) -> str:
-                dev.pop()
-                top = dev.top_screen()
-                if isinstance(top, MapScreen):
-                    top.place = p
-                elif hasattr(top, "choose_place"):  # Plan a route: the map centred there
-                    top.choose_place(p)
-                return f'Choose "{p.title}"'
-
-            sub = f"{p.kind} • {p.country}" if p.name else "Location"
-            ui.row(p.title, sub, on_tap=choose, rid=_rid("searchListItemLayout"), h=190)
-
-        empty = "Nothing found" if self.form.get("query") else "Type a place's name or coordinates"
-        ui.scroll_list(self, "results", results, render, item_h=190, empty=empty, list_id="list")
-
-
 class FavoriteEditor(Screen):
     """FavoritePointEditorFragment: name, description and group of a new favourite; Save."""
 
@@ -322,9 +266,9 @@ class FavoriteEditor(Screen):
 
     def build(self, ui: UI, dev: Device) -> None:
         ui.toolbar("Add favorite")
-        ui.field(self, "name", "Name", rid=_rid("name_edit"), label="Name")
-        ui.field(self, "description", "Description", rid=_rid("description_edit"), label="Description")
-        ui.row("Group", "Favorites", rid=_rid("group_list_item"))
+        ui.field(self, "name", "Name", rid=osm_id("name_edit"), label="Name")
+        ui.field(self, "description", "Description", rid=osm_id("description_edit"), label="Description")
+        ui.row("Group", "Favorites", rid=osm_id("group_list_item"))
         ui.y = ui.bottom - 170
 
         def save() -> str:
@@ -344,10 +288,10 @@ class FavoriteEditor(Screen):
 
         half = SCREEN_W // 2
         ui.button(
-            "Cancel", lambda: dev.press_back('Tap "Cancel"'), rid=_rid("dismiss_button"), h=140, x0=PAD, x1=half - 20
+            "Cancel", lambda: dev.press_back('Tap "Cancel"'), rid=osm_id("dismiss_button"), h=140, x0=PAD, x1=half - 20
         )
         ui.y -= 140
-        ui.button("Save", save, rid=_rid("right_bottom_button"), h=140, x0=half + 20, x1=SCREEN_W - PAD)
+        ui.button("Save", save, rid=osm_id("right_bottom_button"), h=140, x0=half + 20, x1=SCREEN_W - PAD)
 
 
 class MainMenu(Screen):
@@ -366,7 +310,7 @@ class MainMenu(Screen):
                 dev.push(screen())
                 return f'Tap "{title}"'
 
-            ui.row(title, on_tap=go, rid=_rid("drawer_item"))
+            ui.row(title, on_tap=go, rid=osm_id("drawer_item"))
 
         def plan() -> str:
             from gui_gym.android.sim.apps.osmand.plan import StartPlanSheet
@@ -375,9 +319,9 @@ class MainMenu(Screen):
             dev.push(StartPlanSheet())
             return 'Tap "Plan a route"'
 
-        ui.row("Plan a route", on_tap=plan, rid=_rid("drawer_item"))
+        ui.row("Plan a route", on_tap=plan, rid=osm_id("drawer_item"))
         for title in ("Search", "Directions", "Configure map", "Download maps", "Settings"):
-            ui.row(title, on_tap=lambda t=title: f'Tap "{t}" (not part of this simulation)', rid=_rid("drawer_item"))
+            ui.row(title, on_tap=lambda t=title: f'Tap "{t}" (not part of this simulation)', rid=osm_id("drawer_item"))
 
 
 class FavoritesScreen(Screen):
@@ -406,7 +350,7 @@ class FavoritesScreen(Screen):
 
             def track(ui: UI, f: MediaFile) -> None:
                 n = len(list(track_points(f.data())))
-                ui.row(f.name.removesuffix(".gpx"), f"{n} points", rid=_rid("gpx_track_item"), h=190)
+                ui.row(f.name.removesuffix(".gpx"), f"{n} points", rid=osm_id("gpx_track_item"), h=190)
 
             files = track_files(dev)
             ui.scroll_list(self, "tracks", files, track, item_h=190, empty="No tracks yet", list_id="list")
@@ -414,7 +358,7 @@ class FavoritesScreen(Screen):
         favs = sorted(osmand(dev).favorites, key=lambda f: f.name.lower())
 
         def render(ui: UI, f: Favorite) -> None:
-            ui.row(f.name, f.address or f"{f.lat:.5f}, {f.lon:.5f}", rid=_rid("favourite_item"), h=190)
+            ui.row(f.name, f.address or f"{f.lat:.5f}, {f.lon:.5f}", rid=osm_id("favourite_item"), h=190)
 
         ui.scroll_list(self, "favs", favs, render, item_h=190, empty="No favorites yet", list_id="favourites_list")
 
@@ -435,7 +379,7 @@ class MarkersScreen(Screen):
             ui.row(
                 m.title or m.map_object_name or f"{m.lat:.5f}, {m.lon:.5f}",
                 f"{m.lat:.5f}, {m.lon:.5f}",
-                rid=_rid("map_marker_item"),
+                rid=osm_id("map_marker_item"),
                 h=190,
             )
 

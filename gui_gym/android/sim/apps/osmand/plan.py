@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from PIL import Image, ImageDraw
 
-from gui_gym.android.sim.apps.osmand.app import _BOX, MAP_ACTIVITY, SearchScreen, _rid, map_picture
+from gui_gym.android.sim.apps.osmand.common import MAP_ACTIVITY, MAP_BOX, SearchScreen, map_picture, osm_id
 from gui_gym.android.sim.apps.osmand.data import PKG, Place
 from gui_gym.android.sim.apps.osmand.tracks import BAD_CHARS, TRACKS, save_track, track_files
 from gui_gym.android.sim.media import media
@@ -39,7 +39,7 @@ def plan_picture(center: tuple[float, float] | None, points: tuple[tuple[float, 
     """The map in planning mode: the planned line and its points, the crosshair at the centre."""
     img = map_picture(None, None).copy()
     w, h = img.size
-    s, west, n, east = _BOX
+    s, west, n, east = MAP_BOX
     d = ImageDraw.Draw(img)
 
     def xy(p: tuple[float, float]) -> tuple[int, int]:
@@ -85,12 +85,12 @@ class StartPlanSheet(Screen):
         def existing() -> str:
             raise Inapplicable("opening a saved track is not part of this simulation")
 
-        ui.row("Create new route", on_tap=create, rid=_rid("create_new_route"))
-        ui.row("Open existing track", on_tap=existing, rid=_rid("open_existing_track"))
+        ui.row("Create new route", on_tap=create, rid=osm_id("create_new_route"))
+        ui.row("Open existing track", on_tap=existing, rid=osm_id("open_existing_track"))
         ui.text("Recent tracks")
 
         def render(ui: UI, f: object) -> None:
-            ui.row(f.name.removesuffix(".gpx"), rid=_rid("gpx_track_item"), h=170)  # type: ignore[attr-defined]
+            ui.row(f.name.removesuffix(".gpx"), rid=osm_id("gpx_track_item"), h=170)  # type: ignore[attr-defined]
 
         ui.scroll_list(self, "tracks", track_files(dev), render, item_h=170, empty="No tracks", list_id="list")
 
@@ -137,7 +137,7 @@ class PlanRouteScreen(Screen):
             Node(
                 "android.view.View",
                 (0, top, SCREEN_W, panel_top),
-                rid=_rid("map_view"),
+                rid=osm_id("map_view"),
                 picture=functools.partial(plan_picture, center, pts),
                 role="picture",
                 style=("crop", "osmand-plan", center, pts),
@@ -154,7 +154,7 @@ class PlanRouteScreen(Screen):
                 "android.widget.ImageButton",
                 (SCREEN_W - PAD - 150, top + 40, SCREEN_W - PAD, top + 190),
                 desc="Search",
-                rid=_rid("map_search_button"),
+                rid=osm_id("map_search_button"),
                 on_tap=search,
                 role="icon",
                 style="search",
@@ -166,7 +166,7 @@ class PlanRouteScreen(Screen):
                     "android.widget.TextView",
                     (PAD, top + 40, SCREEN_W - PAD - 180, top + 190),
                     self.center.title,
-                    rid=_rid("map_center_info"),
+                    rid=osm_id("map_center_info"),
                     role="text",
                     package=PKG,
                 )
@@ -174,7 +174,7 @@ class PlanRouteScreen(Screen):
         panel = Node(
             "android.widget.LinearLayout",
             (0, panel_top, SCREEN_W, bottom),
-            rid=_rid("main_view"),
+            rid=osm_id("main_view"),
             role="panel",
             style="opaque",
         )
@@ -186,7 +186,7 @@ class PlanRouteScreen(Screen):
                 "android.widget.TextView",
                 (PAD, panel_top + 30, SCREEN_W // 2, panel_top + 110),
                 f"{distance_km(self.points):.2f} km",
-                rid=_rid("measurement_distance_text_view"),
+                rid=osm_id("measurement_distance_text_view"),
                 role="title",
                 package=pkg,
             ),
@@ -194,7 +194,7 @@ class PlanRouteScreen(Screen):
                 "android.widget.TextView",
                 (SCREEN_W // 2, panel_top + 30, SCREEN_W - PAD, panel_top + 110),
                 f"Points: {n}",
-                rid=_rid("measurement_points_text_view"),
+                rid=osm_id("measurement_points_text_view"),
                 role="subtext",
                 package=pkg,
             ),
@@ -236,7 +236,7 @@ class PlanRouteScreen(Screen):
                         "android.widget.ImageButton",
                         (x0, y, x1, y + 140),
                         desc=label,
-                        rid=_rid(rid),
+                        rid=osm_id(rid),
                         on_tap=cb if enabled else None,
                         enabled=enabled,
                         role="icon",
@@ -250,7 +250,7 @@ class PlanRouteScreen(Screen):
                         "android.widget.Button",
                         (x0, y, x1, y + 140),
                         label,
-                        rid=_rid(rid),
+                        rid=osm_id(rid),
                         on_tap=cb,
                         clickable=True,
                         role="button",
@@ -274,8 +274,8 @@ class SaveTrackScreen(Screen):
 
     def build(self, ui: UI, dev: Device) -> None:
         ui.toolbar("Save as new track", up=lambda: dev.press_back('Tap "Navigate up"'))
-        ui.field(self, "name", "File name", rid=_rid("name_edit"), label="File name")
-        ui.row("Folder", "tracks", rid=_rid("select_folder"))
+        ui.field(self, "name", "File name", rid=osm_id("name_edit"), label="File name")
+        ui.row("Folder", "tracks", rid=osm_id("select_folder"))
         ui.y = ui.bottom - 170
 
         def save() -> str:
@@ -295,10 +295,10 @@ class SaveTrackScreen(Screen):
 
         half = SCREEN_W // 2
         ui.button(
-            "Cancel", lambda: dev.press_back('Tap "Cancel"'), rid=_rid("dismiss_button"), h=140, x0=PAD, x1=half - 20
+            "Cancel", lambda: dev.press_back('Tap "Cancel"'), rid=osm_id("dismiss_button"), h=140, x0=PAD, x1=half - 20
         )
         ui.y -= 140
-        ui.button("Save", save, rid=_rid("right_bottom_button"), h=140, x0=half + 20, x1=SCREEN_W - PAD)
+        ui.button("Save", save, rid=osm_id("right_bottom_button"), h=140, x0=half + 20, x1=SCREEN_W - PAD)
 
 
 __all__ = ["PlanRouteScreen", "SaveTrackScreen", "StartPlanSheet", "distance_km", "plan_picture"]

@@ -42,6 +42,14 @@ if TYPE_CHECKING:
     from gui_gym.android.sim.media import MediaFile
 
 PKG = "com.dimowner.audiorecorder"
+
+
+def _node(cls: str, bounds: tuple[int, int, int, int], text: str = "", **kw: Any) -> Node:
+    """A view of this app's window (every view of a window carries its package in a dump)."""
+    kw.setdefault("package", PKG)
+    return Node(cls, bounds, text, **kw)
+
+
 #: the app's records folder below ``/sdcard`` (AndroidWorld's ``AUDIORECORDER_DATA``)
 RECORDS = f"Android/data/{PKG}/files/Music/records"
 EXTENSION = "m4a"
@@ -170,12 +178,12 @@ class RecorderMain(Screen):
         recording = data.started is not None
         paused = recording and data.paused_at is not None
         ui.add(
-            Node(
+            _node(
                 "android.widget.LinearLayout",
                 (0, ui.y, SCREEN_W, ui.y + 154),
                 rid=_rid("toolbar"),
                 children=[
-                    Node(
+                    _node(
                         "android.widget.TextView",
                         (PAD + 140, ui.y + 20, SCREEN_W - 200, ui.y + 134),
                         "Audio Recorder",
@@ -199,7 +207,7 @@ class RecorderMain(Screen):
                 return "Tap the record's name to rename it"
 
             ui.add(
-                Node(
+                _node(
                     "android.widget.TextView",
                     ui.rect(110),
                     name,
@@ -210,7 +218,7 @@ class RecorderMain(Screen):
                 )
             )
         ui.add(
-            Node(
+            _node(
                 "android.widget.TextView",
                 ui.rect(160),
                 seconds_text(int(elapsed(dev))),
@@ -221,7 +229,7 @@ class RecorderMain(Screen):
         )
         y = ui.bottom - 300
         ui.add(
-            Node(
+            _node(
                 "android.widget.ImageButton",
                 (PAD, y + 60, PAD + 160, y + 220),
                 desc="Settings",
@@ -233,7 +241,7 @@ class RecorderMain(Screen):
         )
         mid = SCREEN_W // 2
         ui.add(
-            Node(
+            _node(
                 "android.widget.Button",
                 (mid - 150, y, mid + 150, y + 280) if not recording else (mid - 320, y, mid - 20, y + 280),
                 "",
@@ -246,7 +254,7 @@ class RecorderMain(Screen):
         )
         if recording:
             ui.add(
-                Node(
+                _node(
                     "android.widget.Button",
                     (mid + 20, y, mid + 320, y + 280),
                     desc="Stop",
@@ -263,7 +271,7 @@ class RecorderMain(Screen):
                 return "Open the records list"
 
             ui.add(
-                Node(
+                _node(
                     "android.widget.ImageButton",
                     (SCREEN_W - PAD - 160, y + 60, SCREEN_W - PAD, y + 220),
                     desc="Records",
@@ -350,7 +358,7 @@ class RenameDialog(Dialog):
 
     def build(self, ui: UI, dev: Device) -> None:
         panel = ui.dialog_panel(self, height=130 + 180 + (140 if self.show_checkbox else 0) + 160)
-        ui.add(Node("android.widget.TextView", ui.rect(100), self.title, rid=_rid("dialog_title"), role="title"))
+        ui.add(_node("android.widget.TextView", ui.rect(100), self.title, rid=_rid("dialog_title"), role="title"))
         ui.y += 20
         ui.field(self, "name", "Name", rid=_rid("input_name"))
         if self.show_checkbox:
@@ -362,7 +370,7 @@ class RenameDialog(Dialog):
             ui.checkbox("Don't ask again", self.dont_ask, toggle, rid=_rid("check_box"))
         y = ui.y + 10
         ui.add(
-            Node(
+            _node(
                 "android.widget.Button",
                 (SCREEN_W - 620, y, SCREEN_W - 380, y + 120),
                 "Cancel",
@@ -372,7 +380,7 @@ class RenameDialog(Dialog):
             )
         )
         ui.add(
-            Node(
+            _node(
                 "android.widget.Button",
                 (SCREEN_W - 360, y, SCREEN_W - 120, y + 120),
                 "Save",
@@ -424,7 +432,7 @@ class RecordsList(Screen):
                 posixpath.splitext(f.name)[0], f"{length}  {when}", on_tap=open_it, rid=_rid("list_item"), h=190
             )
             row.children.append(
-                Node(
+                _node(
                     "android.widget.ImageButton",
                     (SCREEN_W - 150, row.bounds[1] + 35, SCREEN_W - 30, row.bounds[3] - 35),
                     desc="Rename",

@@ -73,6 +73,14 @@ SONG_MENU = (
 PLAYLIST_MENU = ("Play", "Play next", "Add to playing queue", "Add to playlist", "Rename", "Delete", "Save as file")
 NEW_PLAYLIST = "New playlist"
 ITEM_H = 190
+
+
+def _node(cls: str, bounds: tuple[int, int, int, int], text: str = "", **kw: Any) -> Node:
+    """A view of this app's window (every view of a window carries its package in a dump)."""
+    kw.setdefault("package", PKG)
+    return Node(cls, bounds, text, **kw)
+
+
 DOCS_PKG = "com.google.android.documentsui"
 
 
@@ -99,14 +107,14 @@ def _item(
     """An ``item_list`` row: the clickable row with its image, ``title``, ``text`` and the
     overflow ``menu``."""
     l, t, r, b = ui.rect(ITEM_H, x0=0, x1=SCREEN_W)
-    row = ui.add(Node("android.view.ViewGroup", (l, t, r, b), on_tap=on_tap, role="row", label=label or title))
+    row = ui.add(_node("android.view.ViewGroup", (l, t, r, b), on_tap=on_tap, role="row", label=label or title))
     row.children.append(
-        Node(
+        _node(
             "android.widget.ImageView", (PAD, t + 30, PAD + 130, b - 30), rid=_rid("image"), role="icon", style="music"
         )
     )
     row.children.append(
-        Node(
+        _node(
             "android.widget.TextView",
             (PAD + 170, t + 30, SCREEN_W - 170, t + 100),
             title,
@@ -115,7 +123,7 @@ def _item(
         )
     )
     row.children.append(
-        Node(
+        _node(
             "android.widget.TextView",
             (PAD + 170, t + 100, SCREEN_W - 170, b - 30),
             text,
@@ -125,7 +133,7 @@ def _item(
     )
     if on_menu is not None:
         row.children.append(
-            Node(
+            _node(
                 "android.widget.ImageView",
                 (SCREEN_W - 150, t + 35, SCREEN_W - 30, b - 35),
                 rid=_rid("menu"),
@@ -366,7 +374,7 @@ class RetroMain(SongMenuHost, Screen):
         for i, name in enumerate(TABS):
             on = name == self.tab
             box = (i * w, y, (i + 1) * w, y + h)
-            label = Node(
+            label = _node(
                 "android.widget.TextView",
                 (box[0], y + 86, box[2], y + h),
                 name,
@@ -375,7 +383,7 @@ class RetroMain(SongMenuHost, Screen):
                 role="tab",
             )
             items.append(
-                Node(
+                _node(
                     "android.widget.FrameLayout",
                     box,
                     desc=name,
@@ -388,7 +396,7 @@ class RetroMain(SongMenuHost, Screen):
                 )
             )
         ui.add(
-            Node(
+            _node(
                 "android.widget.FrameLayout", (0, y, SCREEN_W, y + h), rid=_rid("bottomNavigationView"), children=items
             )
         )
@@ -547,7 +555,7 @@ def mini_player(ui: UI, dev: Device) -> None:
         return "Open the playing queue"
 
     ui.add(
-        Node(
+        _node(
             "android.widget.FrameLayout",
             (0, y, SCREEN_W, ui.bottom),
             rid=_rid("miniPlayerFragment"),
@@ -555,7 +563,7 @@ def mini_player(ui: UI, dev: Device) -> None:
             role="row",
             label="mini player",
             children=[
-                Node(
+                _node(
                     "android.widget.TextView",
                     (PAD, y + 20, SCREEN_W - 200, y + h - 20),
                     song.title,
