@@ -12,7 +12,8 @@ media store: :mod:`~gui_gym.android.sim.adb.providers`), the file commands of
 :mod:`~gui_gym.android.sim.adb.files` (``cat``, ``rm``, ``mkdir``, ``ls``, ``find``, ``test`` /
 ``[``, ``printf``, ``touch``, ``stat``…), those of :mod:`~gui_gym.android.sim.adb.system`
 (``svc``, ``cp``, ``sqlite3`` on the telephony database; the app data folders and AndroidWorld's
-snapshots of them), ``echo``, ``grep`` (in pipes), ``true``, ``false``, ``exit``. sh's grammar
+snapshots of them), ``echo``, ``grep`` (in pipes), ``true``, ``false``, ``sleep``, ``whoami``
+(those of :mod:`~gui_gym.android.sim.adb.text`), ``exit``. sh's grammar
 as far as controllers use it: ``;``, ``&&``, ``||``, ``|``, line breaks, ``if … then … else …
 fi``, redirections (``>``, ``>>``, ``<``, ``2>``, ``2>&1``), globs over the phone's files, and
 sh's quoting.
@@ -43,7 +44,6 @@ from __future__ import annotations
 import datetime as dt
 import fnmatch
 import io
-import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -55,6 +55,7 @@ from gui_gym.android.sim.adb import providers  # noqa: F401 (registers ``content
 from gui_gym.android.sim.adb.commands import COMMANDS, command
 from gui_gym.android.sim.adb.files import check_database, sync_in, sync_out
 from gui_gym.android.sim.adb.system import app_folders
+from gui_gym.android.sim.adb.text import MAX_SLEEP_S  # noqa: F401 (registers echo, grep, sleep, date…)
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, to_xml
 
 __all__ = ["KEYCODES", "PROPS", "Result", "Shell"]
@@ -619,25 +620,6 @@ class _Parser:
 # ----------------------------------------------------------------------------- the commands
 
 
-@command("echo")
-def _echo(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
-    newline = True
-    if args and args[0] == "-n":
-        newline, args = False, args[1:]
-    out.write((" ".join(args) + ("\n" if newline else "")).encode())
-    return 0
-
-
-@command("true")
-def _true(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
-    return 0
-
-
-@command("false")
-def _false(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
-    return 1
-
-
 @command("exit")
 def _exit(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
     try:
@@ -645,76 +627,6 @@ def _exit(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.Byt
     except ValueError:
         err.write(f"{SH}: exit: {args[0]}: bad number\n".encode())
         raise _Exit(2) from None
-
-
-#: the longest ``sleep`` the phone's clock takes at once (an hour)
-MAX_SLEEP_S = 3600.0
-
-
-@command("sleep")
-def _sleep(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
-    """``sleep SECONDS``: the phone's clock moves on by that much at once (a video plays on, a timer
-    runs down); the host does not wait. The clock moves with the phone's actions, not the host's."""
-    try:
-        seconds = float(args[0]) if len(args) == 1 else float("nan")
-    except ValueError:
-        seconds = float("nan")
-    if not 0 <= seconds <= MAX_SLEEP_S:  # also NaN, inf
-        err.write(f"sleep: bad duration {' '.join(args)[:40]!r} (0 to {MAX_SLEEP_S:g} seconds)\n".encode())
-        return 1
-    sh.device.pass_time(seconds)
-    return 0
-
-
-@command("grep")
-def _grep(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
-    flags = {c for a in args if a.startswith("-") and len(a) > 1 for c in a[1:]}
-    words = [a for a in args if not a.startswith("-") or len(a) == 1]
-    if not words:
-        err.write(b"usage: grep [-iv] PATTERN\n")
-        return 2
-    try:
-        pattern = re.compile(words[0], re.I if "i" in flags else 0)
-    except re.error:
-        pattern = re.compile(re.escape(words[0]), re.I if "i" in flags else 0)
-    found = False
-    for line in stdin.decode("utf-8", errors="replace").splitlines(keepends=True):
-        if bool(pattern.search(line)) != ("v" in flags):
-            out.write(line.encode())
-            found = True
-    return 0 if found else 1
-
-
-@command("whoami")
-def _whoami(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
-    out.write(b"root\n")  # an emulator image run as AndroidWorld runs it (adb root)
-    return 0
-
-
-@command("date")
-def _date(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.BytesIO) -> int:
-    """``date`` prints the phone's clock (``+FORMAT`` too); ``date MMDDhhmmYY.ss`` sets it, as
-    AndroidWorld sets an emulator's."""
-    import datetime as dt
-
-    now = sh.device.state.now
-    if not args:
-        out.write(now.strftime("%a %b %d %H:%M:%S UTC %Y\n").encode())
-        return 0
-    if args[0].startswith("+"):  # %s: seconds since the epoch (the clock is UTC, whatever the host's zone)
-        epoch = str(int(now.replace(tzinfo=dt.UTC).timestamp()))
-        parts = re.split(r"(%%|%s)", args[0][1:])
-        text = "".join(epoch if p == "%s" else "%" if p == "%%" else now.strftime(p) for p in parts)
-        out.write((text + "\n").encode())
-        return 0
-    try:
-        sh.device.state.now = dt.datetime.strptime(args[0], "%m%d%H%M%y.%S")
-    except ValueError:
-        err.write(f"date: bad date {args[0][:40]!r}\n".encode())
-        return 1
-    sh.device.invalidate()
-    out.write(sh.device.state.now.strftime("%a %b %d %H:%M:%S UTC %Y\n").encode())
-    return 0
 
 
 @command("service")

@@ -42,149 +42,52 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gui_gym.android.sim.apps.base import App
-from gui_gym.android.sim.media import FOLDERS, MediaFile, MediaStore, media
-from gui_gym.android.sim.widgets import ROW_H, TOOLBAR_H, UI, Dialog, Inapplicable, MenuDialog, Screen, union
+from gui_gym.android.sim.apps.gallery.common import (
+    BOTTOM_H,
+    COPY_TO,
+    DIR_CELL,
+    DIR_COLUMNS,
+    INTERNAL,
+    LABEL,
+    MEDIA_CELL,
+    MEDIA_COLUMNS,
+    MOVE_TO,
+    NO_MEDIA,
+    OTHER_FOLDER,
+    PKG,
+    RECYCLE_BIN,
+    SAME_FOLDER,
+    SEARCH_FOLDERS,
+    SELECT_DESTINATION,
+    SELECT_FOLDER,
+    SHOWN_KINDS,
+    STANDARD_DIRS,
+    STORAGE,
+    GalleryData,
+    children_count,
+    copy_into,
+    db,
+    duration_text,
+    folder_files,
+    folder_name,
+    folders,
+    inset,
+    is_folder,
+    picture,
+    rid,
+    size_text,
+    subfolders,
+)
+from gui_gym.android.sim.apps.gallery.pickers import FilePickerDialog, PickDirectoryDialog
+from gui_gym.android.sim.media import MediaFile, media
+from gui_gym.android.sim.widgets import TOOLBAR_H, UI, Dialog, Inapplicable, MenuDialog, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device
-
-PKG = "com.simplemobiletools.gallery.pro"
-LABEL = "Simple Gallery Pro"
-#: the shared storage's path on the phone (what Properties shows as a file's path)
-STORAGE = "/storage/emulated/0"
-DIR_COLUMNS = 2  # integers.xml: directory_columns_vertical_scroll
-MEDIA_COLUMNS = 3  # media_columns_vertical_scroll
-DIR_CELL = SCREEN_W // DIR_COLUMNS
-MEDIA_CELL = SCREEN_W // MEDIA_COLUMNS
-BOTTOM_H = 168  # bottom_actions_height (64dp) at 2.625 px/dp
-NO_MEDIA = "No media files have been found with the selected filters."  # no_media_with_filters
-SEARCH_FOLDERS = "Search folders"
-RECYCLE_BIN = "Are you sure you want to move this item into the Recycle Bin?"  # are_you_sure_recycle_bin
-SHOWN_KINDS = ("image", "video")
-COPY_TO, MOVE_TO = "Copy to", "Move to"  # copy_to, move_to (menu_viewpager.xml's overflow items)
-SELECT_DESTINATION = "Select destination"  # select_destination: PickDirectoryDialog's title
-SELECT_FOLDER = "Select a folder"  # select_folder: FilePickerDialog's title (picking a folder)
-OTHER_FOLDER = "Other folder"  # other_folder: PickDirectoryDialog's neutral button
-SAME_FOLDER = "Source and destination cannot be the same"  # source_and_destination_same
-INTERNAL = "Internal"  # internal: the breadcrumb of the internal storage
-#: the folders of a new phone's shared storage besides the media store's (what a file picker lists)
-STANDARD_DIRS = ("Alarms", "Audiobooks", "Documents", "Music", "Notifications", "Podcasts", "Recordings", "Ringtones")
-
-
-def rid(name: str) -> str:
-    return f"{PKG}:id/{name}"
-
-
-@dataclass
-class GalleryData:
-    """What the app keeps of its own: the favorites (paths below ``/sdcard``), as its
-    ``favorites`` table lists them."""
-
-    favorites: list[str] = field(default_factory=list)
-    #: the last copy or move destination (the app's ``last_copy_path`` preference; "": none yet)
-    last_copy_path: str = ""
-
-
-def _db(dev: Device) -> GalleryData:
-    return dev.data("gallery")
-
-
-# ----------------------------------------------------------------------------- the media store
-
-
-def folder_files(store: MediaStore, folder: str) -> list[MediaFile]:
-    """The pictures and videos directly in ``folder``, newest first (the app's default order:
-    date modified, descending), then by name."""
-    return [f for f in store.folder(folder) if f.kind in SHOWN_KINDS]
-
-
-def folders(store: MediaStore) -> list[tuple[str, list[MediaFile]]]:
-    """Every folder holding pictures or videos directly, with its files: newest first (the
-    directories' default order, by their newest file), then by path."""
-    paths = sorted({f.folder for f in store.files.values() if f.kind in SHOWN_KINDS})
-    out = [(p, folder_files(store, p)) for p in paths]
-    return sorted(out, key=lambda kv: -kv[1][0].mtime.timestamp())
-
-
-def subfolders(store: MediaStore, folder: str) -> list[str]:
-    """The names of the folders directly in ``folder`` ("" the storage's root), as a file picker
-    lists them (a new phone's standard folders at the root too), by name."""
-    names = {posixpath.basename(d) for d in store.dirs if posixpath.dirname(d) == folder}
-    if folder == "":
-        names |= set(STANDARD_DIRS) | {f.split("/")[0] for f in FOLDERS}
-    return sorted(names, key=str.lower)
-
-
-def children_count(store: MediaStore, folder: str) -> int:
-    """What a folder holds directly, files and folders (``getDirectChildrenCount``)."""
-    return len(subfolders(store, folder)) + sum(1 for f in store.files.values() if f.folder == folder)
-
-
-def is_folder(store: MediaStore, folder: str) -> bool:
-    return folder == "" or folder in store.dirs or folder in STANDARD_DIRS
-
-
-def copy_into(store: MediaStore, f: MediaFile, folder: str) -> MediaFile:
-    """A copy of ``f`` in ``folder``: the same bytes (a picture the phone drew keeps what it shows
-    and the bytes it was encoded to) and the same last-modified time; a name taken there gets
-    "(1)", "(2)" … before its extension."""
-    stem, ext = posixpath.splitext(f.name)
-    path, n = posixpath.join(folder, f.name), 0
-    while path in store.files or path in store.dirs:
-        n += 1
-        path = posixpath.join(folder, f"{stem}({n}){ext}")
-    encoded = f.data() if f.raw is None else None
-    return store.add(MediaFile(path, f.mtime, raw=f.raw, lines=f.lines, frames=f.frames, size=f.size, encoded=encoded))
-
-
-def folder_name(folder: str) -> str:
-    """How the app names a folder: its last part ("Internal" for the storage's root)."""
-    return posixpath.basename(folder) or "Internal"
-
-
-def picture(cls: str, box: tuple[int, int, int, int], f: MediaFile | None, mode: str, view_id: str) -> Node:
-    """An image view showing ``f``'s picture (``mode`` "crop": a thumbnail, "fit": whole). It
-    has no text or description: what it shows is in the pixels only."""
-    return Node(
-        cls,
-        box,
-        rid=rid(view_id),
-        package=PKG,
-        picture=f.picture if f is not None else None,
-        role="picture",
-        style=(mode, *(f.key() if f is not None else ())),
-    )
-
-
-def inset(box: tuple[int, int, int, int], px: int = 3) -> tuple[int, int, int, int]:
-    """A thumbnail's box inside its cell (the grid's thumbnail spacing, 1dp)."""
-    l, t, r, b = box
-    return (l + px, t + px, r - px, b - px)
-
-
-def duration_text(seconds: int) -> str:
-    """A video's length as the grid shows it (``getFormattedDuration``): ``00:16``, ``1:02:03``."""
-    h, rest = divmod(max(0, seconds), 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
-
-
-def size_text(n: int) -> str:
-    """Simple-Commons' ``formatSize``: 1024-based units, up to one decimal (``23.4 kB``)."""
-    if n <= 0:
-        return "0 B"
-    units = ("B", "kB", "MB", "GB", "TB")
-    group = 0
-    while group + 1 < len(units) and n >= 1024 ** (group + 1):
-        group += 1
-    value = round(n / 1024**group, 1)
-    return f"{value:,.1f}".rstrip("0").rstrip(".") + f" {units[group]}"
-
 
 # ----------------------------------------------------------------------------- layout pieces
 
@@ -479,181 +382,6 @@ class PropertiesDialog(Dialog):
         ui.end_panel(panel)
 
 
-def _inside(node: Node, left: int, right: int) -> None:
-    """Narrow ``node`` and what it holds to the columns ``left``-``right`` (a list in a dialog)."""
-    l, t, r, b = node.bounds
-    node.bounds = (max(l, left), t, min(r, right), b)
-    for c in node.children:
-        _inside(c, left, right)
-
-
-def _dialog_list(ui: UI, host: Dialog, key: str, items: Sequence[Any], render: Callable[[UI, Any], None],
-                 item_h: int, rows: int, list_id: str, empty: str) -> None:  # fmt: skip
-    """A RecyclerView of ``items`` inside a dialog's panel, ``rows`` items high at most."""
-    h = max(1, min(len(items), rows)) * item_h
-    lst = ui.scroll_list(host, key, items, render, item_h=item_h, bottom=ui.y + h, empty=empty, list_id=list_id)
-    for n in ui.nodes[-2:]:  # the list's frame (and its empty text) inside the panel
-        _inside(n, 60, SCREEN_W - 60)
-    _inside(lst, 60, SCREEN_W - 60)
-
-
-class PickDirectoryDialog(Dialog):
-    """``PickDirectoryDialog`` picking a copy or move destination ("Select destination"): the
-    folders holding pictures or videos (the folder grid's), a tap on one picks it; OK and Cancel
-    close it, "Other folder" opens the folder picker. The handler gets the folder picked."""
-
-    def __init__(self, handler: str, source: str) -> None:
-        super().__init__(handler, SELECT_DESTINATION)
-        self.source = source  # the folder of the file being copied
-
-    def build(self, ui: UI, dev: Device) -> None:
-        store = media(dev)
-        shown = folders(store)
-        cell = (SCREEN_W - 120) // DIR_COLUMNS
-        rows = [shown[i : i + DIR_COLUMNS] for i in range(0, len(shown), DIR_COLUMNS)]
-        list_h = max(1, min(len(rows), 2)) * cell
-        panel = ui.dialog_panel(self, height=130 + list_h + 180)
-        ui.dialog_title(self.title)
-
-        def render(ui: UI, row: list[tuple[str, list[MediaFile]]]) -> None:
-            y = ui.y
-            for c, (path, files) in enumerate(row):
-                box = (60 + c * cell, y, 60 + (c + 1) * cell, y + cell)
-                l, _, r, b = box
-                name = folder_name(path)
-                texts = [
-                    Node("android.widget.TextView", (l + 21, b - 150, r - 21, b - 85), name, rid=rid("dir_name")),
-                    Node("android.widget.TextView", (l + 21, b - 85, r - 21, b - 21), str(len(files)),
-                         rid=rid("photo_cnt")),
-                ]  # fmt: skip
-                for n in texts:
-                    n.package, n.role, n.style = PKG, "text", 40
-                caption = Node("android.widget.LinearLayout", (l, b - 160, r, b), rid=rid("dir_bottom_holder"),
-                               package=PKG, children=texts, role="toolbar")  # fmt: skip
-                ui.add(
-                    Node(
-                        "android.widget.RelativeLayout",
-                        box,
-                        rid=rid("dir_holder"),
-                        package=PKG,
-                        on_tap=lambda p=path: self._pick(dev, p),
-                        focusable=True,
-                        label=name,
-                        role="row",
-                        children=[picture("android.widget.ImageView", inset(box), files[0], "crop", "dir_thumbnail"),
-                                  caption],
-                    )
-                )  # fmt: skip
-
-        _dialog_list(ui, self, "grid", rows, render, cell, 2, "directories_grid", NO_MEDIA)
-        ui.dialog_buttons(self, [("Cancel", None), ("OK", None)])
-        # the neutral button ("Other folder", button3) at the start of the bar, as AlertDialog lays it
-        y, bar = ui.y - 130, ui.nodes[-1]
-        bar.children[0].children.insert(
-            0,
-            Node(
-                "android.widget.Button",
-                (100, y, 100 + 34 * len(OTHER_FOLDER) + 60, y + 120),
-                OTHER_FOLDER.upper(),
-                label=OTHER_FOLDER,
-                rid="android:id/button3",
-                package=PKG,
-                on_tap=lambda: self.finish(dev, "other"),
-                role="textbutton",
-            ),
-        )
-        bar.children[0].bounds = union(n.bounds for n in bar.children[0].children)
-        bar.bounds = bar.children[0].bounds
-        ui.end_panel(panel)
-
-    def _pick(self, dev: Device, path: str) -> str:
-        if path == self.source:
-            dev.toast(SAME_FOLDER)
-            return f'Tap the folder "{folder_name(path)}": {SAME_FOLDER.lower()}'
-        return self.finish(dev, path) or f'Pick the folder "{folder_name(path)}"'
-
-    def finish(self, dev: Device, value: Any) -> str | None:
-        if value == "other":
-            start = _db(dev).last_copy_path
-            if not start or not is_folder(media(dev), start):
-                start = self.source
-            dev.open_dialog(FilePickerDialog(self.handler, start))
-            return f'Tap "{OTHER_FOLDER}"'
-        return super().finish(dev, value)
-
-
-class FilePickerDialog(Dialog):
-    """Simple-Commons' ``FilePickerDialog`` picking a folder ("Select a folder"): the breadcrumbs
-    of the folder shown ("Internal", then each folder of its path: tap one to go back up there)
-    and its subfolders (name, item count; a tap enters one), Cancel and OK (the folder shown is
-    picked). The handler gets the folder."""
-
-    def __init__(self, handler: str, folder: str) -> None:
-        super().__init__(handler, SELECT_FOLDER)
-        self.folder = folder
-
-    def build(self, ui: UI, dev: Device) -> None:
-        store = media(dev)
-        if not is_folder(store, self.folder):  # removed underneath: the storage's root
-            self.folder = ""
-        names = subfolders(store, self.folder)
-        panel = ui.dialog_panel(self, height=130 + 130 + min(max(len(names), 1), 7) * ROW_H + 180)
-        ui.dialog_title(self.title)
-        crumbs, x, y = [], 100, ui.y
-        parts = self.folder.split("/") if self.folder else []
-        for i, label in enumerate([INTERNAL, *parts]):
-            target = "/".join(parts[:i])
-            w = 24 * (len(label) + (2 if i else 0)) + 40
-            crumbs.append(
-                Node(
-                    "android.widget.TextView",
-                    (x, y, x + w, y + 110),
-                    label if i == 0 else f"> {label}",
-                    rid=rid("breadcrumb_text"),
-                    package=PKG,
-                    on_tap=lambda t=target: self._enter(t),
-                    label=label,
-                    clickable=True,
-                    role="text",
-                    style=44,
-                )
-            )
-            x += w + 10
-        ui.add(Node("android.widget.HorizontalScrollView", (60, y, SCREEN_W - 60, y + 110),
-                    rid=rid("filepicker_breadcrumbs"), package=PKG, children=crumbs))  # fmt: skip
-        ui.y = y + 130
-
-        def render(ui: UI, name: str) -> None:
-            path = posixpath.join(self.folder, name) if self.folder else name
-            n = children_count(store, path)
-            l, t, r, b = ui.rect(ROW_H, x0=60, x1=SCREEN_W - 60)
-            kids = [
-                Node("android.widget.ImageView", (l + 40, t + 34, l + 140, b - 34), rid=rid("list_item_icon"),
-                     package=PKG, role="icon", style="folder"),
-                Node("android.widget.TextView", (l + 180, t + 20, r - 40, t + 90), name, rid=rid("list_item_name"),
-                     package=PKG, role="text"),
-                Node("android.widget.TextView", (l + 180, t + 90, r - 40, b - 20),
-                     "1 item" if n == 1 else f"{n} items", rid=rid("list_item_details"), package=PKG, role="subtext"),
-            ]  # fmt: skip
-            ui.add(Node("android.widget.RelativeLayout", (l, t, r, b), rid=rid("list_item_holder"), package=PKG,
-                        on_tap=lambda p=path: self._enter(p), label=name, role="row", children=kids))  # fmt: skip
-
-        _dialog_list(ui, self, "list", names, render, ROW_H, 7, "filepicker_list", "No items found.")
-        ui.dialog_buttons(self, [("Cancel", None), ("OK", "ok")])
-        ui.end_panel(panel)
-
-    def _enter(self, folder: str) -> str:
-        self.folder = folder
-        self.scroll["list"] = 0
-        return f'Open "{folder_name(folder)}" in the folder picker'
-
-    def finish(self, dev: Device, value: Any) -> str | None:
-        if value is None:
-            return super().finish(dev, None)
-        _db(dev).last_copy_path = self.folder  # config.lastCopyPath
-        return super().finish(dev, self.folder)
-
-
 class Viewer(Screen):
     """``ViewPagerActivity``: one file of a folder, full screen; the folder's other files a swipe
     away."""
@@ -706,7 +434,7 @@ class Viewer(Screen):
             )
             if f is None:
                 return
-            favorite = f.path in _db(dev).favorites
+            favorite = f.path in db(dev).favorites
             actions = [
                 ("Toggle favorite", "bottom_favorite", "star_on" if favorite else "star", lambda: self._favorite(dev)),
                 ("Delete", "bottom_delete", "delete", lambda: self._delete(dev)),
@@ -810,7 +538,7 @@ class Viewer(Screen):
         return f'Tap the "Navigate up" button to return to the folder in {LABEL}'
 
     def _favorite(self, dev: Device) -> str:
-        favorites = _db(dev).favorites
+        favorites = db(dev).favorites
         name = posixpath.basename(self.path)
         if self.path in favorites:
             favorites.remove(self.path)
@@ -827,7 +555,7 @@ class Viewer(Screen):
         grid when it was the folder's last."""
         name = posixpath.basename(self.path)
         media(dev).remove(self.path)
-        favorites = _db(dev).favorites
+        favorites = db(dev).favorites
         if self.path in favorites:
             favorites.remove(self.path)
         if self.current(dev) is None:
@@ -855,7 +583,7 @@ class Viewer(Screen):
         copy = copy_into(store, f, folder)
         if self.pending == "move":
             store.remove(f.path)
-            favorites = _db(dev).favorites
+            favorites = db(dev).favorites
             if f.path in favorites:
                 favorites[favorites.index(f.path)] = copy.path
             if self.current(dev) is None:
@@ -885,9 +613,18 @@ class GalleryApp(App):
         return FolderGrid()
 
 
-__all__ = [
+__all__ = [  # (and the names of .common and .pickers that others import from here)
+    "COPY_TO",
+    "DIR_CELL",
+    "INTERNAL",
     "LABEL",
+    "MEDIA_CELL",
+    "OTHER_FOLDER",
     "PKG",
+    "SELECT_DESTINATION",
+    "SELECT_FOLDER",
+    "SHOWN_KINDS",
+    "STANDARD_DIRS",
     "FilePickerDialog",
     "FolderGrid",
     "GalleryApp",
@@ -896,6 +633,11 @@ __all__ = [
     "PickDirectoryDialog",
     "PropertiesDialog",
     "Viewer",
+    "children_count",
     "folder_files",
+    "folder_name",
     "folders",
+    "is_folder",
+    "size_text",
+    "subfolders",
 ]
