@@ -134,3 +134,36 @@ def test_information_retrieval_answers_are_androidworlds(task_id: str) -> None:
         answer = ", ".join(_as_answer(e) for e in rec["expected"])
         assert task.check(backend.device, episode.params, answer, "complete"), f"seed {seed}: {answer!r}"
         assert not task.check(backend.device, episode.params, "", "complete"), f"seed {seed}"
+
+
+def test_fuzzy_match_is_difflibs_ratio_test() -> None:
+    """The kept, bounded ``fuzzy_match`` answers as ``SequenceMatcher(...).ratio() >= 0.9`` does,
+    near the threshold (small edits) and far from it, for short texts and ones past difflib's
+    200-character autojunk length."""
+    import difflib
+    import random
+
+    from gui_gym.android.sim.tasks.androidworld import fuzzy_match
+
+    r = random.Random(0)
+    alphabet = "abcde FGHIJ"
+    matched = 0
+    for _ in range(20_000):
+        a = "".join(r.choice(alphabet) for _ in range(r.randint(0, 30)))
+        if r.random() < 0.5:  # a few edits away
+            chars = list(a)
+            for _ in range(r.randint(0, 3)):
+                if chars and r.random() < 0.5:
+                    del chars[r.randrange(len(chars))]
+                else:
+                    chars.insert(r.randint(0, len(chars)), r.choice(alphabet))
+            b = "".join(chars)
+        else:
+            b = "".join(r.choice(alphabet) for _ in range(r.randint(0, 30)))
+        if r.random() < 0.1:
+            a, b = a * 10, b * 10
+        expected = difflib.SequenceMatcher(None, a.lower(), b.lower()).ratio() >= 0.9
+        assert fuzzy_match(a, b) is expected, (a, b)
+        matched += expected
+    assert 2_000 < matched < 18_000  # both answers were exercised
+    assert fuzzy_match("Hello", None) is False and fuzzy_match("", "") is True

@@ -295,3 +295,50 @@ def test_the_list_is_by_title_and_delete_asks_first() -> None:
     _tap(dev, label="Delete")
     assert [x.title for x in data.recipes] == ["lentil Soup", "apple pie"]
     assert isinstance(dev.top_screen(), RecipeList) and dev.state.toast == "The recipe has been deleted."
+
+
+def test_recipe_draws_are_random_choice_draws() -> None:
+    """The inlined recipe draw and the directions-filtered draw make the calls ``r.choice`` and
+    ``get_random_items`` make: the same rows, the same generator state after, the same exhaustion."""
+    import random
+
+    from gui_gym.android.sim.apps.broccoli import androidworld as A
+    from gui_gym.android.sim.tasks.rows import Exhausted
+    from gui_gym.android.sim.tasks.rows import random_items as generic
+
+    def by_choice(r: random.Random) -> dict:
+        title, directions = r.choice(A.RECIPES)
+        description, servings, prep = r.choice(A.DESCRIPTIONS), r.choice(A.SERVINGS), r.choice(A.PREP_TIMES)
+        directions = f"{directions} {r.choice(A.DIRECTIONS_ADDITIONS)}"
+        ingredients = r.choice(A.INGREDIENT_DESCRIPTORS)
+        return A.recipe_row(
+            title,
+            description=description,
+            servings=servings,
+            preparationTime=prep,
+            directions=directions,
+            ingredients=ingredients,
+        )
+
+    r1, r2 = random.Random(5), random.Random(5)
+    for _ in range(2_000):
+        a, b = by_choice(r1), A.generate_recipe(r2)
+        assert a == b and list(a) == list(b)
+    assert r1.getstate() == r2.getstate()
+    exhausted = 0
+    for seed, ingredient in enumerate(A.COMMON_INGREDIENTS[:25]):
+        for holding in (True, False):
+            for n in (1, 3, 29):
+                r1, r2 = random.Random(seed), random.Random(seed)
+                try:
+                    a: object = generic(
+                        r1, n, by_choice, keep=lambda x: (ingredient in x["directions"].lower()) == holding
+                    )
+                except Exhausted as e:
+                    a, exhausted = str(e), exhausted + 1
+                try:
+                    b: object = A.random_recipes_by_directions(r2, n, ingredient, holding)
+                except Exhausted as e:
+                    b = str(e)
+                assert a == b and r1.getstate() == r2.getstate(), (ingredient, holding, n)
+    assert exhausted  # an ingredient no recipe's directions hold was among them

@@ -36,6 +36,7 @@ Example:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import io
 import posixpath
 import struct
@@ -93,6 +94,15 @@ def _font(px: int = _FONT_PX) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
     return ImageFont.load_default(size=px)
 
 
+@functools.lru_cache(maxsize=16_384)
+def _split(path: str) -> tuple[str, str, str]:
+    """A path's folder, name and kind, kept per path: apps list the store's files on every build."""
+    name = posixpath.basename(path)
+    ext = posixpath.splitext(name)[1].lower()
+    kind = "image" if ext in IMAGE_EXTENSIONS else "video" if ext in VIDEO_EXTENSIONS else "other"
+    return posixpath.dirname(path), name, kind
+
+
 @dataclass
 class MediaFile:
     """One file of shared storage: its path below ``/sdcard``, its time, and its bytes or what the
@@ -109,17 +119,16 @@ class MediaFile:
 
     @property
     def name(self) -> str:
-        return posixpath.basename(self.path)
+        return _split(self.path)[1]
 
     @property
     def folder(self) -> str:
-        return posixpath.dirname(self.path)
+        return _split(self.path)[0]
 
     @property
     def kind(self) -> str:
         """``"image"``, ``"video"`` or ``"other"``, by the name's extension (as the media scanner)."""
-        ext = posixpath.splitext(self.name)[1].lower()
-        return "image" if ext in IMAGE_EXTENSIONS else "video" if ext in VIDEO_EXTENSIONS else "other"
+        return _split(self.path)[2]
 
     def data(self) -> bytes:
         """The file's bytes (a drawn picture or made video is encoded once, then kept)."""

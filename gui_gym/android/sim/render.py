@@ -44,6 +44,8 @@ ACCENT = (26, 115, 232)
 # reach about as far again at full resolution).
 _TEXT_CACHE_BYTES = 64 * 1024 * 1024
 _ITEM_CACHE_SIZE = 4096
+#: the most bytes of scaled pictures a renderer keeps (thumbnails and viewers scrolled or shown again)
+_SCALED_BYTES = 16 * 1024 * 1024
 _BANDS = 24  # the frame's rows are cached and repainted in this many bands
 _CACHE_FRAMES = 8  # default budget of a renderer's band cache, in whole frames
 LIGHT = {
@@ -207,6 +209,8 @@ class Renderer:
         self._last_key: tuple | None = None  # (dark, items) of the last frame; None: draw the next anew
         self._pal = LIGHT
         self._rec = _Recorder(self._draw)
+        self._scaled: OrderedDict[tuple, Image.Image] = OrderedDict()  # (style, w, h) -> scaled picture
+        self._scaled_bytes = 0
 
     # -- public --------------------------------------------------------------------------
     def render(self, root: Node, dark: bool = False) -> np.ndarray:
@@ -284,8 +288,12 @@ class Renderer:
                 run += 1
             t, b = todo[0] * bh, min(h, (todo[0] + run) * bh)
             self._repaint((0, t, w, b), items, bg)
-            for i in todo[:run]:
-                data = canvas.crop((0, i * bh, w, min(h, (i + 1) * bh))).tobytes()
+            # One read of the run's rows, cut into its bands (a read per band costs Pillow's
+            # per-call set-up more than the copy).
+            rows = canvas.crop((0, t, w, b)).tobytes()
+            stride = bh * w * 3
+            for j, i in enumerate(todo[:run]):
+                data = rows[j * stride : (j + 1) * stride]
                 self._data[i] = data
                 self._remember(bands[i], data)
             del todo[:run]
@@ -570,22 +578,41 @@ class Renderer:
         mode = n.style[0] if isinstance(n.style, tuple) and n.style else "fit"
         if mode == "fit":
             self._rec.rectangle(box, fill=(0, 0, 0))
-        pic = n.picture() if n.picture is not None else None
-        if pic is None or pic.width < 1 or pic.height < 1:
-            if mode != "fit":
-                self._rec.rectangle(box, fill=self._pal["line"])
-            return
+        # A picture scrolled or shown again at the same size is scaled once (kept by its key).
+        named = isinstance(n.style, tuple) and len(n.style) > 1
+        key = (n.style, w, h) if named else None
+        img = self._scaled.get(key) if named else None
+        if img is None:
+            pic = n.picture() if n.picture is not None else None
+            if pic is None or pic.width < 1 or pic.height < 1:
+                if mode != "fit":
+                    self._rec.rectangle(box, fill=self._pal["line"])
+                return
+            if mode == "crop":
+                scale = max(w / pic.width, h / pic.height)
+                cw, ch = min(pic.width, max(1, round(w / scale))), min(pic.height, max(1, round(h / scale)))
+                x0, y0 = (pic.width - cw) // 2, (pic.height - ch) // 2
+                img = pic.crop((x0, y0, x0 + cw, y0 + ch)).resize((w, h), Image.Resampling.BILINEAR)
+            else:
+                scale = min(w / pic.width, h / pic.height)
+                pw, ph = max(1, round(pic.width * scale)), max(1, round(pic.height * scale))
+                img = pic.resize((pw, ph), Image.Resampling.BILINEAR)
+            if named:
+                self._keep_scaled(key, img)
+        else:
+            self._scaled.move_to_end(key)
         if mode == "crop":
-            scale = max(w / pic.width, h / pic.height)
-            cw, ch = min(pic.width, max(1, round(w / scale))), min(pic.height, max(1, round(h / scale)))
-            x0, y0 = (pic.width - cw) // 2, (pic.height - ch) // 2
-            img = pic.crop((x0, y0, x0 + cw, y0 + ch)).resize((w, h), Image.Resampling.BILINEAR)
             self._rec.image(img, (l, t))
         else:
-            scale = min(w / pic.width, h / pic.height)
-            pw, ph = max(1, round(pic.width * scale)), max(1, round(pic.height * scale))
-            img = pic.resize((pw, ph), Image.Resampling.BILINEAR)
-            self._rec.image(img, (l + (w - pw) // 2, t + (h - ph) // 2))
+            self._rec.image(img, (l + (w - img.width) // 2, t + (h - img.height) // 2))
+
+    def _keep_scaled(self, key: tuple, img: Image.Image) -> None:
+        """Keep a scaled picture, the least recently used ones dropped past ``_SCALED_BYTES``."""
+        self._scaled[key] = img
+        self._scaled_bytes += img.width * img.height * 3
+        while self._scaled_bytes > _SCALED_BYTES and len(self._scaled) > 1:
+            old = self._scaled.popitem(last=False)[1]
+            self._scaled_bytes -= old.width * old.height * 3
 
     def _icon(self, box: tuple[int, int, int, int], name: str, color: tuple[int, int, int]) -> None:
         l, t, r, b = box

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import functools
 import posixpath
 import random
 import string
@@ -99,7 +100,21 @@ def fuzzy_match(a: str | None, b: str | None, ignore_case: bool = True) -> bool:
         return False
     if ignore_case:
         a, b = a.lower(), b.lower()
-    return difflib.SequenceMatcher(None, a, b).ratio() >= 0.9
+    return _ratio_at_least_09(a, b)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _ratio_at_least_09(a: str, b: str) -> bool:
+    """``SequenceMatcher(None, a, b).ratio() >= 0.9``, kept per pair (a success check compares the
+    same rows every step). The ratio is 2M/T with M matched characters: the bounds first, as
+    difflib's own cheaper upper bounds, so a pair far apart is settled without matching."""
+    if a == b:
+        return True
+    la, lb = len(a), len(b)
+    if 2.0 * min(la, lb) / (la + lb) < 0.9:  # M <= the shorter length
+        return False
+    m = difflib.SequenceMatcher(None, a, b)
+    return m.quick_ratio() >= 0.9 and m.ratio() >= 0.9
 
 
 # ----------------------------------------------------------------------------- shared draws

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import random
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -108,6 +108,9 @@ class Table:
     noun: str  #: what the text blocks head each row with (``Expense``, ``Recipe``)
     text_fields: tuple[str, ...]  #: the fields the goals and files show, the heading's first
     value: Callable[[Row, str], str] = _text  #: a shown field's text
+    #: the app's records, in any order, whose attributes are the row's fields (``None``: rows only).
+    #: The per-step checks (a target saved, a key gone) read them without building rows.
+    records: Callable[[Any], Iterable[Any]] | None = None
 
     # -- text
 
@@ -176,16 +179,24 @@ class Table:
 
     def saved(self, dev: Device, target: Row) -> bool:
         """A row matching ``target`` (as the check matches rows) is in the table."""
-        return any(self.matches(target, x) for x in self.rows(dev))
+        if self.records is None:
+            return any(self.matches(target, x) for x in self.rows(dev))
+        exact, fuzzy = self.exact, self.fuzzy
+        return any(
+            all(target[f] == getattr(x, f) for f in exact) and all(fuzzy_match(target[f], getattr(x, f)) for f in fuzzy)
+            for x in self.records(dev.data(self.app))
+        )
 
     def present(self, dev: Device) -> set[int]:
         """The keys in the table."""
-        return {x[self.key] for x in self.rows(dev)}
+        if self.records is None:
+            return {x[self.key] for x in self.rows(dev)}
+        return {getattr(x, self.key) for x in self.records(dev.data(self.app))}
 
     def gone(self, dev: Device, params: Params, i: int) -> bool:
         """The ``i``-th target's key (inserted after the noise) is no longer in the table."""
         key = len(params.get("noise_row_objects", [])) + i + 1
-        return all(x[self.key] != key for x in self.rows(dev))
+        return key not in self.present(dev)
 
     # -- milestones
 

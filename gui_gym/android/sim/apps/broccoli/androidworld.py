@@ -19,6 +19,7 @@ directions): its targets are then empty, and doing nothing succeeds, as in Andro
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import random
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -302,23 +303,94 @@ def recipe_row(title: str, **fields: Any) -> Row:
     return row
 
 
+#: the lists a recipe is drawn from, in ``_generate_random_recipe``'s order: each draw is
+#: ``r.choice(seq)``, i.e. CPython's ``_randbelow(len(seq))``: ``getrandbits(k)`` with
+#: ``k = len(seq).bit_length()``, drawn again while not below ``len(seq)``
+_DRAWN = (RECIPES, DESCRIPTIONS, SERVINGS, PREP_TIMES, DIRECTIONS_ADDITIONS, INGREDIENT_DESCRIPTORS)
+_BELOW = tuple((len(seq), len(seq).bit_length()) for seq in _DRAWN)
+
+
+def recipe_draw(r: random.Random) -> tuple[int, int, int, int, int, int]:
+    """The indices into :data:`_DRAWN` of one ``_generate_random_recipe``, drawn as ``r.choice``
+    draws them (the same calls on ``r``, inlined: keep-filtered draws make thousands a reset)."""
+    bits = r.getrandbits
+    (n0, k0), (n1, k1), (n2, k2), (n3, k3), (n4, k4), (n5, k5) = _BELOW
+    i0 = bits(k0)
+    while i0 >= n0:
+        i0 = bits(k0)
+    i1 = bits(k1)
+    while i1 >= n1:
+        i1 = bits(k1)
+    i2 = bits(k2)
+    while i2 >= n2:
+        i2 = bits(k2)
+    i3 = bits(k3)
+    while i3 >= n3:
+        i3 = bits(k3)
+    i4 = bits(k4)
+    while i4 >= n4:
+        i4 = bits(k4)
+    i5 = bits(k5)
+    while i5 >= n5:
+        i5 = bits(k5)
+    return i0, i1, i2, i3, i4, i5
+
+
+def drawn_recipe(draw: tuple[int, int, int, int, int, int]) -> Row:
+    """The recipe row of :func:`recipe_draw`'s indices."""
+    title, directions = RECIPES[draw[0]]
+    return {  # recipe_row's fields, in ROW_FIELDS order
+        "title": title,
+        "description": DESCRIPTIONS[draw[1]],
+        "servings": SERVINGS[draw[2]],
+        "preparationTime": PREP_TIMES[draw[3]],
+        "source": "",
+        "ingredients": INGREDIENT_DESCRIPTORS[draw[5]],
+        "directions": f"{directions} {DIRECTIONS_ADDITIONS[draw[4]]}",
+        "favorite": 0,
+        "imageName": "",
+        "recipeId": -1,
+    }
+
+
 def generate_recipe(r: random.Random) -> Row:
     """``_generate_random_recipe``: a recipe, then its description, servings, time, the
     directions' addition and the ingredients (``dataclasses.replace``'s keyword order)."""
-    title, directions = r.choice(RECIPES)
-    description = r.choice(DESCRIPTIONS)
-    servings = r.choice(SERVINGS)
-    prep = r.choice(PREP_TIMES)
-    directions = f"{directions} {r.choice(DIRECTIONS_ADDITIONS)}"
-    ingredients = r.choice(INGREDIENT_DESCRIPTORS)
-    return recipe_row(
-        title,
-        description=description,
-        servings=servings,
-        preparationTime=prep,
-        directions=directions,
-        ingredients=ingredients,
+    return drawn_recipe(recipe_draw(r))
+
+
+@functools.lru_cache(maxsize=64)
+def _directions_hold(ingredient: str) -> frozenset[tuple[int, int]]:
+    """The (recipe, directions addition) index pairs whose directions hold ``ingredient``."""
+    return frozenset(
+        (i, j)
+        for i, (_, directions) in enumerate(RECIPES)
+        for j, addition in enumerate(DIRECTIONS_ADDITIONS)
+        if ingredient in f"{directions} {addition}".lower()
     )
+
+
+def random_recipes_by_directions(r: random.Random, n: int, ingredient: str, holding: bool) -> list[Row]:
+    """``get_random_items(n, _generate_random_recipe, filter_fn=...)`` with the filter
+    ``(ingredient in directions.lower()) == holding``: the same draws on ``r`` and the same rows
+    as :func:`random_items`, deciding each candidate on its indices (whole rows only for the kept)."""
+    hold = _directions_hold(ingredient)
+    out: list[Row] = []
+    seen: set[tuple] = set()
+    tries = 0
+    while len(out) < n:
+        draw = recipe_draw(r)
+        tries += 1
+        if tries > 10_000:
+            raise Exhausted(f"generation exhausted after {len(out)} of {n} items")
+        if ((draw[0], draw[4]) in hold) != holding:
+            continue
+        candidate = drawn_recipe(draw)
+        fields = tuple(sorted(candidate.items()))
+        if fields not in seen:
+            seen.add(fields)
+            out.append(candidate)
+    return out
 
 
 def random_items(
@@ -347,6 +419,7 @@ TABLE = Table(
     fuzzy=FREE_FORM,
     noun="Recipe",
     text_fields=TEXT_FIELDS,
+    records=lambda data: data.recipes,
 )
 
 
@@ -646,12 +719,12 @@ class RecipeDeleteMultipleRecipesWithConstraint(_RecipeDelete):
 
     def generate(self, r: random.Random) -> Params:
         ingredient = r.choice(COMMON_INGREDIENTS)
-        noise = random_items(r, self.n_rows_noise, keep=lambda x: ingredient not in x["directions"].lower())
+        noise = random_recipes_by_directions(r, self.n_rows_noise, ingredient, holding=False)
         targets: list[Row] = []
         n = self.n_rows
         while n > 0:
             try:
-                targets = random_items(r, n, keep=lambda x: ingredient in x["directions"].lower())
+                targets = random_recipes_by_directions(r, n, ingredient, holding=True)
                 break
             except Exhausted:
                 n -= 1

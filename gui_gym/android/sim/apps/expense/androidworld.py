@@ -274,6 +274,7 @@ TABLE = Table(
     noun="Expense",
     text_fields=TEXT_FIELDS,
     value=_field,
+    records=lambda data: data.expenses,
 )
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import posixpath
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -91,10 +92,24 @@ def folders(dev: Device) -> set[str]:
         out.add(MARKOR)
         out |= {f"{MARKOR}/{e.path}" for e in notebook.entries.values() if e.is_dir}
     for d in list(out):  # every folder's parents are folders too
-        while "/" in d:
-            d = posixpath.dirname(d)
-            out.add(d)
+        out.update(_parents(d))
     return out
+
+
+@functools.lru_cache(maxsize=16_384)
+def _parents(path: str) -> tuple[str, ...]:
+    """The folders above ``path`` (below the storage's root), kept per path: the app lists the
+    storage on every build."""
+    out = []
+    while "/" in path:
+        path = posixpath.dirname(path)
+        out.append(path)
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=16_384)
+def _parent(path: str) -> str:
+    return posixpath.dirname(path)
 
 
 def files(dev: Device) -> list[Item]:
@@ -114,7 +129,7 @@ def listing(dev: Device, folder: str) -> list[Item]:
     """What ``folder`` holds: its folders first, then its files, each by name (the Files app's
     default order, names compared without case)."""
     now = dev.state.now
-    dirs = [Item(d, True, 0, now) for d in folders(dev) if posixpath.dirname(d) == folder and d != folder]
+    dirs = [Item(d, True, 0, now) for d in folders(dev) if _parent(d) == folder and d != folder]
     kept = [f for f in files(dev) if f.folder == folder]
     return sorted(dirs, key=lambda i: i.name.lower()) + sorted(kept, key=lambda i: i.name.lower())
 

@@ -157,13 +157,9 @@ def write_notes(dev: Device, params: Params, rows: list[Row], exclusions: list[E
     r.shuffle(notes)
     for n in notes:
         data.add_note(n)
+    columns = NOTES_NORMALIZED.names
     for n in data.notes:  # _normalize_notes: the search copy, titles lower-cased
-        data.normalized.append(
-            full(
-                NOTES_NORMALIZED,
-                {k: n[k] for k in (c.name for c in NOTES_NORMALIZED.columns)} | {"title": n["title"].lower()},
-            )
-        )
+        data.normalized.append(full(NOTES_NORMALIZED, {k: n[k] for k in columns} | {"title": n["title"].lower()}))
     params["relevant_notes"] = [
         [row["folder"], n["title"], n["is_todo"]] for row, n in zip(rows, relevant, strict=True)
     ]

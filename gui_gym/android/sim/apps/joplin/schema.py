@@ -99,10 +99,12 @@ NOTES_NORMALIZED = Table(
     ),
 )
 TABLES = (FOLDERS, NOTES, NOTES_NORMALIZED)
+#: each table's columns and their defaults (plain values: a row starts as a shallow copy)
+_DEFAULTS = {t.name: {c.name: c.default for c in t.columns} for t in TABLES}
 
 
 def full(table: Table, values: Row) -> Row:
     """A row of ``table``: the columns given, the others the table's defaults."""
-    row = {c.name: c.default for c in table.columns}
-    row.update((k, v) for k, v in values.items() if k in row)
+    row = dict(_DEFAULTS[table.name])
+    row.update({k: v for k, v in values.items() if k in row})
     return row

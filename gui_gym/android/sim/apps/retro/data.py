@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import struct
 from dataclasses import dataclass, field
@@ -203,7 +204,13 @@ class Song:
 
 
 def is_audio(f: MediaFile) -> bool:
-    return posixpath.splitext(f.name)[1].lower() in AUDIO_EXTENSIONS and not f.path.startswith("Android/")
+    return _audio_path(f.path)
+
+
+@functools.lru_cache(maxsize=16_384)
+def _audio_path(path: str) -> bool:
+    """An audio file's extension, outside ``Android/`` (kept per path: read on every build)."""
+    return posixpath.splitext(path)[1].lower() in AUDIO_EXTENSIONS and not path.startswith("Android/")
 
 
 def songs(dev: Device) -> list[Song]:
