@@ -125,6 +125,13 @@ class OracleActions(gym.Wrapper):
 
 POOL: list[str] = [t for t in TASKS if TASKS[t].suite == "gui-gym"]  # the own suite (see usable_tasks)
 AW_POOL: list[str] = [t for t in TASKS if TASKS[t].suite == "androidworld"]  # AndroidWorld's suite
+#: AndroidWorld's tasks on the twelve apps of its second part (Audio Recorder, Broccoli, Camera's two
+#: capture tasks, Chrome, Files, Joplin, OpenTracks, OsmAnd, Retro Music, Simple Draw Pro, Simple
+#: Gallery Pro's receipt copy, VLC), by their ids' prefixes; the others are part 1 (the 8 first apps)
+PART_TWO_PREFIXES = (
+    "AudioRecorder", "Recipe", "CameraTake", "Browser", "Files", "Notes", "SportsTracker", "Osm", "Retro",
+    "SimpleDrawPro", "SaveCopyOfReceipt", "Vlc",
+)  # fmt: skip
 SUITE_TOLERANCE = 0.10  # AndroidWorld's suite within 10% of the own suite's text and pixel speed
 AW_RESET_TARGET_MS = 1.0  # every AndroidWorld task's reset (wall, text)
 
@@ -582,6 +589,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="a short run (a few seconds) for smoke testing")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-async", action="store_true", help="skip AsyncVectorEnv (no subprocesses)")
+    p.add_argument(
+        "--aw-part",
+        choices=("all", "1", "2"),
+        default="all",
+        help="AndroidWorld's tasks to time beside the own suite: all (default), part 1's 73 or part 2's 43",
+    )
     args = p.parse_args(argv)
     seconds = args.seconds if args.seconds is not None else (0.3 if args.quick else 4.5)
     max_steps = min(args.steps, 400) if args.quick else args.steps
@@ -604,6 +617,9 @@ def main(argv: list[str] | None = None) -> int:
         print("no task of gui_gym resets without error: nothing to measure", file=sys.stderr)
         return 1
     POOL[:] = good
+    if args.aw_part != "all":
+        second = [t for t in AW_POOL if t.startswith(PART_TWO_PREFIXES)]
+        AW_POOL[:] = second if args.aw_part == "2" else [t for t in AW_POOL if t not in second]
     aw_good, aw_bad = usable_tasks(AW_POOL)
     AW_POOL[:] = aw_good
     bad.update(aw_bad)
