@@ -268,6 +268,9 @@ class GuiAndroidEnv(gym.Env):
         truncated = not terminated and self._steps >= self._limit
         info = self._info(valid=valid, description=description, new_milestones=new)
         info[C.ACTION_KIND] = kind
+        task_info = getattr(self.backend, "task_info", None)
+        if task_info is not None:
+            info.update(task_info())  # what the task reports beyond the env's keys (a page's reward)
         if reason:
             info[C.REASON] = reason
         reward = 0.0

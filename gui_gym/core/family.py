@@ -209,22 +209,28 @@ def select_tasks(specs: Iterable[TaskSpec], selection: str | Sequence[str] | Non
     """
     specs = list(specs)
     by_id = {t.id: t for t in specs}
-    suites = sorted({t.suite for t in specs if t.suite})
+    suites = sorted({t.suite for t in specs if t.suite} | {s for t in specs for s in getattr(t, "subsets", ())})
+    # "all" is every task the family's engine runs by itself (a task needing a browser is named)
+    plain = [t for t in specs if not getattr(t, "requires", ())]
     if selection is None or selection == "all":
-        return specs
+        return plain
     if isinstance(selection, str):
         selection = [p.strip() for p in selection.split(",") if p.strip()]
     out: list[TaskSpec] = []
     for tid in selection:
         suite, _, tier = str(tid).partition(":")
         if tid == "all":
-            out.extend(specs)
+            out.extend(plain)
         elif tid in DIFFICULTIES:
-            out.extend(t for t in specs if t.difficulty == tid)
+            out.extend(t for t in plain if t.difficulty == tid)
         elif tid in by_id:
             out.append(by_id[tid])
         elif suite in suites and (not tier or tier in DIFFICULTIES):
-            out.extend(t for t in specs if t.suite == suite and (not tier or t.difficulty == tier))
+            out.extend(
+                t
+                for t in specs
+                if (t.suite == suite or suite in getattr(t, "subsets", ())) and (not tier or t.difficulty == tier)
+            )
         else:
             close = difflib.get_close_matches(str(tid), list(by_id), n=3, cutoff=0.5)
             hint = f" Did you mean {', '.join(close)}?" if close else f" `gui-gym tasks` lists the {family} tasks."

@@ -30,6 +30,10 @@ class TaskSpec:
     suite: str = ""
     optimal_steps: int | None = None
     tags: tuple[str, ...] = ()
+    #: what the task needs beyond the family's engine (``"browser"``); selected by id or suite only
+    requires: tuple[str, ...] = ()
+    #: named subsets of its suite it belongs to (``"miniwob-subset"``), selected like a suite
+    subsets: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.difficulty not in DIFFICULTIES:

@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -27,8 +28,9 @@ import numpy as np
 from gui_gym.android.actions import Action
 from gui_gym.android.backends.base import Episode, Outcome, sample_params
 from gui_gym.android.sim.device import Device
-from gui_gym.android.sim.tasks import TASKS, TaskTemplate, oracle_steps
+from gui_gym.android.sim.tasks import ALL_TASKS, TaskTemplate, oracle_steps
 from gui_gym.android.sim.tasks.base import Oracle
+from gui_gym.android.sim.web.chromium import BrowserError
 from gui_gym.android.ui import Node, Window
 from gui_gym.core.io import Snapshot
 
@@ -37,7 +39,7 @@ class SimBackend:
     """The simulator behind the :class:`~gui_gym.android.backends.base.AndroidBackend` protocol.
 
     Args:
-        tasks: the task templates by id (default: the whole suite, :data:`TASKS`).
+        tasks: the task templates by id (default: the whole suite, :data:`~gui_gym.android.sim.tasks.ALL_TASKS`).
     """
 
     name = "sim"
@@ -45,7 +47,7 @@ class SimBackend:
     supports_oracle: ClassVar[bool] = True
 
     def __init__(self, tasks: Mapping[str, TaskTemplate] | None = None) -> None:
-        self._tasks = TASKS if tasks is None else tasks
+        self._tasks = ALL_TASKS if tasks is None else tasks
         self.device = Device()
         self._renderers: dict[tuple[int, int], Any] = {}
         self._task: TaskTemplate | None = None
@@ -70,11 +72,27 @@ class SimBackend:
             params=p,
             milestones=tuple(task.milestone_texts(p)),
             placeholders=task.placeholder_values(p),
-            step_limit=2 * oracle_steps(task) + 5,
+            step_limit=task.step_limit or 2 * oracle_steps(task) + 5,
         )
 
     def act(self, action: Action) -> Outcome:
-        return self.device.act(action)
+        try:
+            out = self.device.act(action)
+        except BrowserError as e:
+            # A page that hung or crashed ends the episode as a failure; the next reset starts a
+            # fresh browser (the device's resources are closed, never reused half-dead).
+            self.device.close()
+            self.device.invalidate()
+            reason = f"the page failed: {e}"
+            return Outcome(False, f"Invalid action: {reason}", reason=reason, done=True)
+        task = self._task
+        if out.valid and not out.done and task is not None and task.ended(self.device, self._params):
+            out = dataclasses.replace(out, done=True)  # the task ended by itself (a page's reward)
+        return out
+
+    def task_info(self) -> dict[str, Any]:
+        """What the task instance reports in ``info`` beyond the env's keys (a page's reward)."""
+        return self._task.info(self.device, self._params) if self._task is not None else {}
 
     def tree(self) -> Node:
         return self.device.tree()
@@ -113,6 +131,7 @@ class SimBackend:
 
     def close(self) -> None:
         self._renderers.clear()
+        self.device.close()
 
     # -- capabilities --------------------------------------------------------------------
     def snapshot(self) -> tuple[Snapshot, Snapshot]:

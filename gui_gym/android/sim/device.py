@@ -129,6 +129,9 @@ class Device:
         self._system: dict[str, tuple[tuple, Node]] = {}
         #: where the finger is while a tap or swipe handler runs (a seek bar acts where it lands)
         self.touch_point: tuple[int, int] | None = None
+        #: what apps run outside the simulator for this phone (a browser for web pages), by name;
+        #: never part of its state, closed with :meth:`close`
+        self.resources: dict[str, Any] = {}
         self.state = DeviceState()
         self.reset()
 
@@ -267,6 +270,15 @@ class Device:
         if host.focus is None:
             return None
         return host, host.focus
+
+    def close(self) -> None:
+        """Close what runs outside the simulator for this phone (a browser); the phone itself
+        stays usable (a page needed again starts a new browser)."""
+        for resource in self.resources.values():
+            close = getattr(resource, "close", None)
+            if close is not None:
+                close()
+        self.resources.clear()
 
     # -- the screen ----------------------------------------------------------------------
     def windows(self) -> list[Window]:
@@ -806,6 +818,9 @@ class Device:
         if k == "input_text":
             parts = []
             p = self._point(a)
+            screen = self.top_screen()
+            if screen is not None:  # a screen that cannot take it back refuses before the tap
+                screen.check_input_text(self, p, a.text or "")
             if p is not None:
                 parts.append(self.tap(*p))
                 self.invalidate()  # the tap may have changed the screen
@@ -986,6 +1001,9 @@ class Device:
         if fh is None:
             raise Inapplicable("no text field has focus: tap a field first")
         host, key = fh
+        typed = host.on_key_input(self, key, text, delete, enter)  # a page's field takes key input as it is
+        if typed is not None:
+            return typed
         old = host.form.get(key, "")
         sel = self.state.selection
         whole = sel is not None and sel.whole and sel.on(host, key)  # typing replaces the selection
@@ -1102,7 +1120,13 @@ class Device:
         return any(n.on_scroll is not None and n.contains(x, y) for n in self.elements())  # as scroll() finds one
 
     def _gesture(self, pts: list[tuple[int, int]]) -> str:
-        """What a finger down at ``pts[0]``, moved through ``pts`` and lifted, does."""
+        """What a finger down at ``pts[0]``, moved through ``pts`` and lifted, does (a screen that
+        takes raw gestures, a WebView's page, gets them as they are)."""
+        screen = self.top_screen()
+        if screen is not None and screen.dialog is None and not self.state.keyboard:
+            done = screen.on_gesture(self, pts)
+            if done is not None:
+                return done
         (x0, y0), (x1, y1) = pts[0], pts[-1]
         dx, dy = x1 - x0, y1 - y0
         if max(abs(dx), abs(dy)) > 60:

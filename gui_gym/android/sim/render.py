@@ -235,8 +235,8 @@ class Renderer:
         items: list[_Item] = []
         for n in root.walk():
             role = n.role
-            if role not in _ROLES and (not n.text or n.children):
-                continue  # a container: nothing of its own to paint
+            if role not in _ROLES and (not n.text or n.children or role == "webnode"):
+                continue  # a container (or a page's node: the page's pixels are its WebView's picture)
             style = n.style
             if not isinstance(style, str | int | float | tuple | None):
                 style = repr(style)

@@ -77,6 +77,11 @@ class FormHost:
         self.scroll: dict[str, int] = {}
         self.multiline: set[str] = set()
 
+    def on_key_input(self, dev: Device, key: str, text: str, delete: int, enter: bool) -> str | None:
+        """Key input into field ``key`` kept somewhere else than :attr:`form` (a web page's);
+        ``None``: the form's field, typed by the phone."""
+        return None
+
     def on_enter(self, dev: Device, key: str) -> str | None:
         """IME action on a single-line field: move to the next field, else hide the keyboard."""
         order = getattr(self, "_field_order", [])
@@ -102,6 +107,15 @@ class Screen(FormHost):
 
     def build(self, ui: UI, dev: Device) -> None:
         raise NotImplementedError
+
+    def on_gesture(self, dev: Device, points: list[tuple[int, int]]) -> str | None:
+        """A finger's whole gesture through ``points``, for a screen that takes gestures as they
+        are (a WebView's page); ``None``: the phone's own taps, presses and swipes."""
+        return None
+
+    def check_input_text(self, dev: Device, point: tuple[int, int] | None, text: str) -> None:
+        """Raise :class:`Inapplicable` before an ``input_text`` touches anything, where the screen
+        could not undo its tap (a page in a browser); default: nothing to check."""
 
     def on_back(self, dev: Device) -> str | None:
         """Handle system Back before the screen is popped; return a description to consume it."""

@@ -34,6 +34,7 @@ PACKAGES = (
     "draw",
     "opentracks",
     "osmand",
+    "miniwob",
 )
 
 APPS: dict[str, App] = {

@@ -1,10 +1,12 @@
 """The phone's tasks: every :class:`~gui_gym.android.sim.tasks.base.TaskTemplate`, by id.
 
-Two suites: gui-gym's own tasks (``suite="gui-gym"``, each app's ``tasks`` module and the
+The suites: gui-gym's own tasks (``suite="gui-gym"``, each app's ``tasks`` module and the
 multi-app tasks) and AndroidWorld's (``suite="androidworld"``, each app's ``androidworld``
 module and its information-retrieval tasks in ``questions``, see
 :mod:`gui_gym.android.sim.tasks.androidworld`). An app adds tasks to a suite by
-having the module; nothing else registers them.
+having the module; nothing else registers them. MobileMiniWoB++ (``suite="miniwob"``, the Miniwob
+app's ``registry``) runs pages in a browser: its tasks are in :data:`WEB_TASKS`, selected by id or
+suite only.
 """
 
 from __future__ import annotations
@@ -46,15 +48,27 @@ for _module in _MODULES:
             raise RuntimeError(f"duplicate task id {_t.id}")
         TASKS[_t.id] = _t
 
+#: the tasks whose screens are web pages in a real browser (MobileMiniWoB++): the env selects them
+#: by id or suite; :data:`TASKS` is everything the simulator runs by itself
+WEB_TASKS: dict[str, TaskTemplate] = {}
+for _cls in importlib.import_module("gui_gym.android.sim.apps.miniwob.registry").TEMPLATES:
+    _t = _cls()
+    if _t.id in TASKS or _t.id in WEB_TASKS:
+        raise RuntimeError(f"duplicate task id {_t.id}")
+    WEB_TASKS[_t.id] = _t
+#: every task the phone has
+ALL_TASKS: dict[str, TaskTemplate] = {**TASKS, **WEB_TASKS}
+
 
 def list_tasks(difficulty: str | None = None, app: str | None = None, suite: str | None = None) -> list[TaskSpec]:
-    """Specs of every task, optionally of one tier, one app or one suite."""
+    """Specs of every task, optionally of one tier, one app or one suite (or named subset); a
+    task that needs a browser is listed only when its suite is asked for."""
     return [
         t.spec()
-        for t in TASKS.values()
+        for t in ALL_TASKS.values()
         if (difficulty is None or t.difficulty == difficulty)
         and (app is None or app in (t.apps or (t.app,)))
-        and (suite is None or t.suite == suite)
+        and (t.suite == suite or suite in t.subsets if suite is not None else not t.requires)
     ]
 
 
@@ -83,4 +97,4 @@ def oracle_steps(task: TaskTemplate, seeds: tuple[int, ...] = (0, 1, 2)) -> int:
     return longest
 
 
-__all__ = ["TASKS", "Milestone", "Oracle", "TaskTemplate", "list_tasks", "oracle_steps"]
+__all__ = ["ALL_TASKS", "TASKS", "WEB_TASKS", "Milestone", "Oracle", "TaskTemplate", "list_tasks", "oracle_steps"]

@@ -62,6 +62,13 @@ class TaskTemplate:
     kind: ClassVar[str] = "action"  # "action", "question" or "infeasible"
     milestones: ClassVar[tuple[Milestone, ...]] = ()
     placeholders: ClassVar[dict[str, str]] = {}
+    #: a benchmark's own step limit (``None``: twice the oracle's longest episode, plus 5)
+    step_limit: ClassVar[int | None] = None
+    #: what the task needs beyond the simulator (``"browser"``: a page in Chromium); a task that
+    #: needs something is selected by its id or suite, never by ``"all"``
+    requires: ClassVar[tuple[str, ...]] = ()
+    #: named subsets of its suite it belongs to (``"miniwob-subset"``), selectable like a suite
+    subsets: ClassVar[tuple[str, ...]] = ()
 
     # -- to implement --------------------------------------------------------------------
     def sample(self, rng: np.random.Generator) -> Params:
@@ -80,6 +87,15 @@ class TaskTemplate:
         """Record in ``params`` what the check compares against that :meth:`setup` would have
         noted of the start state (a listing, with times), read from ``dev`` as someone else set
         it up: a benchmark's own set-up over adb. Default: nothing to note."""
+
+    def ended(self, dev: Device, params: Params) -> bool:
+        """Whether the episode has ended by itself after an action (a page that gave its reward);
+        default: never (an episode ends by the agent's finish or answer, or the step limit)."""
+        return False
+
+    def info(self, dev: Device, params: Params) -> dict[str, Any]:
+        """What the task reports in ``info`` at every step beyond the env's keys (a page's reward)."""
+        return {}
 
     def score(self, dev: Device, params: Params, answer: str | None, status: str | None) -> float:
         """The task's score in [0, 1]: 1.0 when :meth:`check` holds, else 0.0. A composite task
@@ -122,6 +138,8 @@ class TaskTemplate:
             suite=self.suite,
             optimal_steps=self.optimal_steps,
             tags=self.tags,
+            requires=self.requires,
+            subsets=self.subsets,
         )
 
 

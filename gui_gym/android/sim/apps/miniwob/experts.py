@@ -1,0 +1,111 @@
+"""Scripted experts for MiniWoB++ pages: each reads the page's DOM (what a careful person reads
+on the screen) and answers the next phone action, from whatever state the page is in.
+
+An expert is JavaScript run in the page (this module's own; it only reads) that returns the next
+step: ``["tap", [l, t, r, b]]`` (a CSS rectangle to tap), ``["type", [l, t, r, b], text]`` (make the
+field there hold ``text``: tap it first when it is not focused) or ``["none", why]`` (the page
+shows nothing to do). :func:`next_action` turns it into the phone's action text on the element's
+screen bounds. :data:`EXPERTS` maps page names to experts; pages without one train from the outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from gui_gym.android.actions import Action, format_action
+
+if TYPE_CHECKING:
+    from gui_gym.android.sim.tasks.base import Oracle
+    from gui_gym.android.sim.web.webview import WebView
+
+# Shared helpers: an element's rectangle, the query's text, elements by their text.
+_LIB = r"""
+const R = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+const Q = () => document.getElementById('query').textContent.replace(/\s+/g, ' ').trim();
+const T = e => e.textContent.replace(/\s+/g, ' ').trim();
+const all = s => Array.from(document.querySelectorAll(s)).filter(e => e.getBoundingClientRect().width > 0);
+const fill = (e, text) => (e.value === text ? null : ['type', R(e), text]);
+"""
+
+_PLANS: dict[str, str] = {
+    "click-button": r"""
+const want = Q().match(/"(.*)" button/)[1];
+const b = all('#area button').find(e => T(e) === want);
+return b ? ['tap', R(b)] : ['none', 'no button ' + want];""",
+    "click-link": r"""
+const want = Q().match(/link "(.*)"\./)[1];
+const a = all('#area .alink').find(e => e.innerHTML === want);
+return a ? ['tap', R(a)] : ['none', 'no link ' + want];""",
+    "click-test": r"""return ['tap', R(document.getElementById('subbtn'))];""",
+    "click-test-2": r"""
+const want = Q().match(/button (\w+)\./)[1];
+const b = all('#area button').find(e => T(e) === want);
+return b ? ['tap', R(b)] : ['none', 'no button ' + want];""",
+    "click-dialog": r"""
+const x = all('button.ui-button, .ui-dialog-titlebar-close')[0];
+return x ? ['tap', R(x)] : ['none', 'no close button'];""",
+    "focus-text": r"""return ['tap', R(document.getElementById('tt'))];""",
+    "enter-text": r"""
+const want = Q().match(/Enter "(.*)" into/)[1];
+return fill(document.getElementById('tt'), want) || ['tap', R(document.getElementById('subbtn'))];""",
+    "enter-password": r"""
+const want = Q().match(/password "(.*)" into/)[1];
+return fill(document.getElementById('password'), want) || fill(document.getElementById('verify'), want)
+  || ['tap', R(document.getElementById('subbtn'))];""",
+    "login-user": r"""
+const m = Q().match(/username "(.*)" and the password "(.*)" into/);
+return fill(document.getElementById('username'), m[1]) || fill(document.getElementById('password'), m[2])
+  || ['tap', R(document.getElementById('subbtn'))];""",
+    "click-checkboxes": r"""
+const q = Q().match(/^Select (.*) and click Submit\.$/)[1];
+const want = q === 'nothing' ? [] : q.split(', ').map(s => s.trim());
+for (const l of all('#boxes label')) {
+  const box = l.querySelector('input');
+  if (box.checked !== want.includes(T(l))) return ['tap', R(box)];
+}
+return ['tap', R(document.getElementById('subbtn'))];""",
+    "click-option": r"""
+const want = Q().match(/^Select (.*) and click Submit\.$/)[1];
+const l = all('#area label').find(e => T(e) === want);
+if (!l) return ['none', 'no option ' + want];
+const box = l.querySelector('input');
+return box.checked ? ['tap', R(document.getElementById('subbtn'))] : ['tap', R(box)];""",
+}
+
+
+def _plan(name: str) -> str:
+    return f"(() => {{ {_LIB} {_PLANS[name]} }})()"
+
+
+def next_action(o: Oracle, view: WebView, name: str) -> str:
+    """The expert's next action on page ``name``, as the phone's action text."""
+    step = view.evaluate(_plan(name), changes=False)
+    kind = step[0] if isinstance(step, list) and step else "none"
+    if kind == "none":
+        return o.finish()
+    bounds = view.frame.to_screen(step[1])
+    if bounds is None:
+        return o.swipe("up")  # the element is below the view: bring it up
+    if kind == "tap":
+        return format_action(Action("tap", element=bounds))
+    focused = (
+        view.focused_editable()
+        and view.evaluate(
+            "(() => { const r = document.activeElement.getBoundingClientRect();"
+            " return [r.left, r.top, r.right, r.bottom]; })()",
+            changes=False,
+        )
+        == step[1]
+    )
+    if not focused:
+        return format_action(Action("tap", element=bounds))
+    return o.type(step[2])
+
+
+def _expert(name: str) -> Callable[[Oracle, WebView], str]:
+    return lambda o, view: next_action(o, view, name)
+
+
+#: the pages with an expert, by name
+EXPERTS: dict[str, Callable[[Oracle, WebView], str]] = {name: _expert(name) for name in _PLANS}

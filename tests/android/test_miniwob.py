@@ -1,0 +1,183 @@
+"""MobileMiniWoB++ on the phone: AndroidWorld's MiniWoB registry, the Miniwob app showing MiniWoB++'s
+real pages in a real headless Chromium, the pages' own rewards deciding success.
+
+The registry's facts (ids, the subset, the goal, the step limit) are AndroidWorld's
+(``android_world/task_evals/miniwob/miniwob_registry.py`` and ``miniwob_base.py``). The episodes
+run the ``miniwob`` package's pages in Chromium: without Chromium these tests fail saying what to
+install (``GUI_GYM_NO_BROWSER=1`` skips them, as the other browser tests).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+
+import gymnasium as gym
+import pytest
+
+from gui_gym.android.sim.apps.miniwob import experts
+from gui_gym.android.sim.apps.miniwob.pages import GOAL, NAMES, STEP_LIMIT, SUBSET, class_name
+from gui_gym.android.sim.tasks import TASKS, WEB_TASKS
+from gui_gym.android.sim.web.chromium import INSTALL_HINT, BrowserError, Chromium, find_chromium
+
+PREFIX = GOAL.split("{")[0]
+
+
+# -- the registry (no browser) ------------------------------------------------------------
+def test_registry_is_androidworlds() -> None:
+    assert len(NAMES) == 92 and list(NAMES) == sorted(NAMES)
+    assert [t.id for t in WEB_TASKS.values()] == [class_name(n) for n in NAMES]
+    assert class_name("click-collapsible-2") == "MiniWobClickCollapsible2"
+    assert class_name("email-inbox-forward-nl-turk") == "MiniWobEmailInboxForwardNlTurk"
+    # papers' subset: 64 names, of which click-menu and use-spinner are not registered
+    assert len(SUBSET) == 62 and set(SUBSET) <= set(NAMES)
+    assert "MiniWobClickMenu" not in WEB_TASKS and "MiniWobUseSpinner" not in WEB_TASKS
+    for t in WEB_TASKS.values():
+        spec = t.spec()
+        assert spec.suite == "miniwob" and spec.requires == ("browser",) and t.step_limit == STEP_LIMIT == 30
+        assert (spec.subsets == ("miniwob-subset",)) == (t.page in SUBSET)
+    assert not set(WEB_TASKS) & set(TASKS)  # the simulator's own tasks need no browser
+
+
+def test_selection_names_the_browser_suites() -> None:
+    env = gym.make("GuiAndroid-v0")
+    assert not any(t.id.startswith("MiniWob") for t in env.unwrapped.pool)  # "all" needs no browser
+    env.close()
+    env = gym.make("GuiAndroid-v0", task="miniwob")
+    assert len(env.unwrapped.pool) == 92
+    env.close()
+    env = gym.make("GuiAndroid-v0", task="miniwob-subset")
+    assert sorted(t.id for t in env.unwrapped.pool) == sorted(class_name(n) for n in SUBSET)
+    env.close()
+    env = gym.make("GuiAndroid-v0", task="MiniWobClickButton,ContactsAddContact")
+    assert [t.id for t in env.unwrapped.pool] == ["MiniWobClickButton", "ContactsAddContact"]
+    env.close()
+
+
+def test_missing_chromium_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GUI_GYM_CHROMIUM", "/nonexistent/chromium")
+    with pytest.raises(BrowserError, match="apt-get install"):
+        find_chromium()
+    with pytest.raises(BrowserError, match="apt-get install"):
+        Chromium()
+    assert "apt-get" in INSTALL_HINT
+
+
+# -- episodes in Chromium -----------------------------------------------------------------
+@pytest.fixture(scope="module")
+def chromium_present() -> None:
+    if os.environ.get("GUI_GYM_NO_BROWSER") == "1":
+        pytest.skip("GUI_GYM_NO_BROWSER=1: the headless-Chromium tests are skipped")
+    try:
+        find_chromium()
+    except BrowserError as e:
+        pytest.fail(str(e))
+
+
+@pytest.fixture(scope="module")
+def env(chromium_present: None) -> Iterator[gym.Env]:
+    e = gym.make("GuiAndroid-v0", task="miniwob", obs_mode="both")
+    yield e
+    e.close()
+
+
+def run_expert(env: gym.Env, task: str, seed: int) -> tuple[int, dict]:
+    _, info = env.reset(seed=seed, options={"task": task})
+    assert info["instruction"].startswith(PREFIX)
+    for steps in range(1, STEP_LIMIT + 1):
+        _, _, terminated, truncated, info = env.step(env.unwrapped.oracle_action())
+        assert info["format_valid"], info
+        if terminated or truncated:
+            return steps, info
+    raise AssertionError("no end")
+
+
+@pytest.mark.parametrize("page", sorted(experts.EXPERTS))
+def test_experts_succeed_by_the_pages_reward(env: gym.Env, page: str) -> None:
+    for seed in (0, 1):
+        steps, info = run_expert(env, class_name(page), seed)
+        assert info["success"] and info["page_reward"] == 1.0 and info["page_done"], (page, seed, info)
+        assert 0 < info["page_reward_time"] <= 1.0  # MiniWoB++'s time-discounted reward
+        assert steps <= 8
+
+
+def test_a_seed_fixes_the_pages_problem(env: gym.Env) -> None:
+    got = []
+    for seed in (5, 5, 6, 7):
+        obs, info = env.reset(seed=seed, options={"task": "MiniWobClickButton"})
+        got.append((info["instruction"], obs["ui"]))
+    assert got[0] == got[1]
+    assert len({g[0] for g in got[1:]}) > 1  # other seeds, other problems
+    instruction = got[0][0]
+    assert re.fullmatch(re.escape(PREFIX) + r'Click on the "[^"]+" button\.', instruction)
+
+
+def test_the_dump_is_the_page_as_a_webview_exposes_it(env: gym.Env) -> None:
+    obs, _ = env.reset(seed=3, options={"task": "MiniWobLoginUser"})
+    nodes = re.findall(r"<node [^>]*>", obs["ui"])
+
+    def attrs(n: str) -> dict[str, str]:
+        return dict(re.findall(r'([\w-]+)="([^"]*)"', n))
+
+    page = [attrs(n) for n in nodes if attrs(n)["package"] == "com.google.androidenv.miniwob"]
+    webviews = [a for a in page if a["class"] == "android.webkit.WebView"]
+    assert webviews[0]["resource-id"] == "com.google.androidenv.miniwob:id/webView"
+    assert webviews[1]["text"] == "Login User Task"  # the document: its title
+    by_id = {a["resource-id"]: a for a in page if a["resource-id"]}
+    # the 160 x 210 CSS-pixel task at 500 %, 10dp below the status bar
+    assert by_id["wrap"]["bounds"] == "[0,110][800,1160]"
+    assert by_id["query"]["bounds"] == "[0,110][800,360]"
+    assert by_id["username"]["class"] == "android.widget.EditText" and by_id["username"]["focusable"] == "true"
+    assert by_id["password"]["class"] == "android.widget.EditText"
+    assert by_id["subbtn"]["class"] == "android.widget.Button" and by_id["subbtn"]["text"] == "Login"
+    assert by_id["subbtn"]["clickable"] == "true"
+    texts = [a["text"] for a in page if a["class"] == "android.widget.TextView"]
+    assert "Username" in texts and "Password" in texts
+    shot = obs["screen"]
+    assert shot.shape == (1200, 540, 3)
+    assert tuple(shot[60, 100]) == (255, 255, 0)  # the query's yellow, at the page's top left
+
+
+def test_a_wrong_click_ends_the_episode_as_a_failure(env: gym.Env) -> None:
+    _, info = env.reset(seed=0, options={"task": "MiniWobClickTest2"})
+    want = re.search(r"Click button (\w+)\.", info["instruction"]).group(1)
+    other = next(e for e in info["ui_elements"] if e.class_name == "android.widget.Button" and e.text != want)
+    _, reward, terminated, truncated, info = env.step(
+        {"action_type": "click", "index": info["ui_elements"].index(other)}
+    )
+    assert terminated and not truncated and not info["success"] and reward == 0.0
+    assert info["page_reward"] == -1.0
+
+
+def test_no_ops_stay_no_ops_on_the_page(env: gym.Env) -> None:
+    obs, _ = env.reset(seed=2, options={"task": "MiniWobEnterText"})
+    before = obs["ui"]
+    _, _, terminated, _, info = env.step('do(action="Type", text="hello")')  # nothing focused
+    assert not info["format_valid"] and not terminated
+    _, _, terminated, _, info = env.step({"action_type": "input_text", "text": "x", "x": 900, "y": 1500})
+    assert not info["format_valid"] and not terminated  # no field there: nothing was touched
+    obs, _, _, _, info = env.step('do(action="Back")')  # the app takes Back and stays
+    assert info["format_valid"] and env.unwrapped.device.state.foreground == "miniwob"
+    assert obs["ui"] == before
+    assert info["page_reward"] == 0.0 and not info["page_done"]
+
+
+def test_typed_text_is_only_page_input(env: gym.Env) -> None:
+    _, info = env.reset(seed=4, options={"task": "MiniWobEnterText"})
+    field = next(e for e in info["ui_elements"] if e.class_name == "android.widget.EditText")
+    text = "'); core.endEpisode(1.0); ('"
+    _, _, terminated, _, info = env.step(
+        {"action_type": "input_text", "text": text, "index": info["ui_elements"].index(field)}
+    )
+    assert info["format_valid"] and not terminated and info["page_reward"] == 0.0
+    field = next(e for e in info["ui_elements"] if e.class_name == "android.widget.EditText")
+    assert field.text == text
+
+
+def test_check_env_passes(chromium_present: None) -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    e = gym.make("GuiAndroid-v0", task="MiniWobClickButton")
+    check_env(e.unwrapped, skip_render_check=True)
+    e.close()
