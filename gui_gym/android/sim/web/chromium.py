@@ -205,6 +205,36 @@ class Chromium:
                     raise BrowserError(f"{method}: {reply['error'].get('message', reply['error'])}")
                 return reply.get("result", {})
 
+    def commands(self, calls: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+        """Several commands to the page, sent at once (Chromium runs them in order); the last's
+        result, after every one has been answered (an error in any is raised)."""
+        if not self._pid:
+            raise BrowserError("the browser is closed")
+        first = self._next_id + 1
+        data = b""
+        for method, params in calls:
+            self._next_id += 1
+            msg = {"id": self._next_id, "method": method, "params": params, "sessionId": self._session}
+            data += json.dumps(msg).encode() + b"\0"
+        try:
+            while data:
+                data = data[os.write(self._to, data) :]
+        except OSError as e:
+            raise BrowserError(f"the browser is gone ({calls[0][0]}: {e})") from e
+        deadline = time.monotonic() + self.timeout
+        result: dict[str, Any] = {}
+        answered = 0
+        while answered < len(calls):
+            reply = self._read(deadline, calls[0][0])
+            rid = reply.get("id")
+            if isinstance(rid, int) and first <= rid <= self._next_id:
+                answered += 1
+                if "error" in reply:
+                    raise BrowserError(f"{calls[rid - first][0]}: {reply['error'].get('message', reply['error'])}")
+                if rid == self._next_id:
+                    result = reply.get("result", {})
+        return result
+
     def command(
         self, method: str, params: dict[str, Any] | None = None, timeout: float | None = None
     ) -> dict[str, Any]:
@@ -262,14 +292,18 @@ class Chromium:
         self.command("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
 
     def click(self, x: float, y: float, hold_ms: float = 0.0) -> None:
-        """A touch at page point (``x``, ``y``) in CSS pixels: down, then up (a tap, or a long press
-        when held), delivered as the mouse events a WebView's tap dispatches."""
+        """A click at page point (``x``, ``y``) in CSS pixels: the pointer moved there, pressed and
+        released (held ``hold_ms`` in between): the mouse events a WebView's tap ends in."""
         base = {"x": x, "y": y, "button": "left", "clickCount": 1}
-        self.command("Input.dispatchMouseEvent", {**base, "type": "mouseMoved", "button": "none", "clickCount": 0})
-        self.command("Input.dispatchMouseEvent", {**base, "type": "mousePressed"})
+        moved = {"x": x, "y": y, "type": "mouseMoved", "button": "none", "clickCount": 0}
+        press = [("Input.dispatchMouseEvent", moved), ("Input.dispatchMouseEvent", {**base, "type": "mousePressed"})]
+        release = [("Input.dispatchMouseEvent", {**base, "type": "mouseReleased"})]
         if hold_ms:
+            self.commands(press)
             time.sleep(hold_ms / 1000)
-        self.command("Input.dispatchMouseEvent", {**base, "type": "mouseReleased"})
+            self.commands(release)
+        else:
+            self.commands(press + release)
 
     def drag(self, x0: float, y0: float, x1: float, y1: float, steps: int = 8) -> None:
         """A finger moved from (``x0``, ``y0``) to (``x1``, ``y1``): pressed, moved, released."""

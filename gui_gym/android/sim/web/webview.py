@@ -187,8 +187,10 @@ TREE_JS = r"""
 """
 
 _NOT_TEXT = "['checkbox','radio','button','submit','reset','range','color','file','image','hidden']"
-# Two animation frames after the last input: the gesture's click and what it set off are done.
-SETTLE = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
+# After the last input: the tasks it queued have run (a timer turn), or two animation frames have
+# passed (a gesture's scroll and what it set off are done).
+SETTLE = "new Promise(r => setTimeout(() => r(true), 0))"
+SETTLE_FRAMES = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
 SCROLLS = (
     "[window.scrollX, window.scrollY, ...Array.from(document.querySelectorAll('*'))"
     ".filter(e => e.scrollTop || e.scrollLeft).flatMap(e => [e.scrollTop, e.scrollLeft])]"
@@ -340,15 +342,23 @@ class WebView:
         return node
 
     # -- input ---------------------------------------------------------------------------
-    def settle(self) -> None:
-        """Wait until the page has handled the input sent (its gesture's click, the frames after)."""
-        self.browser.evaluate(SETTLE)
+    def settle(self, frames: bool = False) -> None:
+        """Wait until the page has handled the input sent: the tasks it queued at once, or with
+        ``frames`` the two frames after (a gesture's scroll, what it set off)."""
+        self.browser.evaluate(SETTLE_FRAMES if frames else SETTLE)
         self.changed()
 
     def touch(self, points: list[tuple[int, int]], hold_ms: float = 0.0) -> None:
-        """A finger on the WebView through screen ``points`` (one point: a tap), then settled."""
+        """A finger on the WebView through screen ``points``, then settled. A tap (one point, not
+        held) is delivered as the mouse events and click a WebView's tap ends in (a touch gesture
+        costs a frame per event in headless Chromium); a long press or a swipe as touch events,
+        from which the page's own gesture handling scrolls, drags or presses."""
+        if len(points) == 1 and not hold_ms:
+            self.browser.click(*self.frame.to_page(*points[0]))
+            self.settle()
+            return
         self.browser.touch([self.frame.to_page(x, y) for x, y in points], hold_ms)
-        self.settle()
+        self.settle(frames=True)
 
     def scroll_offsets(self) -> list[float]:
         """Every scroll offset of the page (the document's and each scrolled element's)."""

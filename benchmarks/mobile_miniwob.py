@@ -3,8 +3,8 @@ Farama's ``miniwob`` Gymnasium env on the same pages, in one run.
 
 Usage::
 
-    python benchmarks/miniwob.py            # about 2 minutes
-    python benchmarks/miniwob.py --quick    # a smoke run
+    python benchmarks/mobile_miniwob.py            # about 2 minutes
+    python benchmarks/mobile_miniwob.py --quick    # a smoke run
 
 Both sides get the same workload: a tap at a uniformly random point of the 160 x 210 task area
 (gui-gym: the phone's tap on the WebView, 500 % zoom; Farama: ``CLICK_COORDS`` at the same CSS
@@ -18,11 +18,17 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
+
+import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
 
 TASKS = ("click-button", "click-checkboxes", "click-link", "enter-text", "login-user", "click-tab", "choose-list")
 STEPS = 30
