@@ -99,7 +99,7 @@ def test_experts_succeed_by_the_pages_reward(env: gym.Env, page: str) -> None:
         steps, info = run_expert(env, class_name(page), seed)
         assert info["success"] and info["page_reward"] == 1.0 and info["page_done"], (page, seed, info)
         assert 0 < info["page_reward_time"] <= 1.0  # MiniWoB++'s time-discounted reward
-        assert steps <= 8
+        assert steps < STEP_LIMIT  # the expert finishes well inside the 30 steps
 
 
 def test_a_seed_fixes_the_pages_problem(env: gym.Env) -> None:

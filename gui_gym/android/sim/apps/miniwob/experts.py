@@ -60,7 +60,7 @@ return fill(document.getElementById('username'), m[1]) || fill(document.getEleme
     "click-checkboxes": r"""
 const q = Q().match(/^Select (.*) and click Submit\.$/)[1];
 const want = q === 'nothing' ? [] : q.split(', ').map(s => s.trim());
-for (const l of all('#boxes label')) {
+for (const l of all('#area label')) {
   const box = l.querySelector('input');
   if (box.checked !== want.includes(T(l))) return ['tap', R(box)];
 }
@@ -71,7 +71,40 @@ const l = all('#area label').find(e => T(e) === want);
 if (!l) return ['none', 'no option ' + want];
 const box = l.querySelector('input');
 return box.checked ? ['tap', R(document.getElementById('subbtn'))] : ['tap', R(box)];""",
+    "click-button-sequence": r"""
+const pushed = typeof buttonsPushed === 'undefined' ? [] : buttonsPushed;
+return ['tap', R(document.getElementById(pushed.length === 0 ? 'subbtn' : 'subbtn2'))];""",
+    "enter-text-2": r"""
+const m = Q().match(/^Type "(.*)" in all (upper|lower) case letters/);
+const want = m[2] === 'upper' ? m[1].toUpperCase() : m[1].toLowerCase();
+return fill(document.getElementById('tt'), want) || ['tap', R(document.getElementById('subbtn'))];""",
+    "simple-arithmetic": r"""
+const m = T(document.getElementById('math-problem')).match(/^(-?\d+) ([-+x]) (-?\d+) =$/);
+const a = +m[1], b = +m[3];
+const want = String(m[2] === '+' ? a + b : m[2] === '-' ? a - b : a * b);
+return fill(document.getElementById('math-answer'), want) || ['tap', R(document.getElementById('subbtn'))];""",
+    "focus-text-2": r"""
+const n = {'1st': 1, '2nd': 2, '3rd': 3}[Q().match(/the (\w+) input/)[1]];
+return ['tap', R(document.getElementById('tt' + n))];""",
+    "click-tab": r"""
+const want = Q().match(/(Tab #\d)/)[1];
+const a = all('#area li a').find(e => T(e) === want);
+return a ? ['tap', R(a)] : ['none', 'no tab ' + want];""",
+    "click-widget": r"""
+const want = Q().match(/a "(.*)" widget/)[1];
+const w = all('#area [data-type]').find(e => e.getAttribute('data-type') === want);
+return w ? ['tap', R(w)] : ['none', 'no widget ' + want];""",
+    "click-collapsible": r"""
+if (all('.ui-accordion-content').length === 0) return ['tap', R(all('#area h3')[0])];
+return ['tap', R(document.getElementById('subbtn'))];""",
 }
+for _same, _as in (
+    ("click-checkboxes-large", "click-checkboxes"),
+    ("click-checkboxes-transfer", "click-checkboxes"),
+    ("click-test-transfer", "click-test-2"),
+    ("enter-text-dynamic", "enter-text"),
+):
+    _PLANS[_same] = _PLANS[_as]
 
 
 def _plan(name: str) -> str:
