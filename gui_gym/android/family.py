@@ -81,15 +81,18 @@ class AndroidFamily:
     candidate_kinds: tuple[str, ...] = KINDS
 
     def tasks(self, selection: str | Sequence[str] | None = None) -> list[TaskSpec]:
-        from gui_gym.android.sim.tasks import list_tasks
+        from gui_gym.android.sim.tasks import ALL_TASKS
 
-        return select_tasks(list_tasks(), selection, "GuiAndroid-v0")
+        # every task, the browser's too: "all" and tiers leave out what needs a browser
+        return select_tasks([t.spec() for t in ALL_TASKS.values()], selection, "GuiAndroid-v0")
 
-    def oracle_steps(self, task_id: str) -> int:
-        """The simulator oracle's longest episode over seeds 0-2 (what the step limit is based on)."""
-        from gui_gym.android.sim.tasks import TASKS, oracle_steps
+    def oracle_steps(self, task_id: str) -> int | None:
+        """The simulator oracle's longest episode over seeds 0-2 (what the step limit is based on);
+        ``None`` for a task whose screens need a browser (its limit is the benchmark's own)."""
+        from gui_gym.android.sim.tasks import ALL_TASKS, oracle_steps
 
-        return oracle_steps(TASKS[task_id])
+        task = ALL_TASKS[task_id]
+        return None if task.requires else oracle_steps(task)
 
     def instruction(self, obs: Any) -> str:
         return _clean(obs)["instruction"]

@@ -241,7 +241,8 @@ def _task_pool(task_id: str, seed: int, episodes: int) -> list[dict[str, Any]]:
     task = TASKS[task_id]
     rng = _rng(seed, task_id, "alternatives")
     own_labels = {APPS[a].label for a in (task.apps or (task.app,)) if a in APPS}
-    app_labels = sorted(a.label for a in APPS.values() if a.label not in own_labels)
+    # another app to launch: one the simulator runs by itself (a browser's app would start Chromium)
+    app_labels = sorted(a.label for a in APPS.values() if a.label not in own_labels and not a.requires)
     rows: list[dict[str, Any]] = []
     for ep in range(episodes):
         ep_seed = seed * 1000 + ep

@@ -11,17 +11,23 @@ import pytest
 
 import gui_gym  # noqa: F401  (registers the envs)
 from gui_gym.android.backends.base import sample_params
-from gui_gym.android.sim.tasks import TASKS, list_tasks
+from gui_gym.android.sim.tasks import ALL_TASKS, TASKS, list_tasks
 from gui_gym.core.family import family_of
 
-AW = sorted(t.id for t in TASKS.values() if t.suite == "androidworld")
+AW = sorted(t.id for t in ALL_TASKS.values() if t.suite == "androidworld")  # Chrome's three with them
 OWN = sorted(t.id for t in TASKS.values() if t.suite == "gui-gym")
 
 
-def test_every_task_is_in_one_of_two_suites() -> None:
+def test_every_task_is_in_one_of_the_suites() -> None:
     assert {t.suite for t in TASKS.values()} == {"androidworld", "gui-gym"}
-    assert len(OWN) == 41
+    assert {t.suite for t in ALL_TASKS.values()} == {"androidworld", "gui-gym", "miniwob"}
+    assert len(OWN) == 41 and len(AW) == 116
     assert sorted(s.id for s in list_tasks(suite="androidworld")) == AW
+    # the browser's tasks are named: "all" and the tiers leave them out
+    browser = {t.id for t in ALL_TASKS.values() if t.requires}
+    assert {"BrowserDraw", "BrowserMaze", "BrowserMultiply"} <= browser
+    assert not browser & {s.id for s in family_of("GuiAndroid-v0").tasks(None)}
+    assert not browser & {s.id for s in family_of("GuiAndroid-v0").tasks("easy")}
 
 
 def test_a_suite_name_selects_it_and_suite_tier_a_tier_within_it() -> None:
@@ -30,7 +36,7 @@ def test_a_suite_name_selects_it_and_suite_tier_a_tier_within_it() -> None:
     assert sorted(s.id for s in family.tasks("gui-gym")) == OWN
     easy = family.tasks("androidworld:easy")
     assert easy and all(s.suite == "androidworld" and s.difficulty == "easy" for s in easy)
-    assert {s.id for s in easy} == {t for t in AW if TASKS[t].difficulty == "easy"}
+    assert {s.id for s in easy} == {t for t in AW if ALL_TASKS[t].difficulty == "easy"}
 
 
 def test_the_env_samples_within_the_suite() -> None:

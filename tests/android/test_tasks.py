@@ -214,5 +214,6 @@ def test_suite_size() -> None:
     assert len(apps) >= 8, f"tasks cover only {sorted(apps)}"
     assert kinds["question"] >= 2, f"only {kinds['question']} question tasks"
     assert kinds["infeasible"] >= 2, f"only {kinds['infeasible']} infeasible tasks"
-    web = {a for s in list_tasks(suite="miniwob") for a in s.apps}  # pages in a browser: named only
+    # pages in a browser: listed with their suite only
+    web = {a for suite in ("miniwob", "androidworld") for s in list_tasks(suite=suite) for a in s.apps}
     assert set(APPS) <= apps | web, f"apps without tasks: {sorted(set(APPS) - apps - web)}"

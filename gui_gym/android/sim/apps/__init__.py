@@ -35,6 +35,7 @@ PACKAGES = (
     "opentracks",
     "osmand",
     "miniwob",
+    "chrome",
 )
 
 APPS: dict[str, App] = {

@@ -35,6 +35,8 @@ class App:
     #: the database files the real app keeps its data in (:class:`~gui_gym.android.sim.storage.Database`):
     #: the phone served over adb shows them, and reads back what is pushed there
     databases: tuple[Database, ...] = ()
+    #: what the app needs beyond the simulator (``"browser"``: its screens are pages in Chromium)
+    requires: tuple[str, ...] = ()
 
     @property
     def icon_label(self) -> str:

@@ -4,9 +4,9 @@ The suites: gui-gym's own tasks (``suite="gui-gym"``, each app's ``tasks`` modul
 multi-app tasks) and AndroidWorld's (``suite="androidworld"``, each app's ``androidworld``
 module and its information-retrieval tasks in ``questions``, see
 :mod:`gui_gym.android.sim.tasks.androidworld`). An app adds tasks to a suite by
-having the module; nothing else registers them. MobileMiniWoB++ (``suite="miniwob"``, the Miniwob
-app's ``registry``) runs pages in a browser: its tasks are in :data:`WEB_TASKS`, selected by id or
-suite only.
+having the module; nothing else registers them. The tasks whose screens are pages in a browser
+(:data:`WEB_MODULES`: AndroidWorld's Chrome tasks, MobileMiniWoB++) are in :data:`WEB_TASKS`,
+selected by id or suite only.
 """
 
 from __future__ import annotations
@@ -50,12 +50,14 @@ for _module in _MODULES:
 
 #: the tasks whose screens are web pages in a real browser (MobileMiniWoB++): the env selects them
 #: by id or suite; :data:`TASKS` is everything the simulator runs by itself
+WEB_MODULES = ("gui_gym.android.sim.apps.chrome.browser", "gui_gym.android.sim.apps.miniwob.registry")
 WEB_TASKS: dict[str, TaskTemplate] = {}
-for _cls in importlib.import_module("gui_gym.android.sim.apps.miniwob.registry").TEMPLATES:
-    _t = _cls()
-    if _t.id in TASKS or _t.id in WEB_TASKS:
-        raise RuntimeError(f"duplicate task id {_t.id}")
-    WEB_TASKS[_t.id] = _t
+for _name in WEB_MODULES:
+    for _cls in importlib.import_module(_name).TEMPLATES:
+        _t = _cls()
+        if _t.id in TASKS or _t.id in WEB_TASKS:
+            raise RuntimeError(f"duplicate task id {_t.id}")
+        WEB_TASKS[_t.id] = _t
 #: every task the phone has
 ALL_TASKS: dict[str, TaskTemplate] = {**TASKS, **WEB_TASKS}
 

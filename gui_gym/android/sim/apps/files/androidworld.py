@@ -202,11 +202,11 @@ def showing(dev: Device, folder: str) -> bool:
     return in_files(dev) and b is not None and b.root == "storage" and b.folder == folder
 
 
-def _row(o: Oracle, name: str) -> Node | None:
+def file_row(o: Oracle, name: str) -> Node | None:
     return next((n for n in o.nodes if n.role == "row" and n.label == name and n.rid.endswith("item_root")), None)
 
 
-def _reveal_or_none(o: Oracle, folder: str, name: str) -> str | None:
+def reveal_file_step(o: Oracle, folder: str, name: str) -> str | None:
     """Scroll ``folder``'s list toward ``name`` (``None``: its row is on screen)."""
     order = [i.name for i in data.listing(o.dev, folder)]
     where = order.index(name) if name in order else len(order)
@@ -223,8 +223,8 @@ def open_folder_step(o: Oracle, folder: str, screen_folder: str, crumb_root: str
     if screen_folder == "" or folder.startswith(screen_folder + "/"):
         rest = folder[len(screen_folder) :].strip("/")
         name = rest.split("/")[0]
-        step = _reveal_or_none(o, screen_folder, name)
-        return step if step is not None else o.tap(_row(o, name))
+        step = reveal_file_step(o, screen_folder, name)
+        return step if step is not None else o.tap(file_row(o, name))
     return o.tap(o.find(crumb_root, rid="breadcrumb_text"))
 
 
@@ -261,8 +261,8 @@ def select_step(o: Oracle, folder: str, name: str) -> str | None:
         return None
     if screen.selected:
         return o.tap(o.find(desc="Close"))
-    step = _reveal_or_none(o, folder, name)
-    return step if step is not None else o.long_press(_row(o, name))
+    step = reveal_file_step(o, folder, name)
+    return step if step is not None else o.long_press(file_row(o, name))
 
 
 def delete_step(o: Oracle, folder: str, name: str) -> str:

@@ -30,7 +30,17 @@ from typing import TYPE_CHECKING, Any
 from gui_gym.android.sim.apps.base import App
 from gui_gym.android.sim.apps.files import data
 from gui_gym.android.sim.apps.files.data import STORAGE_NAME, Item
-from gui_gym.android.sim.widgets import NAV_TOP, ROW_H, STATUS_H, TOOLBAR_H, UI, Dialog, Inapplicable, Screen
+from gui_gym.android.sim.widgets import (
+    NAV_TOP,
+    ROW_H,
+    STATUS_H,
+    TOOLBAR_H,
+    UI,
+    Dialog,
+    Inapplicable,
+    MenuDialog,
+    Screen,
+)
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:
@@ -268,8 +278,16 @@ class Browser(Screen):
             if not self.browsing():
                 raise Inapplicable("no folder here")
             return self._go(dev, item.path)
+        if item.name.lower().endswith((".html", ".htm")):  # Chrome takes web pages: Android asks with which app
+            self.dialog = MenuDialog("on_open_with", [("Chrome", item.path)], title="Open with")
+            return f'Tap the file "{item.name}" in {LABEL}: open with…'
         dev.toast("No app can open this file")
         return f'Tap the file "{item.name}" in {LABEL} (no app here opens it)'
+
+    def on_open_with(self, dev: Device, path: str) -> str:
+        from gui_gym.android.sim.apps.chrome.app import open_file  # the apps' packages import this one
+
+        return open_file(dev, path)
 
     def _long_press(self, dev: Device, item: Item) -> str:
         return self._toggle(item)

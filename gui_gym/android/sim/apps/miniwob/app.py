@@ -186,6 +186,7 @@ def _check_text(text: str) -> None:
 
 
 class MiniWobApp(App):
+    requires = ("browser",)
     name = "miniwob"
     label = LABEL
     package = PKG

@@ -1,0 +1,282 @@
+"""Chrome (com.android.chrome): a tab showing a local page in a real headless Chromium.
+
+What AndroidWorld's browser tasks need of Chrome: the Files app opens ``task.html`` with it (the
+"Open with" prompt lists Chrome), and Chrome shows the page under its toolbar (the home button,
+the address bar ``url_bar`` holding the page's address, the tab switcher and the menu). The page
+runs in a headless Chromium (:mod:`gui_gym.android.sim.web`) at the phone's density (2.625 screen
+pixels per CSS pixel, a 411-pixel-wide layout); its elements are in the dump as Chrome exposes them
+(an ``android.webkit.WebView`` and the page's nodes), its pixels in the screenshot, and a finger on
+it is a touch on the page. Launched from the home screen Chrome shows an empty tab.
+
+Chrome renders a page without a viewport tag at a 980-pixel layout zoomed out to the screen; here
+every page is laid out at the screen's width (as with the tag), which changes no element a task
+reads. Chrome's first-run screens are not shown.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from gui_gym.android.sim.apps.base import App
+from gui_gym.android.sim.media import media
+from gui_gym.android.sim.web.webview import Frame, WebView
+from gui_gym.android.sim.widgets import NAV_TOP, STATUS_H, UI, Inapplicable, Screen
+from gui_gym.android.ui import SCREEN_W, Node
+
+if TYPE_CHECKING:
+    from gui_gym.android.sim.device import Device
+
+PKG = "com.android.chrome"
+LABEL = "Chrome"
+ACTIVITY = "com.google.android.apps.chrome.Main"
+TOOLBAR_H = 147  # 56dp
+DENSITY = 2.625
+_CSS_W, _CSS_H = int(SCREEN_W / DENSITY), int((NAV_TOP - STATUS_H - TOOLBAR_H) / DENSITY)
+FRAME = Frame(0, STATUS_H + TOOLBAR_H, round(_CSS_W * DENSITY), STATUS_H + TOOLBAR_H + round(_CSS_H * DENSITY), DENSITY)
+BLANK = "about:blank"
+#: how DocumentsUI hands a file of the shared storage to the app that opens it
+DOCUMENTS = "content://com.android.externalstorage.documents/document/primary%3A"
+_RESOURCE = "chrome-webview"
+
+
+@dataclass
+class ChromeData:
+    """The tab: the address shown and the shared-storage file it shows (``""``: none)."""
+
+    url: str = ""
+    path: str = ""
+
+
+def _db(dev: Device) -> ChromeData:
+    return dev.data("chrome")
+
+
+class _Tab:
+    """The browser behind the tab, and where its pages are written to load them."""
+
+    def __init__(self) -> None:
+        self.view = WebView(FRAME)
+        self.folder = tempfile.mkdtemp(prefix="gui-gym-chrome-")
+        self.shown: tuple[str, bytes] | None = None
+
+    def show(self, path: str, raw: bytes | None) -> None:
+        """Load the storage's file ``path`` (its bytes ``raw``; ``None``: an empty tab)."""
+        if raw is None:
+            if self.shown is not None or not self.view.url:
+                self.view.load(BLANK)
+                self.shown = None
+            return
+        if self.shown == (path, raw):
+            return
+        file = os.path.join(self.folder, "page.html")
+        with open(file, "wb") as f:
+            f.write(raw)
+        self.view.load("file://" + file)
+        self.shown = (path, raw)
+
+    def close(self) -> None:
+        self.view.close()
+        for name in os.listdir(self.folder):
+            os.remove(os.path.join(self.folder, name))
+        os.rmdir(self.folder)
+
+
+def tab(dev: Device) -> _Tab:
+    t = dev.resources.get(_RESOURCE)
+    if t is None:
+        t = dev.resources[_RESOURCE] = _Tab()
+    return t
+
+
+def open_file(dev: Device, path: str) -> str:
+    """Open the shared storage's ``path`` in Chrome (what "Open with" Chrome does)."""
+    data = _db(dev)
+    data.path, data.url = path, DOCUMENTS + path.replace("/", "%2F")
+    dev.launch("chrome")
+    return f'Open "{path.rsplit("/", 1)[-1]}" with Chrome'
+
+
+def _rid(name: str) -> str:
+    return f"{PKG}:id/{name}"
+
+
+class TabScreen(Screen):
+    """Main: the toolbar and the page."""
+
+    title = LABEL
+
+    def build(self, ui: UI, dev: Device) -> None:
+        data = _db(dev)
+        t = tab(dev)
+        f = media(dev).files.get(data.path) if data.path else None
+        t.show(data.path, f.data() if f is not None else None)
+        top = STATUS_H
+        bar = Node(
+            "android.widget.FrameLayout", (0, top, SCREEN_W, top + TOOLBAR_H), rid=_rid("toolbar"), role="toolbar"
+        )
+        icon = (top + 22, top + 125)
+        bar.children = [
+            Node(
+                "android.widget.ImageButton",
+                (16, icon[0], 119, icon[1]),
+                desc="Open the home page",
+                rid=_rid("home_button"),
+                package=PKG,
+                on_tap=lambda: self._home(dev),
+                role="icon",
+                style="home",
+            ),
+            Node(
+                "android.widget.EditText",
+                (140, top + 20, 820, top + 127),
+                data.url or "Search or type URL",
+                rid=_rid("url_bar"),
+                package=PKG,
+                focusable=True,
+                on_tap=lambda: self._address(),
+                role="field",
+                style=None if data.url else "hint",
+                label="Address",
+            ),
+            Node(
+                "android.widget.ImageButton",
+                (840, icon[0], 943, icon[1]),
+                desc="Switch or close tabs",
+                rid=_rid("tab_switcher_button"),
+                package=PKG,
+                on_tap=lambda: self._tabs(),
+                role="icon",
+                style="tabs",
+            ),
+            Node(
+                "android.widget.ImageButton",
+                (960, icon[0], 1063, icon[1]),
+                desc="Customize and control Google Chrome",
+                rid=_rid("menu_button"),
+                package=PKG,
+                on_tap=lambda: self._menu(),
+                role="icon",
+                style="more",
+            ),
+        ]
+        ui.add(bar)
+        root = t.view.nodes(PKG, "")
+        root.cls = "android.widget.FrameLayout"  # Chrome's content view holds the page's WebView node
+        root.rid = _rid("compositor_view_holder")
+        root.picture = t.view.screenshot
+        root.role = "picture"
+        root.style = ("fit", "chrome", id(t.view), t.view.version)
+        root.on_tap = lambda: self._touch(dev, t.view)
+        root.on_scroll = lambda direction, frac: self._scroll(dev, t.view, direction, frac)
+        ui.add(root)
+
+    def _touch(self, dev: Device, view: WebView) -> str:
+        point = dev.touch_point
+        if point is None:
+            raise Inapplicable("a touch on the page needs a point")
+        view.touch([point])
+        self._follow_focus(dev, view)
+        return f"Tap the page at ({point[0]}, {point[1]})"
+
+    def _scroll(self, dev: Device, view: WebView, direction: str, frac: float) -> bool:
+        x, y = dev.touch_point or ((FRAME.left + FRAME.right) // 2, (FRAME.top + FRAME.bottom) // 2)
+        dist = max(1, int((FRAME.bottom - FRAME.top) * frac * 0.6))
+        end = {"down": (x, y - dist), "up": (x, y + dist), "right": (x - dist, y), "left": (x + dist, y)}[direction]
+        end = (min(max(end[0], FRAME.left), FRAME.right - 1), min(max(end[1], FRAME.top), FRAME.bottom - 1))
+        before = view.scroll_offsets()
+        view.touch([(x, y), end])
+        return view.scroll_offsets() != before
+
+    def on_gesture(self, dev: Device, points: list[tuple[int, int]]) -> str | None:
+        x0, y0 = points[0]
+        if not (FRAME.left <= x0 < FRAME.right and FRAME.top <= y0 < FRAME.bottom):
+            return None
+        view = tab(dev).view
+        path = points if len(points) > 2 else _path(points[0], points[-1])
+        view.touch(path)
+        self._follow_focus(dev, view)
+        return f"Swipe on the page from ({x0}, {y0}) to ({points[-1][0]}, {points[-1][1]})"
+
+    def check_input_text(self, dev: Device, point: tuple[int, int] | None, text: str) -> None:
+        view = tab(dev).view
+        inside = point is not None and FRAME.top <= point[1] < FRAME.bottom
+        if inside and not view.editable_at(*point):
+            raise Inapplicable("input_text needs a text field: the page has none at its target")
+        if point is None and not view.focused_editable():
+            raise Inapplicable("input_text needs a text field: nothing on the page takes text")
+
+    def on_key_input(self, dev: Device, key: str, text: str, delete: int, enter: bool) -> str | None:
+        view = tab(dev).view
+        if not view.focused_editable():
+            self.focus = None
+            raise Inapplicable("no text field has focus on the page: tap a field first")
+        from gui_gym.android.sim.device import CLEAR_ALL  # the device imports the apps
+
+        old = view.focused_value()
+        if not text and (not old or delete == 0):
+            raise Inapplicable("nothing to type")
+        clear = delete >= CLEAR_ALL
+        view.type(text.replace("\n", ""), delete=0 if clear else min(delete, len(old)), select_all=clear)
+        done = f'Type "{text}" into the page\'s field' if text else "Delete text in the page's field"
+        if enter:
+            view.enter()
+            done += ", then Enter"
+        self._follow_focus(dev, view)
+        return done
+
+    def on_enter(self, dev: Device, key: str) -> str | None:
+        view = tab(dev).view
+        view.enter()
+        self._follow_focus(dev, view)
+        return "Press Enter"
+
+    def _follow_focus(self, dev: Device, view: WebView) -> None:
+        if view.focused_editable():
+            self.focus = "page"
+            self.form["page"] = view.focused_value()
+            dev.state.keyboard = True
+        else:
+            self.focus = None
+            self.form.pop("page", None)
+
+    def _home(self, dev: Device) -> str:
+        data = _db(dev)
+        data.url = data.path = ""
+        return 'Tap "Open the home page" in Chrome'
+
+    @staticmethod
+    def _address() -> str:
+        raise Inapplicable("the address bar takes no typed address here: pages open from the Files app")
+
+    @staticmethod
+    def _tabs() -> str:
+        return 'Tap "Switch or close tabs" in Chrome (one tab)'
+
+    @staticmethod
+    def _menu() -> str:
+        raise Inapplicable("Chrome's menu is not modelled")
+
+
+def _path(start: tuple[int, int], end: tuple[int, int], steps: int = 8) -> list[tuple[int, int]]:
+    (x0, y0), (x1, y1) = start, end
+    return [(round(x0 + (x1 - x0) * i / steps), round(y0 + (y1 - y0) * i / steps)) for i in range(steps + 1)]
+
+
+class ChromeApp(App):
+    requires = ("browser",)
+    name = "chrome"
+    label = LABEL
+    package = PKG
+    activity = ACTIVITY
+    aliases = ("chrome", "google chrome")
+    color = (66, 133, 244)
+    layout = (("android.widget.FrameLayout", _rid("coordinator")),)
+
+    def initial_data(self) -> Any:
+        return ChromeData()
+
+    def root(self, dev: Device) -> Screen:
+        return TabScreen()
