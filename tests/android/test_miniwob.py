@@ -181,3 +181,20 @@ def test_check_env_passes(chromium_present: None) -> None:
     e = gym.make("GuiAndroid-v0", task="MiniWobClickButton")
     check_env(e.unwrapped, skip_render_check=True)
     e.close()
+
+
+def test_a_list_and_a_time_field_open_androids_own_pickers(env: gym.Env) -> None:
+    from gui_gym.android.sim.widgets import MenuDialog, TimePickerDialog
+
+    _, info = env.reset(seed=1, options={"task": "MiniWobChooseList"})
+    dev = env.unwrapped.device
+    box = next(e for e in info["ui_elements"] if e.class_name == "android.widget.Spinner")
+    _, _, _, _, info = env.step({"action_type": "click", "index": info["ui_elements"].index(box)})
+    dialog = dev.top_screen().dialog
+    assert isinstance(dialog, MenuDialog) and len(dialog.items) >= 2 and info["format_valid"]
+    texts = {e.text for e in info["ui_elements"] if e.class_name == "android.widget.CheckedTextView"}
+    assert {text for text, _ in dialog.items} == texts  # the page's options, as a native list
+    _, info = env.reset(seed=1, options={"task": "MiniWobEnterTime"})
+    field = next(e for e in info["ui_elements"] if e.class_name == "android.widget.Spinner")
+    env.step({"action_type": "click", "index": info["ui_elements"].index(field)})
+    assert isinstance(dev.top_screen().dialog, TimePickerDialog)

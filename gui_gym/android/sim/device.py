@@ -819,7 +819,7 @@ class Device:
             parts = []
             p = self._point(a)
             screen = self.top_screen()
-            if screen is not None:  # a screen that cannot take it back refuses before the tap
+            if screen is not None and screen.dialog is None:  # a page cannot take a tap back: it refuses first
                 screen.check_input_text(self, p, a.text or "")
             if p is not None:
                 parts.append(self.tap(*p))

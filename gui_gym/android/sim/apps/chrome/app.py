@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from gui_gym.android.sim.apps.base import App
 from gui_gym.android.sim.media import media
+from gui_gym.android.sim.web.pickers import PagePickers, open_picker, picker_at
 from gui_gym.android.sim.web.webview import Frame, WebView
 from gui_gym.android.sim.widgets import NAV_TOP, STATUS_H, UI, Inapplicable, Screen
 from gui_gym.android.ui import SCREEN_W, Node
@@ -103,7 +104,7 @@ def _rid(name: str) -> str:
     return f"{PKG}:id/{name}"
 
 
-class TabScreen(Screen):
+class TabScreen(PagePickers, Screen):
     """Main: the toolbar and the page."""
 
     title = LABEL
@@ -173,10 +174,16 @@ class TabScreen(Screen):
         root.on_scroll = lambda direction, frac: self._scroll(dev, t.view, direction, frac)
         ui.add(root)
 
+    def page_view(self, dev: Device) -> WebView:
+        return tab(dev).view
+
     def _touch(self, dev: Device, view: WebView) -> str:
         point = dev.touch_point
         if point is None:
             raise Inapplicable("a touch on the page needs a point")
+        found = picker_at(view, point)
+        if found is not None:  # a list, a date or a time field: Android's own picker opens
+            return open_picker(self, dev, found)
         view.touch([point])
         self._follow_focus(dev, view)
         return f"Tap the page at ({point[0]}, {point[1]})"

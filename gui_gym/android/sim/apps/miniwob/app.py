@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gui_gym.android.sim.apps.base import App
+from gui_gym.android.sim.web.pickers import PagePickers, open_picker, picker_at
 from gui_gym.android.sim.web.webview import Frame, WebView
 from gui_gym.android.sim.widgets import STATUS_H, UI, Inapplicable, Screen
 from gui_gym.android.ui import SCREEN_W
@@ -56,7 +57,7 @@ def web_view(dev: Device) -> WebView:
     return view
 
 
-class PageScreen(Screen):
+class PageScreen(PagePickers, Screen):
     """MainActivity: the WebView and the page it shows."""
 
     title = LABEL
@@ -72,11 +73,17 @@ class PageScreen(Screen):
         root.on_scroll = lambda direction, frac: self._scroll(dev, view, direction, frac)
         ui.add(root)
 
+    def page_view(self, dev: Device) -> WebView:
+        return web_view(dev)
+
     # -- input ---------------------------------------------------------------------------
     def _touch(self, dev: Device, view: WebView, hold_ms: float) -> str:
         point = dev.touch_point
         if point is None:
             raise Inapplicable("a touch on the page needs a point")
+        found = picker_at(view, point) if not hold_ms else None
+        if found is not None:  # a list, a date or a time field: Android's own picker opens
+            return open_picker(self, dev, found)
         named = self._named_at(view, point)
         view.touch([point], hold_ms)
         self._follow_focus(dev, view)

@@ -10,10 +10,14 @@ screen bounds. :data:`EXPERTS` maps page names to experts; pages without one tra
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gui_gym.android.actions import Action, format_action
+from gui_gym.android.sim.apps.calendar.tasks import pick_time
+from gui_gym.android.sim.widgets import MenuDialog, TimePickerDialog
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.tasks.base import Oracle
@@ -140,5 +144,47 @@ def _expert(name: str) -> Callable[[Oracle, WebView], str]:
     return lambda o, view: next_action(o, view, name)
 
 
+def _rect(view: WebView, expression: str) -> tuple[int, int, int, int] | None:
+    rect = view.evaluate(
+        f"(() => {{ const r = {expression}.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }})()",
+        changes=False,
+    )
+    return view.frame.to_screen(rect) if isinstance(rect, list) else None
+
+
+def choose_list(o: Oracle, view: WebView) -> str:
+    """choose-list: open the list (Android's own list dialog) and choose the asked item, then Submit."""
+    want = view.evaluate("document.getElementById('query').textContent", changes=False)
+    want = want.split("Select ", 1)[1].rsplit(" from the list", 1)[0].strip()
+    if isinstance(o.dialog, MenuDialog):
+        return o.tap(o.find(want, role="menuitem"))
+    chosen = view.evaluate(
+        "(() => { const s = document.getElementById('options'); return s.options[s.selectedIndex].text; })()",
+        changes=False,
+    )
+    target = "document.getElementById('options')" if chosen != want else "document.querySelector('#area button')"
+    box = _rect(view, target)
+    return o.finish() if box is None else format_action(Action("tap", element=box))
+
+
+def enter_time(o: Oracle, view: WebView) -> str:
+    """enter-time: open the time field's picker (Android's), type the asked time, then Submit."""
+    query = view.evaluate("document.getElementById('query').textContent", changes=False)
+    m = re.search(r"Enter (\d+):(\d{2}) ([AP]M) as the time", query)
+    if m is None:
+        return o.finish()
+    hour = int(m.group(1)) % 12 + (12 if m.group(3) == "PM" else 0)
+    target = dt.time(hour, int(m.group(2)))
+    if isinstance(o.dialog, TimePickerDialog):
+        return pick_time(o, target)
+    value = view.evaluate("document.getElementById('tt').value", changes=False)
+    which = (
+        "document.getElementById('tt')" if value != target.strftime("%H:%M") else "document.getElementById('subbtn')"
+    )
+    box = _rect(view, which)
+    return o.finish() if box is None else format_action(Action("tap", element=box))
+
+
 #: the pages with an expert, by name
 EXPERTS: dict[str, Callable[[Oracle, WebView], str]] = {name: _expert(name) for name in _PLANS}
+EXPERTS.update({"choose-list": choose_list, "enter-time": enter_time})
