@@ -101,12 +101,49 @@ return w ? ['tap', R(w)] : ['none', 'no widget ' + want];""",
     "click-collapsible": r"""
 if (all('.ui-accordion-content').length === 0) return ['tap', R(all('#area h3')[0])];
 return ['tap', R(document.getElementById('subbtn'))];""",
+    "simple-algebra": r"""
+const p = T(document.getElementById('math-problem'));
+let m = p.match(/^x ([-+]) (\d+) = (\d+)$/), x;
+if (m) x = m[1] === '+' ? +m[3] - +m[2] : +m[3] + +m[2];
+else { m = p.match(/^(\d+) ([-+]) x = (\d+)$/); x = m[2] === '+' ? +m[3] - +m[1] : +m[1] - +m[3]; }
+return fill(document.getElementById('math-answer'), String(x)) || ['tap', R(document.getElementById('subbtn'))];""",
+    "read-table": r"""
+const key = Q().match(/value of (.*) into the text field/)[1];
+const row = all('#tab tr').find(tr => T(tr.children[0]) === key);
+if (!row) return ['none', 'no row ' + key];
+return fill(document.getElementById('tt'), T(row.children[1])) || ['tap', R(document.getElementById('subbtn'))];""",
+    "text-transform": r"""
+return fill(document.getElementById('tt'), T(document.getElementById('captcha')).replace(/ /g, ''))
+  || ['tap', R(document.getElementById('subbtn'))];""",
+    "login-user-popup": r"""
+const cancel = document.getElementById('popup-cancel');
+if (cancel && cancel.getBoundingClientRect().width > 0) return ['tap', R(cancel)];
+const m = Q().match(/username "(.*)" and the password "(.*)" into/);
+return fill(document.getElementById('username'), m[1]) || fill(document.getElementById('password'), m[2])
+  || ['tap', R(document.getElementById('subbtn'))];""",
+    "multi-orderings": r"""
+const m = Q().match(/^Search for (.*) movies directed by (.*) from year (.*)\.$/);
+const want = {genre: m[1], director: m[2], year: m[3]};
+const name = e => {
+  const box = e.closest('tr, .row, .field, .ui-entry, label, p') || e.parentElement;
+  const text = [e.placeholder, e.getAttribute('aria-label'), box && T(box)].join(' ').toLowerCase();
+  return text.includes('genre') ? 'genre' : (text.includes('year') || text.includes('date')) ? 'year'
+    : (text.includes('director') || text.includes('name')) ? 'director' : null;
+};
+for (const e of all('#area input[type=text]')) {
+  const k = name(e);
+  if (k) { const step = fill(e, want[k]); if (step) return step; }
+}
+const go = all('#area button, #area .final, #area .ui-submit').find(e => /^(Submit|Search|Go!)$/.test(T(e)));
+return go ? ['tap', R(go)] : ['none', 'no submit'];""",
 }
 for _same, _as in (
     ("click-checkboxes-large", "click-checkboxes"),
     ("click-checkboxes-transfer", "click-checkboxes"),
     ("click-test-transfer", "click-test-2"),
     ("enter-text-dynamic", "enter-text"),
+    ("unicode-test", "click-button"),
+    ("multi-layouts", "multi-orderings"),
 ):
     _PLANS[_same] = _PLANS[_as]
 
