@@ -198,3 +198,38 @@ def test_a_list_and_a_time_field_open_androids_own_pickers(env: gym.Env) -> None
     field = next(e for e in info["ui_elements"] if e.class_name == "android.widget.Spinner")
     env.step({"action_type": "click", "index": info["ui_elements"].index(field)})
     assert isinstance(dev.top_screen().dialog, TimePickerDialog)
+
+
+def test_androidworlds_start_and_broadcasts_over_the_served_shell(chromium_present: None) -> None:
+    """What AndroidWorld's ``MiniWoBTask`` sends over adb: the app started with the task's config,
+    then ``reset`` and ``step``; the utterance and the raw reward read back by broadcast."""
+    import datetime as dt
+
+    from gui_gym.android.sim.adb.shell import Shell
+    from gui_gym.android.sim.apps.miniwob.app import FRAME, web_view
+    from gui_gym.android.sim.device import Device
+
+    dev = Device()
+    dev.reset(now=dt.datetime(2023, 10, 15, 15, 34))
+    sh = Shell(dev)
+    start = "am start -n com.google.androidenv.miniwob/com.google.androidenv.miniwob.app.MainActivity"
+    try:
+        assert sh.run(start + """ --es RL_TASK_APP_CONFIG '{"task":"click-test"}'""").status == 0
+        assert sh.run(start + " --ez reset true").status == 0 and sh.run(start + " --ez step true").status == 0
+        assert dev.state.foreground == "miniwob"
+        got = sh.run("am broadcast -a com.google.androidenv.miniwob.app.GET_UTTERANCE_ACTION").stdout.decode()
+        assert 'Broadcast completed: result=-1, data="Click the button."' in got
+        reward = "am broadcast -a com.google.androidenv.miniwob.app.GET_REWARD_ACTION"
+        assert 'data=""' in sh.run(reward).stdout.decode()  # no reward before the episode ends
+        rect = web_view(dev).evaluate(
+            "(() => { const r = document.getElementById('subbtn').getBoundingClientRect();"
+            " return [(r.left + r.right) / 2, (r.top + r.bottom) / 2]; })()",
+            changes=False,
+        )
+        x, y = round(FRAME.left + rect[0] * FRAME.zoom), round(FRAME.top + rect[1] * FRAME.zoom)
+        assert sh.run(f"input tap {x} {y}").status == 0
+        assert 'Broadcast completed: result=-1, data="1"' in sh.run(reward).stdout.decode()
+        sh.run("input keyevent KEYCODE_HOME")  # the receiver runs only while the app is in front
+        assert "result=0" in sh.run(reward).stdout.decode()
+    finally:
+        dev.close()

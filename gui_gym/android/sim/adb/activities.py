@@ -29,6 +29,10 @@ _VIEW_URIS = {
 HELPERS = {"ca.zgrs.clipper": "ca.zgrs.clipper.Main"}
 #: what the clipper app answers when it has set the clipboard
 CLIPPER_SET = "Text is copied into clipboard."
+#: the Miniwob app: its package, and the broadcasts AndroidWorld reads its episode by
+MINIWOB_PACKAGE = "com.google.androidenv.miniwob"
+MINIWOB_UTTERANCE = "com.google.androidenv.miniwob.app.GET_UTTERANCE_ACTION"
+MINIWOB_REWARD = "com.google.androidenv.miniwob.app.GET_REWARD_ACTION"
 
 
 def _broadcast(sh: Shell, args: list[str], out: io.BytesIO, err: io.BytesIO) -> int:
@@ -57,6 +61,12 @@ def _broadcast(sh: Shell, args: list[str], out: io.BytesIO, err: io.BytesIO) -> 
         sh.device.state.clipboard = extras["text"]
         sh.device.invalidate()
         out.write(f'Broadcast completed: result=-1, data="{CLIPPER_SET}"\n'.encode())
+        return 0
+    if action in (MINIWOB_UTTERANCE, MINIWOB_REWARD) and sh.device.state.foreground == "miniwob":
+        from gui_gym.android.sim.apps.miniwob import app as miniwob  # its receiver runs while it is resumed
+
+        data = sh.device.data("miniwob").utterance if action == MINIWOB_UTTERANCE else miniwob.reward_text(sh.device)
+        out.write(f'Broadcast completed: result=-1, data="{data}"\n'.encode())
         return 0
     if action == "clipper.get" and sh.helper == "ca.zgrs.clipper":
         out.write(f'Broadcast completed: result=-1, data="{sh.device.state.clipboard}"\n'.encode())
@@ -181,7 +191,7 @@ def _am(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.Bytes
             action = args[i + 1] if a == "-a" else action
             mime = args[i + 1] if a == "-t" else mime
             i += 2
-        elif a in ("-e", "--es") and i + 2 < len(args):
+        elif a in ("-e", "--es", "--ez", "--ei") and i + 2 < len(args):
             extras[args[i + 1]] = args[i + 2]
             i += 3
         else:
@@ -202,7 +212,37 @@ def _am(sh: Shell, args: list[str], stdin: bytes, out: io.BytesIO, err: io.Bytes
         return sh.act(Action("launch", app=sh.device.apps[app].label), err)
     package = component.split("/", 1)[0] if component else next((a for a in args[1:] if not a.startswith("-")), "")
     out.write(f"Starting: Intent {{ cmp={component or package} }}\n".encode())
-    return _launch(sh, package, err)
+    status = _launch(sh, package, err)
+    if status == 0 and package == MINIWOB_PACKAGE and extras:
+        return _miniwob_intent(sh, extras, err)
+    return status
+
+
+def _miniwob_intent(sh: Shell, extras: dict[str, str], err: io.BytesIO) -> int:
+    """The Miniwob app's extras (AndroidWorld's ``MiniWoBTask.initialize_task``): ``RL_TASK_APP_CONFIG``
+    ``{"task": NAME}`` loads the task's page and ``reset`` starts its episode (``step`` only
+    starts the app's logging). A page that does not load leaves the app on its last page."""
+    import json
+
+    from gui_gym.android.sim.apps.miniwob import app as miniwob
+    from gui_gym.android.sim.apps.miniwob.pages import PageMissing
+    from gui_gym.android.sim.web.chromium import BrowserError
+
+    dev = sh.device
+    name = dev.data("miniwob").task
+    if "RL_TASK_APP_CONFIG" in extras:
+        try:
+            config = json.loads(extras["RL_TASK_APP_CONFIG"])
+        except ValueError:
+            config = {}
+        name = str(config.get("task", "")) if isinstance(config, dict) else ""
+    if name and ("RL_TASK_APP_CONFIG" in extras or extras.get("reset") == "true"):
+        try:
+            miniwob.load_task(dev, name, seed=0)  # the served phone is reproducible: seed 0
+        except (PageMissing, BrowserError) as e:
+            err.write(f"W/AndroidRLTask: could not load {name}: {e}\n".encode())
+        dev.invalidate()
+    return 0
 
 
 @command("monkey")

@@ -43,9 +43,41 @@ _BAD = frozenset(chr(c) for c in range(0x20) if c not in (0x09, 0x0A)) | {"\ufff
 
 @dataclass
 class MiniWobData:
-    """What the app keeps: the page it shows (a task's name, or ``""`` for its index page)."""
+    """What the app keeps: the page it shows (a task's name, or ``""`` for its index page) and
+    the episode's utterance (what ``GET_UTTERANCE_ACTION`` answers)."""
 
     task: str = ""
+    utterance: str = ""
+
+
+def load_task(dev: Device, name: str, seed: int = 0) -> str:
+    """What the app does with ``RL_TASK_APP_CONFIG``'s ``{"task": name}`` and then the ``reset``
+    extra (AndroidWorld's ``initialize_task`` over adb): load the task's page, start its episode
+    as the app's ``reset()`` does (the page's random numbers seeded with ``seed``, which
+    AndroidWorld does not pass: the served phone is reproducible) and return the utterance."""
+    from gui_gym.android.sim.apps.miniwob import pages  # the pages' module imports this one's data
+
+    view = web_view(dev)
+    view.load(pages.page_url(name))
+    for _ in range(500):  # the page's load handler makes its cover and display
+        if view.evaluate(pages.READY, changes=False):
+            break
+        view.settle()
+    view.evaluate(pages.AW_BEHAVIOUR)
+    utterance = " ".join(str(view.evaluate(pages.RESET.format(seed=int(seed))) or "").split())
+    data = dev.data("miniwob")
+    data.task, data.utterance = name, utterance
+    return utterance
+
+
+def reward_text(dev: Device) -> str:
+    """The page's raw reward as the app reports it (``GET_REWARD_ACTION``): JavaScript's number
+    text once the page has ended its episode (``1``, ``-1``, ``0.83``), ``""`` before."""
+    view = dev.resources.get(_RESOURCE)
+    if view is None or not view.url.endswith(".html"):  # no task page: nothing to report
+        return ""
+    done, raw = view.read("[WOB_DONE_GLOBAL, String(WOB_RAW_REWARD_GLOBAL)]")
+    return raw if done else ""
 
 
 def web_view(dev: Device) -> WebView:

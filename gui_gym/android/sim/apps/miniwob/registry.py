@@ -25,18 +25,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from gui_gym.android.sim.apps.miniwob import experts
-from gui_gym.android.sim.apps.miniwob.app import web_view
+from gui_gym.android.sim.apps.miniwob.app import load_task, web_view
 from gui_gym.android.sim.apps.miniwob.pages import (
-    AW_BEHAVIOUR,
     GOAL,
     NAMES,
-    READY,
-    RESET,
     STATE,
     STEP_LIMIT,
     SUBSET,
     class_name,
-    page_url,
 )
 from gui_gym.android.sim.tasks.base import Oracle, Params, TaskTemplate
 from gui_gym.android.sim.web.chromium import BrowserError
@@ -46,8 +42,6 @@ if TYPE_CHECKING:
 
 SUITE = "miniwob"
 SUBSET_NAME = "miniwob-subset"
-#: the page state's parts in :meth:`MiniWobTask.info`
-_READY_TRIES = 500
 
 
 def page_state(dev: Device) -> tuple[bool, float, float, str | None]:
@@ -79,22 +73,11 @@ class MiniWobTask(TaskTemplate):
         return {"task_name": self.page, "seed": int(seed)}
 
     def setup(self, dev: Device, params: Params, rng: np.random.Generator) -> None:
-        view = web_view(dev)
         try:
-            view.load(page_url(self.page))
-            for _ in range(_READY_TRIES):  # the page's load handler makes its cover and display
-                if view.evaluate(READY, changes=False):
-                    break
-                view.settle()
-            else:
-                raise BrowserError(f"{self.page}.html did not start its episode")
-            view.evaluate(AW_BEHAVIOUR)
-            utterance = view.evaluate(RESET.format(seed=int(params["seed"])))
+            params["utterance"] = load_task(dev, self.page, int(params["seed"]))
         except BrowserError:
-            view.browser.restart()  # a page that hangs or crashed: a fresh browser for the next reset
+            web_view(dev).browser.restart()  # a page that hangs or crashed: a fresh browser next reset
             raise
-        params["utterance"] = " ".join(str(utterance or "").split())
-        dev.data("miniwob").task = self.page
         dev.launch("miniwob")
 
     def instruction(self, params: Params) -> str:
