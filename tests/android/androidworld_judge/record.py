@@ -558,7 +558,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def phone_task_ids(python: str) -> list[str]:
     """The ids of the phone's tasks (both suites): the AndroidWorld ids among them are recorded."""
-    code = "from gui_gym.android.sim.tasks import TASKS; print(' '.join(TASKS))"
+    code = "from gui_gym.android.sim.tasks import ALL_TASKS; print(' '.join(ALL_TASKS))"
     out = subprocess.run([python, "-c", code], cwd=REPO, capture_output=True, text=True, check=True).stdout
     return out.split()
 

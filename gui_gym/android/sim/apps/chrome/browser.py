@@ -125,7 +125,12 @@ class BrowserMaze(BrowserTask):
 
     def solve(self, o: Oracle) -> str:
         grid = pages.puzzle(self.id, o.p["browser_task_seed"])
-        at = _page(o, "typeof at === 'undefined' ? null : [at.row, at.col]")
+        at = _page(  # where the X is, read from the maze's cells
+            o,
+            "(() => { const rows = Array.from(document.querySelectorAll('#maze .row'));"
+            " for (let r = 0; r < rows.length; r++) { const c = Array.from(rows[r].children)"
+            ".findIndex(e => e.textContent.trim() === 'X'); if (c >= 0) return [r, c]; } return null; })()",
+        )
         if not isinstance(at, list):
             return o.finish()
         move = _first_move(grid, (at[0], at[1]))
