@@ -40,12 +40,15 @@ def cmd_tasks(args: argparse.Namespace) -> int:
 
     family = env_family(args.env)
     specs = family.tasks(None)
-    if args.suite:
-        suites = sorted({getattr(s, "suite", "") for s in specs} - {""})
-        if args.suite not in suites:
-            print(f"error: no suite {args.suite!r}; this env has: {', '.join(suites) or 'none'}", file=sys.stderr)
+    if args.suite:  # a suite, or a named subset of one (tasks needing a browser are listed by name)
+        try:
+            specs = [] if args.suite in DIFFICULTIES else family.tasks(args.suite)
+        except ValueError as e:  # it names the suites there are
+            print(f"error: no suite {args.suite!r}: {e}", file=sys.stderr)
             return 2
-        specs = [s for s in specs if s.suite == args.suite]
+        if not specs:
+            print(f"error: no suite {args.suite!r}", file=sys.stderr)
+            return 2
     if args.difficulty:
         specs = [s for s in specs if s.difficulty == args.difficulty]
     if args.app:  # multi-app tasks list every app they touch

@@ -512,6 +512,10 @@ def main(argv: list[str] | None = None) -> int:
         help="where each task's serve-adb log goes",
     )
     ap.add_argument("--verbose", action="store_true", help="show AndroidWorld's and android_env's logs")
+    ap.add_argument(
+        "--family", choices=("android_world", "miniwob"), default="android_world",
+        help="AndroidWorld's task family: its own tasks, or MiniWoB (ids as the phone names them: MiniWobClickButton)",
+    )  # fmt: skip
     args = ap.parse_args(argv)
 
     sys.path.insert(0, str(Path(args.aw).resolve()))
@@ -520,7 +524,11 @@ def main(argv: list[str] | None = None) -> int:
     from android_world import registry
 
     absl_logging.set_verbosity(absl_logging.FATAL if not args.verbose else absl_logging.INFO)
-    aw = registry.TaskRegistry().get_registry(registry.TaskRegistry.ANDROID_WORLD_FAMILY)
+    if args.family == "miniwob":  # AndroidWorld keys its MiniWoB tasks by page; the phone by class name
+        pages = registry.TaskRegistry().get_registry(registry.TaskRegistry.MINIWOB_FAMILY)
+        aw = {"MiniWob" + "".join(part.capitalize() for part in k.split("-")): v for k, v in pages.items()}
+    else:
+        aw = registry.TaskRegistry().get_registry(registry.TaskRegistry.ANDROID_WORLD_FAMILY)
     ids = args.tasks or sorted(set(phone_task_ids(args.python)) & set(aw))
     unknown = [t for t in ids if t not in aw]
     if unknown:
