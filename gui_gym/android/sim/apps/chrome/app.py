@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from gui_gym.android.sim.apps.base import App
 from gui_gym.android.sim.media import media
-from gui_gym.android.sim.web.pickers import PagePickers, open_picker, picker_at
+from gui_gym.android.sim.web.screen import PageScreen
 from gui_gym.android.sim.web.webview import Frame, WebView
 from gui_gym.android.sim.widgets import NAV_TOP, STATUS_H, UI, Inapplicable, Screen
 from gui_gym.android.ui import SCREEN_W, Node
@@ -104,10 +104,11 @@ def _rid(name: str) -> str:
     return f"{PKG}:id/{name}"
 
 
-class TabScreen(PagePickers, Screen):
+class TabScreen(PageScreen):
     """Main: the toolbar and the page."""
 
     title = LABEL
+    frame = FRAME
 
     def build(self, ui: UI, dev: Device) -> None:
         data = _db(dev)
@@ -164,90 +165,12 @@ class TabScreen(PagePickers, Screen):
             ),
         ]
         ui.add(bar)
-        root = t.view.nodes(PKG, "")
+        root = self.web_node(dev, PKG, _rid("compositor_view_holder"), "chrome")
         root.cls = "android.widget.FrameLayout"  # Chrome's content view holds the page's WebView node
-        root.rid = _rid("compositor_view_holder")
-        root.picture = t.view.screenshot
-        root.role = "picture"
-        root.style = ("fit", "chrome", id(t.view), t.view.version)
-        root.on_tap = lambda: self._touch(dev, t.view)
-        root.on_scroll = lambda direction, frac: self._scroll(dev, t.view, direction, frac)
         ui.add(root)
 
     def page_view(self, dev: Device) -> WebView:
         return tab(dev).view
-
-    def _touch(self, dev: Device, view: WebView) -> str:
-        point = dev.touch_point
-        if point is None:
-            raise Inapplicable("a touch on the page needs a point")
-        found = picker_at(view, point)
-        if found is not None:  # a list, a date or a time field: Android's own picker opens
-            return open_picker(self, dev, found)
-        view.touch([point])
-        self._follow_focus(dev, view)
-        return f"Tap the page at ({point[0]}, {point[1]})"
-
-    def _scroll(self, dev: Device, view: WebView, direction: str, frac: float) -> bool:
-        x, y = dev.touch_point or ((FRAME.left + FRAME.right) // 2, (FRAME.top + FRAME.bottom) // 2)
-        dist = max(1, int((FRAME.bottom - FRAME.top) * frac * 0.6))
-        end = {"down": (x, y - dist), "up": (x, y + dist), "right": (x - dist, y), "left": (x + dist, y)}[direction]
-        end = (min(max(end[0], FRAME.left), FRAME.right - 1), min(max(end[1], FRAME.top), FRAME.bottom - 1))
-        before = view.scroll_offsets()
-        view.touch([(x, y), end])
-        return view.scroll_offsets() != before
-
-    def on_gesture(self, dev: Device, points: list[tuple[int, int]]) -> str | None:
-        x0, y0 = points[0]
-        if not (FRAME.left <= x0 < FRAME.right and FRAME.top <= y0 < FRAME.bottom):
-            return None
-        view = tab(dev).view
-        path = points if len(points) > 2 else _path(points[0], points[-1])
-        view.touch(path)
-        self._follow_focus(dev, view)
-        return f"Swipe on the page from ({x0}, {y0}) to ({points[-1][0]}, {points[-1][1]})"
-
-    def check_input_text(self, dev: Device, point: tuple[int, int] | None, text: str) -> None:
-        view = tab(dev).view
-        inside = point is not None and FRAME.top <= point[1] < FRAME.bottom
-        if inside and not view.editable_at(*point):
-            raise Inapplicable("input_text needs a text field: the page has none at its target")
-        if point is None and not view.focused_editable():
-            raise Inapplicable("input_text needs a text field: nothing on the page takes text")
-
-    def on_key_input(self, dev: Device, key: str, text: str, delete: int, enter: bool) -> str | None:
-        view = tab(dev).view
-        if not view.focused_editable():
-            self.focus = None
-            raise Inapplicable("no text field has focus on the page: tap a field first")
-        from gui_gym.android.sim.device import CLEAR_ALL  # the device imports the apps
-
-        old = view.focused_value()
-        if not text and (not old or delete == 0):
-            raise Inapplicable("nothing to type")
-        clear = delete >= CLEAR_ALL
-        view.type(text.replace("\n", ""), delete=0 if clear else min(delete, len(old)), select_all=clear)
-        done = f'Type "{text}" into the page\'s field' if text else "Delete text in the page's field"
-        if enter:
-            view.enter()
-            done += ", then Enter"
-        self._follow_focus(dev, view)
-        return done
-
-    def on_enter(self, dev: Device, key: str) -> str | None:
-        view = tab(dev).view
-        view.enter()
-        self._follow_focus(dev, view)
-        return "Press Enter"
-
-    def _follow_focus(self, dev: Device, view: WebView) -> None:
-        if view.focused_editable():
-            self.focus = "page"
-            self.form["page"] = view.focused_value()
-            dev.state.keyboard = True
-        else:
-            self.focus = None
-            self.form.pop("page", None)
 
     def _home(self, dev: Device) -> str:
         data = _db(dev)
@@ -265,11 +188,6 @@ class TabScreen(PagePickers, Screen):
     @staticmethod
     def _menu() -> str:
         raise Inapplicable("Chrome's menu is not modelled")
-
-
-def _path(start: tuple[int, int], end: tuple[int, int], steps: int = 8) -> list[tuple[int, int]]:
-    (x0, y0), (x1, y1) = start, end
-    return [(round(x0 + (x1 - x0) * i / steps), round(y0 + (y1 - y0) * i / steps)) for i in range(steps + 1)]
 
 
 class ChromeApp(App):
