@@ -166,3 +166,17 @@ def browser() -> Iterator[Browser]:
         yield Browser(driver)
     finally:
         driver.quit()
+
+
+@pytest.fixture(scope="module")
+def chromium_present() -> None:
+    """The phone's pages need Chromium on PATH (the product drives it over the DevTools pipe, no
+    ChromeDriver): without it the test fails saying what to install; ``GUI_GYM_NO_BROWSER=1`` skips."""
+    if os.environ.get("GUI_GYM_NO_BROWSER") == "1":
+        pytest.skip("GUI_GYM_NO_BROWSER=1: the headless-Chromium tests are skipped")
+    from gui_gym.android.sim.web.chromium import BrowserError, find_chromium
+
+    try:
+        find_chromium()
+    except BrowserError as e:
+        pytest.fail(str(e))

@@ -12,7 +12,7 @@ for _p in (ROOT, HERE):
         sys.path.insert(0, _p)
 
 import pytest  # noqa: E402
-from _browser import browser  # noqa: E402, F401  (the session's headless Chromium)
+from _browser import browser, chromium_present  # noqa: E402, F401  (the session's headless Chromium)
 from hypothesis import HealthCheck, settings  # noqa: E402
 
 PROXY_VARS = ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY")

@@ -9,7 +9,6 @@ the Files app with Chrome and solve it in a real headless Chromium; success is A
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import gymnasium as gym
@@ -17,7 +16,7 @@ import pytest
 
 from gui_gym.android.sim.apps.chrome import pages
 from gui_gym.android.sim.apps.chrome.browser import success_shown
-from gui_gym.android.sim.web.chromium import BrowserError, Chromium, find_chromium
+from gui_gym.android.sim.web.chromium import Chromium
 
 
 def test_puzzles_are_androidworlds() -> None:
@@ -29,16 +28,6 @@ def test_puzzles_are_androidworlds() -> None:
     assert pages.puzzle("BrowserDraw", 0) == ["#00ffff", "#008000", "#9400d3"]
     assert pages.puzzle("BrowserDraw", 1) == ["#00ffff", "#808000", "#ff1493"]
     assert pages.puzzle("BrowserDraw", 12345) == ["#ff0000", "#00ff00", "#ff1493"]
-
-
-@pytest.fixture(scope="module")
-def chromium_present() -> None:
-    if os.environ.get("GUI_GYM_NO_BROWSER") == "1":
-        pytest.skip("GUI_GYM_NO_BROWSER=1: the headless-Chromium tests are skipped")
-    try:
-        find_chromium()
-    except BrowserError as e:
-        pytest.fail(str(e))
 
 
 def test_the_pages_draw_what_the_puzzles_say(chromium_present: None, tmp_path) -> None:

@@ -9,7 +9,6 @@ install (``GUI_GYM_NO_BROWSER=1`` skips them, as the other browser tests).
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 
@@ -65,16 +64,6 @@ def test_missing_chromium_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 # -- episodes in Chromium -----------------------------------------------------------------
-@pytest.fixture(scope="module")
-def chromium_present() -> None:
-    if os.environ.get("GUI_GYM_NO_BROWSER") == "1":
-        pytest.skip("GUI_GYM_NO_BROWSER=1: the headless-Chromium tests are skipped")
-    try:
-        find_chromium()
-    except BrowserError as e:
-        pytest.fail(str(e))
-
-
 @pytest.fixture(scope="module")
 def env(chromium_present: None) -> Iterator[gym.Env]:
     e = gym.make("GuiAndroid-v0", task="miniwob", obs_mode="both")
