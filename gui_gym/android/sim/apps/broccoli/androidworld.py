@@ -375,22 +375,7 @@ def random_recipes_by_directions(r: random.Random, n: int, ingredient: str, hold
     ``(ingredient in directions.lower()) == holding``: the same draws on ``r`` and the same rows
     as :func:`random_items`, deciding each candidate on its indices (whole rows only for the kept)."""
     hold = _directions_hold(ingredient)
-    out: list[Row] = []
-    seen: set[tuple] = set()
-    tries = 0
-    while len(out) < n:
-        draw = recipe_draw(r)
-        tries += 1
-        if tries > 10_000:
-            raise Exhausted(f"generation exhausted after {len(out)} of {n} items")
-        if ((draw[0], draw[4]) in hold) != holding:
-            continue
-        candidate = drawn_recipe(draw)
-        fields = tuple(sorted(candidate.items()))
-        if fields not in seen:
-            seen.add(fields)
-            out.append(candidate)
-    return out
+    return rows_random_items(r, n, recipe_draw, keep=lambda d: ((d[0], d[4]) in hold) == holding, build=drawn_recipe)
 
 
 def random_items(

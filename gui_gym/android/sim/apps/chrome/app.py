@@ -119,51 +119,37 @@ class TabScreen(PageScreen):
         bar = Node(
             "android.widget.FrameLayout", (0, top, SCREEN_W, top + TOOLBAR_H), rid=_rid("toolbar"), role="toolbar"
         )
-        icon = (top + 22, top + 125)
-        bar.children = [
+        field = Node(
+            "android.widget.EditText",
+            (140, top + 20, 820, top + 127),
+            data.url or "Search or type URL",
+            rid=_rid("url_bar"),
+            package=PKG,
+            focusable=True,
+            on_tap=self._address,
+            role="field",
+            style=None if data.url else "hint",
+            label="Address",
+        )
+        buttons = (  # (left, description, view id, icon, what a tap does)
+            (16, "Open the home page", "home_button", "home", lambda: self._home(dev)),
+            (840, "Switch or close tabs", "tab_switcher_button", "tabs", self._tabs),
+            (960, "Customize and control Google Chrome", "menu_button", "more", self._menu),
+        )
+        icons = [
             Node(
                 "android.widget.ImageButton",
-                (16, icon[0], 119, icon[1]),
-                desc="Open the home page",
-                rid=_rid("home_button"),
+                (x, top + 22, x + 103, top + 125),
+                desc=desc,
+                rid=_rid(rid),
                 package=PKG,
-                on_tap=lambda: self._home(dev),
+                on_tap=tap,
                 role="icon",
-                style="home",
-            ),
-            Node(
-                "android.widget.EditText",
-                (140, top + 20, 820, top + 127),
-                data.url or "Search or type URL",
-                rid=_rid("url_bar"),
-                package=PKG,
-                focusable=True,
-                on_tap=lambda: self._address(),
-                role="field",
-                style=None if data.url else "hint",
-                label="Address",
-            ),
-            Node(
-                "android.widget.ImageButton",
-                (840, icon[0], 943, icon[1]),
-                desc="Switch or close tabs",
-                rid=_rid("tab_switcher_button"),
-                package=PKG,
-                on_tap=lambda: self._tabs(),
-                role="icon",
-                style="tabs",
-            ),
-            Node(
-                "android.widget.ImageButton",
-                (960, icon[0], 1063, icon[1]),
-                desc="Customize and control Google Chrome",
-                rid=_rid("menu_button"),
-                package=PKG,
-                on_tap=lambda: self._menu(),
-                role="icon",
-                style="more",
-            ),
+                style=icon,
+            )
+            for x, desc, rid, icon, tap in buttons
         ]
+        bar.children = [icons[0], field, *icons[1:]]
         ui.add(bar)
         root = self.web_node(dev, PKG, _rid("compositor_view_holder"), "chrome")
         root.cls = "android.widget.FrameLayout"  # Chrome's content view holds the page's WebView node
