@@ -222,3 +222,24 @@ def test_androidworlds_start_and_broadcasts_over_the_served_shell(chromium_prese
         assert "result=0" in sh.run(reward).stdout.decode()
     finally:
         dev.close()
+
+
+def test_an_async_vector_env_runs_a_browser_per_worker(chromium_present: None) -> None:
+    """Two MiniWoB envs in Gymnasium's AsyncVectorEnv: each worker process starts its own Chromium,
+    steps reach the pages, and closing the vector env closes the browsers."""
+    import functools
+
+    def make(task: str) -> gym.Env:
+        return gym.make("GuiAndroid-v0", task=task)
+
+    envs = gym.vector.AsyncVectorEnv(
+        [functools.partial(make, "MiniWobClickTest"), functools.partial(make, "MiniWobFocusText")]
+    )
+    try:
+        _, infos = envs.reset(seed=0)
+        assert list(infos["instruction"]) == [PREFIX + "Click the button.", PREFIX + "Focus into the textbox."]
+        _, _, terminated, _, infos = envs.step(['do(action="Back")', 'do(action="Back")'])
+        assert list(infos["format_valid"]) == [True, True] and not terminated.any()
+        assert list(infos["page_reward"]) == [0.0, 0.0]
+    finally:
+        envs.close()
