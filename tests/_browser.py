@@ -173,6 +173,8 @@ def chromium_present() -> None:
     """The phone's pages need Chromium on PATH (the product drives it over the DevTools pipe, no
     ChromeDriver): without it the test fails saying what to install; ``GUI_GYM_NO_BROWSER=1`` skips."""
     if os.environ.get("GUI_GYM_NO_BROWSER") == "1":
+        # the same explicit opt-out as the browser fixture's (machines that cannot install Chromium);
+        # CI never sets it, so there a missing Chromium fails below instead of skipping
         pytest.skip("GUI_GYM_NO_BROWSER=1: the headless-Chromium tests are skipped")
     from gui_gym.android.sim.web.chromium import BrowserError, find_chromium
 
