@@ -148,12 +148,14 @@ class PageScreen(PagePickers, Screen):
     def _named_at(view: WebView, point: tuple[int, int]) -> str:
         """The text or description of the deepest page node at ``point`` that has one."""
         best = ""
-        stack = [view.nodes("", "")]
+        page = view.tree().get("tree")  # the page's nodes as read for this step's dump: no second build
+        stack = [page] if page is not None else []
         while stack:
-            n = stack.pop()
-            if not n.contains(*point):
+            _role, text, desc, _flags, rect, kids, _hint, _id = stack.pop()
+            box = view.frame.to_screen(rect)
+            if box is None or not (box[0] <= point[0] < box[2] and box[1] <= point[1] < box[3]):
                 continue
-            if n.text or n.desc:
-                best = n.text or n.desc
-            stack.extend(n.children)
+            if text or desc:
+                best = text or desc
+            stack.extend(kids)
         return best[:60]
