@@ -72,6 +72,7 @@ from gui_gym.android.env import GuiAndroidEnv, UIElement
 from gui_gym.android.forest import element_box
 from gui_gym.android.sim.apps import APPS
 from gui_gym.android.sim.tasks import TASKS, TaskTemplate
+from gui_gym.android.sim.widgets import KEYBOARD_PACKAGE
 from gui_gym.core import contract as C
 from gui_gym.core.io import atomic_write
 
@@ -148,9 +149,14 @@ def _episode(env: GuiAndroidEnv, seed: int, limit: int = 300) -> tuple[dict[str,
     return {"params": env.params, "milestones": milestones}, steps
 
 
+def _character_key(e: UIElement) -> bool:
+    return e.package_name == KEYBOARD_PACKAGE and not (e.resource_name or "").endswith("key_pos_ime_action")
+
+
 def _alternatives(step: _Step, app_labels: Sequence[str], rng: np.random.Generator) -> list[str]:
-    """Other actions a policy could take from the state before ``step``."""
-    els = [e for e in step.elements if e.is_enabled]
+    """Other actions a policy could take from the state before ``step`` (the keyboard's character
+    keys are left to the typing alternative below; its Enter key is one of the taps)."""
+    els = [e for e in step.elements if e.is_enabled and not _character_key(e)]
     taps = [e for e in els if e.is_clickable]
     longs = [e for e in els if e.is_long_clickable]
     out: list[str] = []

@@ -15,6 +15,7 @@ import gymnasium as gym
 import pytest
 
 from gui_gym.android.sim.apps.chrome import pages
+from gui_gym.android.sim.apps.chrome.app import FRAME, page_frame, tab
 from gui_gym.android.sim.apps.chrome.browser import success_shown
 from gui_gym.android.sim.web.chromium import Chromium
 
@@ -96,3 +97,31 @@ def test_files_offers_chrome_for_a_web_page_only(env: gym.Env) -> None:
         env.step(env.unwrapped.oracle_action())
     dialog = dev.top_screen().dialog
     assert dialog is not None and dialog.title == "Open with" and [i[0] for i in dialog.items] == ["Chrome"]
+
+
+@pytest.mark.parametrize("task, width", [("BrowserMaze", 980), ("BrowserMultiply", 980), ("BrowserDraw", 411)])
+def test_chrome_lays_a_page_out_as_its_viewport_tag_says(env: gym.Env, task: str, width: int) -> None:
+    """No viewport tag (the maze and multiplication pages): 980 CSS pixels zoomed out to the
+    screen; ``width=device-width`` (the drawing page): the screen's 411."""
+    env.reset(options={"task": task, "params": {"seed": 0}})
+    dev = env.unwrapped.device
+    for _ in range(10):
+        if dev.state.foreground == "chrome":
+            break
+        env.step(env.unwrapped.oracle_action())
+    dev.windows()  # the tab shows the page
+    view = tab(dev).view
+    assert view.browser.evaluate("window.innerWidth") == width
+    assert view.frame.zoom * width == pytest.approx(FRAME.right - FRAME.left, abs=1)  # 411 CSS px: 1078.9
+    assert (view.frame.left, view.frame.top, view.frame.right, view.frame.bottom) == (
+        FRAME.left,
+        FRAME.top,
+        FRAME.right,
+        FRAME.bottom,
+    )
+
+
+def test_page_frame_follows_the_layout_width() -> None:
+    assert page_frame(0) is FRAME and page_frame(None) is FRAME  # the screen's width
+    assert page_frame(980).zoom == pytest.approx((FRAME.right - FRAME.left) / 980)
+    assert page_frame(600).bottom == FRAME.bottom

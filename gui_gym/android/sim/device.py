@@ -29,6 +29,7 @@ from gui_gym.android.actions import (
 )
 from gui_gym.android.backends.base import Outcome
 from gui_gym.android.sim.apps import APPS, App
+from gui_gym.android.sim.keyboard import build_keyboard
 from gui_gym.android.sim.media import MEDIA, MediaStore
 from gui_gym.android.sim.text_selection import FLOATING_TOOLBAR_TAG, TextSelection, text_toolbar, toolbar_items
 from gui_gym.android.sim.widgets import (
@@ -85,6 +86,7 @@ class DeviceState:
     recents: list[str] = field(default_factory=list)
     launched: set[str] = field(default_factory=set)  # every app opened since reset
     keyboard: bool = False
+    keys: str = "letters"  # the keyboard's page (keyboard.PAGES); it opens on its letters
     toast: str | None = None
     toast_step: int = -1
     step: int = 0
@@ -399,7 +401,7 @@ class Device:
             if st.selection is not None:
                 self._add_text_toolbar(windows[-1].root, app)
         if st.keyboard and self.focused_host() is not None:
-            kb = self._kept("keyboard", (), self._keyboard)
+            kb = self._kept("keyboard", (st.keys,), lambda: build_keyboard(self))
             windows.append(
                 Window(_WINDOW_IDS["keyboard"], "input_method", 3, "InputMethod", KEYBOARD_PACKAGE, kb.bounds, kb)
             )
@@ -584,7 +586,7 @@ class Device:
                     package=LAUNCHER_PACKAGE,
                     on_tap=open_app,
                     role="appicon",
-                    style=app.color,
+                    style=(app.icon, app.color),
                     label=app.icon_label,
                 )
             )
@@ -692,41 +694,6 @@ class Device:
             )
         return view
 
-    def _keyboard(self) -> Node:
-        pkg = KEYBOARD_PACKAGE
-        kb = Node(
-            "android.widget.FrameLayout",
-            (0, KEYBOARD_TOP, SCREEN_W, NAV_TOP),
-            package=pkg,
-            rid=f"{pkg}:id/keyboard_holder",
-            role="keyboard",
-            style="opaque",
-        )
-        rows = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
-        for i, keys in enumerate(rows):
-            y = KEYBOARD_TOP + 40 + i * 170
-            kb.children.append(
-                Node("android.view.View", (40, y, SCREEN_W - 40, y + 150), " ".join(keys), package=pkg, role="keyrow")
-            )
-        y = KEYBOARD_TOP + 40 + 3 * 170
-
-        def enter() -> str:
-            return self.press_enter()  # the keyboard's own Enter key: the same key event
-
-        kb.children.append(
-            Node(
-                "android.widget.Button",
-                (SCREEN_W - 300, y, SCREEN_W - 40, y + 150),
-                desc="Enter",
-                package=pkg,
-                rid=f"{pkg}:id/key_pos_ime_action",
-                on_tap=enter,
-                role="key",
-                style="enter",
-            )
-        )
-        return kb
-
     # -- input ---------------------------------------------------------------------------
     def act(self, action: Action) -> Outcome:
         """Apply one action. One that is not applicable changes nothing, not even the clock.
@@ -752,6 +719,8 @@ class Device:
             return Outcome(False, f"Invalid action: {e}", reason=str(e))
         if selection is not None and self.state.selection is selection and action.kind not in ("wait", "touch"):
             self.state.selection = None  # whatever else was done dismissed the text-selection toolbar
+        if not self.state.keyboard or self.focused_host() is None:
+            self.state.keys = "letters"  # a keyboard that hides opens on its letters next time
         # Time passes only when something was done: an invalid action is a no-op, so a toast
         # stays and the clock stands still, as if the action had never been sent.
         self.state.step += 1
@@ -932,8 +901,6 @@ class Device:
             under = self._hit(x, y, "on_long_press")
             if under is not None:
                 raise Inapplicable(f'"{clip_text(under.name, MAX_QUOTE)}" at ({x}, {y}) responds to long press only')
-            if self.state.keyboard and y >= KEYBOARD_TOP and y < NAV_TOP:
-                raise Inapplicable("keyboard keys are not modelled one by one: use Type to enter text")
             raise Inapplicable(f"nothing clickable at ({x}, {y})")
         toolbar = self.state.selection is not None and any(n is node for n in self.text_actions())
         self.touch_point = (x, y)
@@ -1099,8 +1066,6 @@ class Device:
         st = self.state
         if a.kind == "touch":
             if not st.touches and not self._takes_touch(x, y):
-                if st.keyboard and KEYBOARD_TOP <= y < NAV_TOP:
-                    raise Inapplicable("keyboard keys are not modelled one by one: nothing to touch there")
                 raise Inapplicable(f"nothing clickable, long-clickable or scrollable at ({x}, {y})")
             st.touches.append((x, y))
             return Outcome(True, f"Touch down at ({x}, {y})")

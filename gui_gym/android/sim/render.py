@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from gui_gym.android.sim.icons import GLYPHS, draw_app_icon
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node
 
 ACCENT = (26, 115, 232)
@@ -138,6 +139,12 @@ class _Recorder:
     def line(self, xy: Any, **kw: Any) -> None:
         self._call(self.draw.line, xy, kw.get("width", 1) + 1, **kw)
 
+    def pieslice(self, xy: Any, start: float, end: float, **kw: Any) -> None:
+        self._call(self.draw.pieslice, xy, 1, (start, end), **kw)
+
+    def chord(self, xy: Any, start: float, end: float, **kw: Any) -> None:
+        self._call(self.draw.chord, xy, 1, (start, end), **kw)
+
     def polygon(self, xy: Any, **kw: Any) -> None:
         self._call(self.draw.polygon, xy, kw.get("width", 1) + 1, **kw)
 
@@ -171,7 +178,7 @@ class _Recorder:
 _ROLES = frozenset({
     "statusbar", "navbar", "statustext", "statusicon", "wallpapertext", "toolbar", "title", "text", "subtext",
     "row", "icon", "navbutton", "fab", "button", "textbutton", "menuitem", "tab", "field", "switch", "checkbox",
-    "avatar", "appicon", "launcher", "recents", "card", "scrim", "panel", "keyboard", "keyrow", "key", "bubble",
+    "avatar", "appicon", "launcher", "recents", "card", "scrim", "panel", "keyboard", "key", "bubble",
     "toast", "day", "list", "slider", "picture",
 })
 # fmt: on
@@ -506,12 +513,15 @@ class Renderer:
             d.ellipse(box, fill=color)
             self._icon(box, n.style or "person", (255, 255, 255))
         elif role == "appicon":
-            size = min(r - l, b - t) * 2 // 3
+            # n.style: (glyph, colour), the app's icon (see icons.py); its label under it
+            glyph, color = n.style if isinstance(n.style, tuple) and len(n.style) == 2 else ("", ACCENT)
+            size = min(r - l, b - t) * 5 // 9
             cx = (l + r) // 2
             ib = (cx - size // 2, t, cx + size // 2, t + size)
-            d.rounded_rectangle(ib, radius=size // 4, fill=n.style or ACCENT)
-            self._text(ib, n.text[:1], 90, (255, 255, 255), align="center")
-            self._text((l, t + size, r, b), n.text, 34, (255, 255, 255), align="center")
+            draw_app_icon(d, ib, glyph, color)
+            if glyph not in GLYPHS:
+                self._text(ib, n.text[:1], 90, (255, 255, 255), align="center")
+            self._text((l, t + size + int(14 * self.sy), r, b), n.text, 34, (255, 255, 255), align="center")
         elif role == "launcher":
             d.rectangle(box, fill=(38, 70, 83))
         elif role == "recents":
@@ -526,16 +536,8 @@ class Renderer:
             d.rounded_rectangle(box, radius=int(40 * self.sx), fill=pal["panel"], outline=pal["line"])
         elif role == "keyboard":
             d.rectangle(box, fill=(232, 234, 237) if pal is LIGHT else (40, 42, 45))
-        elif role == "keyrow":
-            keys = n.text.split()
-            kw = (r - l) / max(1, len(keys))
-            for i, k in enumerate(keys):
-                kb = (int(l + i * kw) + 2, t, int(l + (i + 1) * kw) - 2, b)
-                d.rounded_rectangle(kb, radius=4, fill=pal["panel"])
-                self._text(kb, k, 50, pal["fg"], align="center")
         elif role == "key":
-            d.rounded_rectangle(box, radius=int(30 * self.sx), fill=ACCENT)
-            self._icon(box, "enter", (255, 255, 255))
+            self._key(n, box, pal)
         elif role == "bubble":
             sent = n.style == "sent"
             d.rounded_rectangle(box, radius=int(36 * self.sx), fill=ACCENT if sent else pal["bar"])
@@ -614,6 +616,37 @@ class Renderer:
             old = self._scaled.popitem(last=False)[1]
             self._scaled_bytes -= old.width * old.height * 3
 
+    def _key(self, n: Node, box: Box, pal: dict) -> None:
+        """A keyboard key (``keyboard.py``): its face by ``n.style``, what it types or does on it."""
+        d, style = self._rec, n.style
+        l, t, r, b = box
+        if n.rid.endswith("key_pos_1_0"):  # a and l: a key's face, their touch areas reach the edges
+            l = r - int(107 * self.sx)
+        elif n.rid.endswith("key_pos_1_8"):
+            r = l + int(107 * self.sx)
+        gx, gy = int(6 * self.sx), int(10 * self.sy)
+        face = (l + gx, t + gy, max(l + gx, r - gx), max(t + gy, b - gy))
+        light = pal is LIGHT
+        if style == "enter":
+            d.rounded_rectangle(face, radius=int(24 * self.sx), fill=ACCENT)
+            self._icon(face, "enter", (255, 255, 255))
+            return
+        plain = style in ("char", "space")
+        fill = (255, 255, 255) if light else (95, 99, 104)
+        if not plain:
+            fill = (209, 214, 220) if light else (60, 64, 67)
+        if style == "shift_on":
+            fill = (173, 200, 245) if light else (66, 90, 140)
+        d.rounded_rectangle(face, radius=int(16 * self.sx), fill=fill)
+        if style == "char":
+            self._text(face, n.desc, 56, pal["fg"], align="center")
+        elif style in ("shift", "shift_on"):
+            self._icon(face, "shift", pal["fg"])
+        elif style == "delete":
+            self._icon(face, "backspace", pal["fg"])
+        elif style != "space":
+            self._text(face, str(style), 40, pal["fg"], align="center")
+
     def _icon(self, box: tuple[int, int, int, int], name: str, color: tuple[int, int, int]) -> None:
         l, t, r, b = box
         d = self._rec
@@ -685,6 +718,18 @@ class Renderer:
         elif name == "pause":
             d.rectangle((cx - s * 2 // 3, cy - s, cx - s // 4, cy + s), fill=color)
             d.rectangle((cx + s // 4, cy - s, cx + s * 2 // 3, cy + s), fill=color)
+        elif name == "tabs":  # Chrome's tab switcher: the number of tabs in a rounded square
+            d.rounded_rectangle((cx - s, cy - s, cx + s, cy + s), radius=max(1, s // 3), outline=color, width=w)
+            self._text(box, "1", 34, color, align="center")
+        elif name == "shift":
+            d.polygon([(cx, cy - s), (cx + s, cy), (cx + s // 2, cy), (cx + s // 2, cy + s), (cx - s // 2, cy + s),
+                       (cx - s // 2, cy), (cx - s, cy)], outline=color, width=w)  # fmt: skip
+        elif name == "backspace":
+            h = s * 2 // 3
+            d.polygon([(cx - s, cy), (cx - s // 2, cy - h), (cx + s, cy - h), (cx + s, cy + h), (cx - s // 2, cy + h)],
+                      outline=color, width=w)  # fmt: skip
+            d.line((cx - s // 6, cy - s // 3, cx + s // 2, cy + s // 3), fill=color, width=w)
+            d.line((cx - s // 6, cy + s // 3, cx + s // 2, cy - s // 3), fill=color, width=w)
         elif name in ("minus", "remove"):
             d.line((cx - s, cy, cx + s, cy), fill=color, width=w)
         else:

@@ -29,6 +29,7 @@ class App:
     #: pattern matches the start of a name ("clock app" opens Clock)
     aliases: tuple[str, ...] = ()
     color: tuple[int, int, int] = (90, 90, 90)  # launcher icon colour
+    icon: str = ""  # the launcher icon's glyph (``icons.GLYPHS``); none: the label's initial
     #: the activity's root layouts around a screen's widgets, ``(class, resource id)`` from the
     #: outermost in (a CoordinatorLayout is reported as ``android.view.ViewGroup``)
     layout: tuple[tuple[str, str], ...] = (("android.view.ViewGroup", ""), ("android.widget.LinearLayout", ""))

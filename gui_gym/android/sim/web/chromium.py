@@ -160,6 +160,15 @@ class Chromium:
             self._finalizer = None
         self._pid, self._session = 0, ""
 
+    def resize(self, width: int, height: int, scale: float) -> None:
+        """Lay the page out in a ``width`` x ``height`` CSS-pixel viewport, ``scale`` device
+        pixels per CSS pixel (kept across :meth:`restart`)."""
+        self.width, self.height, self.scale = width, height, scale
+        self.command(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": False},
+        )
+
     def restart(self) -> None:
         """A fresh browser and page (after a crash or a hung page)."""
         self.close()

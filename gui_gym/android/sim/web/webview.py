@@ -231,16 +231,28 @@ class WebView:
 
     def __init__(self, frame: Frame) -> None:
         self.frame = frame
-        width = round((frame.right - frame.left) / frame.zoom)
-        height = round((frame.bottom - frame.top) / frame.zoom)
-        # Screenshots at half the phone's pixels (the env's default frame is 540x1200).
-        self.browser = Chromium(width=width, height=height, scale=frame.zoom / 2)
+        self.browser = Chromium(*self._metrics(frame))
         self.browser.command("Page.addScriptToEvaluateOnNewDocument", {"source": LISTEN_JS})
         self.url = ""
         self._tree: dict[str, Any] | None = None
         self._shot: Image.Image | None = None
         self._reads: dict[str, Any] = {}
         self.version = 0  # counts the page's possible changes (keys a screenshot)
+
+    @staticmethod
+    def _metrics(frame: Frame) -> tuple[int, int, float]:
+        """The viewport (CSS pixels) a frame shows, and the screenshot's scale: half the phone's
+        pixels (the env's default frame is 540x1200)."""
+        width = round((frame.right - frame.left) / frame.zoom)
+        height = round((frame.bottom - frame.top) / frame.zoom)
+        return width, height, frame.zoom / 2
+
+    def fit(self, frame: Frame) -> None:
+        """Show the page through ``frame`` (the same place, another zoom: a page laid out wider)."""
+        if frame != self.frame:
+            self.frame = frame
+            self.browser.resize(*self._metrics(frame))
+            self.changed()
 
     def close(self) -> None:
         self.browser.close()

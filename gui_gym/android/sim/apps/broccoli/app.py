@@ -547,6 +547,7 @@ class BroccoliApp(App):
     activity = "com.flauschcode.broccoli.MainActivity"
     aliases = ("broccoli", "broccoli app", "broccoli recipe app", "recipe app")
     color = (76, 175, 80)
+    icon = "broccoli"
     layout = (
         ("androidx.drawerlayout.widget.DrawerLayout", f"{PKG}:id/drawer_layout"),
         ("android.view.ViewGroup", ""),

@@ -415,6 +415,7 @@ class CalendarApp(App):
     aliases = ("simple calendar pro", "simple calendar")
     launcher_label = "Calendar"
     color = (244, 81, 30)
+    icon = "calendar"
     databases = (DATABASE,)
 
     def initial_data(self) -> CalendarData:

@@ -533,6 +533,7 @@ class CameraApp(App):
     activity = LAUNCHER
     aliases = ("camera",)
     color = (90, 90, 96)
+    icon = "camera"
     layout = (("android.widget.FrameLayout", f"{PKG}:id/activity_root_view"),)
 
     def initial_data(self) -> CameraData:

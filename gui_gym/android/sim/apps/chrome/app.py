@@ -8,9 +8,9 @@ pixels per CSS pixel, a 411-pixel-wide layout); its elements are in the dump as 
 (an ``android.webkit.WebView`` and the page's nodes), its pixels in the screenshot, and a finger on
 it is a touch on the page. Launched from the home screen Chrome shows an empty tab.
 
-Chrome renders a page without a viewport tag at a 980-pixel layout zoomed out to the screen; here
-every page is laid out at the screen's width (as with the tag), which changes no element a task
-reads. Chrome's first-run screens are not shown.
+As Chrome does, a page without a viewport tag is laid out 980 CSS pixels wide and zoomed out to
+the screen's width (AndroidWorld's maze and multiplication pages); ``width=device-width`` lays it
+out at the screen's 411 (its drawing page). Chrome's first-run screens are not shown.
 """
 
 from __future__ import annotations
@@ -38,6 +38,29 @@ DENSITY = 2.625
 _CSS_W, _CSS_H = int(SCREEN_W / DENSITY), int((NAV_TOP - STATUS_H - TOOLBAR_H) / DENSITY)
 FRAME = Frame(0, STATUS_H + TOOLBAR_H, round(_CSS_W * DENSITY), STATUS_H + TOOLBAR_H + round(_CSS_H * DENSITY), DENSITY)
 BLANK = "about:blank"
+#: the layout width (CSS pixels) Chrome gives a page: 980 without a viewport tag, the screen's
+#: width (0 here) for ``width=device-width`` or a tag with only a scale, else the tag's width
+LAYOUT_WIDTH_JS = r"""(() => {
+  const tag = document.querySelector('meta[name="viewport" i]');
+  if (!tag) return 980;
+  const content = tag.getAttribute('content') || '';
+  const width = /(?:^|[,;\s])width\s*=\s*([^,;\s]+)/i.exec(content);
+  if (!width) return /initial-scale/i.test(content) ? 0 : 980;
+  if (width[1].toLowerCase() === 'device-width') return 0;
+  const n = parseFloat(width[1]);
+  return Number.isFinite(n) && n >= 1 ? Math.min(n, 10000) : 980;
+})()"""
+
+
+def page_frame(layout_width: float) -> Frame:
+    """The tab's frame for a page laid out ``layout_width`` CSS pixels wide (0: the screen's
+    width), zoomed so that the layout fills the screen's width, as Chrome shows it."""
+    if not layout_width or not isinstance(layout_width, int | float):
+        return FRAME
+    f = FRAME
+    return Frame(f.left, f.top, f.right, f.bottom, (f.right - f.left) / float(layout_width))
+
+
 #: how DocumentsUI hands a file of the shared storage to the app that opens it
 DOCUMENTS = "content://com.android.externalstorage.documents/document/primary%3A"
 _RESOURCE = "chrome-webview"
@@ -68,6 +91,7 @@ class _Tab:
         if raw is None:
             if self.shown is not None or not self.view.url:
                 self.view.load(BLANK)
+                self.view.fit(FRAME)
                 self.shown = None
             return
         if self.shown == (path, raw):
@@ -76,6 +100,7 @@ class _Tab:
         with open(file, "wb") as f:
             f.write(raw)
         self.view.load("file://" + file)
+        self.view.fit(page_frame(self.view.evaluate(LAYOUT_WIDTH_JS, changes=False)))
         self.shown = (path, raw)
 
     def close(self) -> None:
@@ -184,6 +209,7 @@ class ChromeApp(App):
     activity = ACTIVITY
     aliases = ("chrome", "google chrome")
     color = (66, 133, 244)
+    icon = "chrome"
     layout = (("android.widget.FrameLayout", _rid("coordinator")),)
 
     def initial_data(self) -> Any:

@@ -671,6 +671,7 @@ class ClockApp(App):
     activity = "com.android.deskclock.DeskClock"
     aliases = ("clock",)
     color = (66, 133, 244)
+    icon = "clock"
 
     def initial_data(self) -> ClockData:
         return ClockData()

@@ -386,6 +386,7 @@ class ContactsApp(App):
     activity = "com.android.contacts.activities.PeopleActivity"
     aliases = ("contacts",)
     color = (26, 115, 232)
+    icon = "contacts"
 
     def initial_data(self) -> ContactsData:
         return ContactsData()

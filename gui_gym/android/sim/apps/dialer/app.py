@@ -506,6 +506,7 @@ class DialerApp(App):
     activity = ACTIVITY
     aliases = ("dialer|phone",)
     color = (26, 115, 232)
+    icon = "phone"
 
     def initial_data(self) -> DialerData:
         return DialerData()

@@ -413,6 +413,7 @@ class DrawApp(App):
     activity = f"{PKG}.activities.MainActivity"
     aliases = ("simple draw pro",)
     color = (244, 67, 54)
+    icon = "draw"
     layout = ()
 
     def initial_data(self) -> DrawData:

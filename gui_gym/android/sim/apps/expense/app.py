@@ -761,6 +761,7 @@ class ExpenseApp(App):
     activity = "com.arduia.expense.ui.MainActivity"
     aliases = ("pro expense", "pro expense app")
     color = (0, 150, 136)
+    icon = "expense"
     layout = (
         ("androidx.drawerlayout.widget.DrawerLayout", f"{PKG}:id/dl_main"),
         ("android.view.ViewGroup", f"{PKG}:id/cl_main"),

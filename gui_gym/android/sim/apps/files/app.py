@@ -513,6 +513,7 @@ class FilesApp(App):
     activity = "com.android.documentsui.files.FilesActivity"
     aliases = ("files", "file manager")
     color = (26, 115, 232)
+    icon = "files"
     layout = ()
 
     def root(self, dev: Device) -> Screen:

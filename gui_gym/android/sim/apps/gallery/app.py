@@ -604,6 +604,7 @@ class GalleryApp(App):
     activity = f"{PKG}.activities.MainActivity"
     aliases = ("simple gallery pro", "simple gallery")
     color = (255, 152, 0)
+    icon = "gallery"
     layout = ()
 
     def initial_data(self) -> GalleryData:

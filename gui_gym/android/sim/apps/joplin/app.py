@@ -227,6 +227,7 @@ class JoplinApp(App):
     activity = "net.cozic.joplin.MainActivity"
     aliases = ("joplin", "joplin app")
     color = (23, 110, 194)
+    icon = "joplin"
     databases = (DATABASE,)
 
     def initial_data(self) -> JoplinData:

@@ -617,6 +617,7 @@ class MarkorApp(App):
     activity = "net.gsantner.markor.activity.MainActivity"
     aliases = ("markor",)
     color = (0, 150, 136)
+    icon = "markor"
 
     def initial_data(self) -> MarkorData:
         return MarkorData()

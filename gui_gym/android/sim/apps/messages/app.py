@@ -398,6 +398,7 @@ class MessagesApp(App):
     activity = "com.simplemobiletools.smsmessenger.activities.MainActivity"
     aliases = ("simple sms messenger", "simple sms")
     color = (30, 136, 229)
+    icon = "messages"
     databases = (DATABASE,)
 
     def initial_data(self) -> MessagesData:

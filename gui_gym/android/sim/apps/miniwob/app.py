@@ -112,6 +112,7 @@ class MiniWobApp(App):
     activity = ACTIVITY
     aliases = ("miniwob",)
     color = (250, 220, 40)  # the query's yellow
+    icon = "miniwob"
     layout = (("android.widget.RelativeLayout", ""),)
 
     def initial_data(self) -> Any:

@@ -245,6 +245,7 @@ class OpenTracksApp(App):
     activity = "de.dennisguse.opentracks.TrackListActivity"
     aliases = ("open tracks sports tracker", "activity tracker", "open tracks", "opentracks")
     color = (230, 81, 0)
+    icon = "tracks"
     databases = (DATABASE,)
 
     def initial_data(self) -> OpenTracksData:

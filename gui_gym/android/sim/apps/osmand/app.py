@@ -393,6 +393,7 @@ class OsmAndApp(App):
     activity = MAP_ACTIVITY
     aliases = ("osmand",)
     color = (255, 136, 0)
+    icon = "osmand"
     databases = (FAVORITES_DB, MARKERS_DB)
 
     def initial_data(self) -> OsmAndData:

@@ -458,6 +458,7 @@ class RecorderApp(App):
     activity = "com.dimowner.audiorecorder.app.welcome.WelcomeActivity"
     aliases = ("audio recorder", "audiorecorder")
     color = (211, 47, 47)
+    icon = "recorder"
 
     def initial_data(self) -> RecorderData:
         return RecorderData()

@@ -728,6 +728,7 @@ class RetroApp(App):
     activity = "code.name.monkey.retromusic.activities.MainActivity"
     aliases = ("retro music", "retro", "retro player")
     color = (236, 64, 122)
+    icon = "music"
     databases = (PLAYLIST_DB, PLAYBACK_DB)
 
     def initial_data(self) -> RetroData:

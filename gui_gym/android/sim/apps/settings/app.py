@@ -434,6 +434,7 @@ class SettingsApp(App):
     activity = "com.android.settings.Settings"
     aliases = ("settings", "system settings")
     color = (95, 99, 104)
+    icon = "settings"
 
     def initial_data(self) -> SettingsData:
         return SettingsData()

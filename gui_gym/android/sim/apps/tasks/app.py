@@ -381,6 +381,7 @@ class TasksApp(App):
     activity = "com.todoroo.astrid.activity.MainActivity"
     aliases = ("tasks", "tasks app", "tasks.org:")
     color = (25, 118, 210)
+    icon = "tasks"
     databases = (DATABASE,)
 
     def initial_data(self) -> TasksData:

@@ -702,6 +702,7 @@ class VlcApp(App):
     activity = "org.videolan.vlc.gui.MainActivity"
     aliases = ("vlc", "vlc app", "vlc player")
     color = (255, 136, 0)
+    icon = "vlc"
     layout = (("android.view.ViewGroup", f"{PKG}:id/coordinator"),)
     databases = (DATABASE,)
 
