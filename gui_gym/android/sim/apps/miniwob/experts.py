@@ -136,6 +136,61 @@ for (const e of all('#area input[type=text]')) {
 }
 const go = all('#area button, #area .final, #area .ui-submit').find(e => /^(Submit|Search|Go!)$/.test(T(e)));
 return go ? ['tap', R(go)] : ['none', 'no submit'];""",
+    "click-color": r"""
+const q = document.getElementById('query').children[0];
+const want = q.tagName === 'DIV' ? /background-color: (.*);/.exec(q.getAttribute('style'))[1] : T(q);
+const b = all('#area .color').find(e => e.getAttribute('data-color') === want);
+return b ? ['tap', R(b)] : ['none', 'no box ' + want];""",
+    "click-dialog-2": r"""
+const want = Q().match(/labeled "(.*)"\.$/)[1];
+const b = want === 'x' ? all('.ui-dialog-titlebar-close')[0]
+  : all('.ui-dialog-buttonpane button').find(e => T(e) === want);
+return b ? ['tap', R(b)] : ['none', 'no button ' + want];""",
+    "click-tab-2": r"""
+const want = Q().match(/link "(.*)"\.$/)[1];
+const shown = all('#area .alink').find(e => e.innerHTML === want);
+if (shown) return ['tap', R(shown)];
+const panel = Array.from(document.querySelectorAll('#area .alink')).find(e => e.innerHTML === want)
+  .closest('[id^=tabs-]');
+return ['tap', R(document.querySelector('#area a[href="#' + panel.id + '"]'))];""",
+    "click-collapsible-2": r"""
+const want = Q().match(/link "(.*)"\.$/)[1];
+const shown = all('#area .alink').find(e => e.innerHTML === want);
+if (shown) return ['tap', R(shown)];
+const section = Array.from(document.querySelectorAll('#area .alink')).find(e => e.innerHTML === want)
+  .closest('.ui-accordion-content');
+return ['tap', R(section.previousElementSibling)];""",
+    "find-word": r"""
+const n = +Q().match(/the (\d+)(?:st|nd|rd|th) word/)[1];
+const word = T(document.querySelector('#area p')).split(' ')[n - 1].replace(/[^a-zA-Z]/g, '');
+return fill(document.getElementById('answer-input'), word) || ['tap', R(document.getElementById('subbtn'))];""",
+    "grid-coordinate": r"""
+const want = Q().match(/coordinate (\(-?\d,-?\d\))/)[1];
+const c = all('circle').find(e => e.getAttribute('id') === want);
+return c ? ['tap', R(c)] : ['none', 'no point ' + want];""",
+    "click-shades": r"""
+const want = Q().match(/shades of (\w+) and/)[1];
+for (const e of all('#area span')) {
+  if ((e.getAttribute('class') === 'selected') !== (e.getAttribute('data-color') === want)) return ['tap', R(e)];
+}
+return ['tap', R(document.getElementById('submit'))];""",
+    "identify-shape": r"""
+const s = document.querySelector('#area_svg text, #area_svg rect, #area_svg circle, #area_svg polygon');
+const tag = s.tagName.toLowerCase();
+const want = tag === 'text' ? (/\d/.test(s.textContent) ? 'digit' : 'letter')
+  : {rect: 'rectangle', circle: 'circle', polygon: 'triangle'}[tag];
+return ['tap', R(document.querySelector('#area-buttons button[data-type="' + want + '"]'))];""",
+    "navigate-tree": r"""
+const want = Q().match(/named "(.*)"\.$/)[1];
+const shown = all('#tree span').find(e => T(e) === want);
+if (shown) return ['tap', R(shown)];
+const target = Array.from(document.querySelectorAll('#tree span')).find(e => T(e) === want);
+const above = [];  // the folders above it, innermost first
+for (let li = target.closest('li').parentElement.closest('li'); li; li = li.parentElement.closest('li')) {
+  above.push(li);
+}
+const closed = above.reverse().find(li => li.querySelector(':scope > ul').getBoundingClientRect().height === 0);
+return closed ? ['tap', R(closed.querySelector(':scope > span'))] : ['none', 'no closed folder above ' + want];""",
 }
 for _same, _as in (
     ("click-checkboxes-large", "click-checkboxes"),
@@ -144,6 +199,7 @@ for _same, _as in (
     ("enter-text-dynamic", "enter-text"),
     ("unicode-test", "click-button"),
     ("multi-layouts", "multi-orderings"),
+    ("click-tab-2-hard", "click-tab-2"),
 ):
     _PLANS[_same] = _PLANS[_as]
 
