@@ -243,3 +243,24 @@ def test_an_async_vector_env_runs_a_browser_per_worker(chromium_present: None) -
         assert list(infos["page_reward"]) == [0.0, 0.0]
     finally:
         envs.close()
+
+
+def test_a_labelled_check_box_is_named_by_its_label(env: gym.Env) -> None:
+    """Chromium names a check box or radio button by its <label>: the dump's text is the label's,
+    not the input's value ("on")."""
+    obs, info = env.reset(seed=3, options={"task": "MiniWobClickOption"})
+    radios = re.findall(r'<node [^>]*class="android.widget.RadioButton"[^>]*>', obs["ui"])
+    texts = [re.search(r' text="([^"]*)"', n).group(1) for n in radios]
+    assert len(texts) > 1 and "on" not in texts
+    want = re.search(r"Select (\S+) and click Submit", info["instruction"]).group(1)
+    assert want in texts
+
+
+def test_a_long_press_on_the_page_is_the_pages(env: gym.Env) -> None:
+    """A long press lands on the page at the finger's point (a touch held), a valid action."""
+    obs, _ = env.reset(seed=0, options={"task": "MiniWobClickButton"})
+    node = re.search(r'<node [^>]*class="android.widget.Button"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"', obs["ui"])
+    x, y = (int(node.group(1)) + int(node.group(3))) // 2, (int(node.group(2)) + int(node.group(4))) // 2
+    _, _, _, _, info = env.step({"action_type": "long_press", "x": x, "y": y})
+    assert info["format_valid"], info
+    assert "Long press" in info["action_description"]

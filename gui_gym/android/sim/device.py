@@ -920,7 +920,11 @@ class Device:
             if not any(n is node for n in self.elements()):  # a field behind a dialog's dimming
                 raise Inapplicable(f"nothing long-clickable at ({x}, {y})")
             return self._select_in_field(node)
-        desc = node.on_long_press()
+        self.touch_point = (x, y)  # where on the node (a page's element: where on the page)
+        try:
+            desc = node.on_long_press()
+        finally:
+            self.touch_point = None
         return desc if isinstance(desc, str) else self._describe(node, "Long press")
 
     # -- text selection and the clipboard ------------------------------------------------

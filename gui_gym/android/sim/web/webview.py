@@ -138,7 +138,10 @@ TREE_JS = r"""
       return [r, text, desc, flags, box(rect), [], el.getAttribute("placeholder") || "", el.id || ""];
     }
     if (tag === "input") {
-      text = el.value || "";
+      // the accessible name: a check box's or radio button's from its <label>, else the value
+      // (a submit button's caption; an unlabelled check box's "on"), as Chromium names it
+      const labelled = (r === "checkbox" || r === "radio") && el.labels && el.labels.length;
+      text = (labelled ? textOf(el.labels[0]) : "") || el.getAttribute("title") || el.value || "";
       return [r, text, desc, flags, box(rect), [], "", el.id || ""];
     }
     if (tag === "select") {
