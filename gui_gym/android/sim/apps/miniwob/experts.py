@@ -3,8 +3,9 @@ on the screen) and answers the next phone action, from whatever state the page i
 
 An expert is JavaScript run in the page (this module's own; it only reads) that returns the next
 step: ``["tap", [l, t, r, b]]`` (a CSS rectangle to tap), ``["type", [l, t, r, b], text]`` (make the
-field there hold ``text``: tap it first when it is not focused) or ``["none", why]`` (the page
-shows nothing to do). :func:`next_action` turns it into the phone's action text on the element's
+field there hold ``text``: tap it first when it is not focused), ``["scroll", [l, t, r, b], finger]``
+(swipe the scrolled box there, the finger moving ``"up"`` or ``"down"``) or ``["none", why]`` (the
+page shows nothing to do). :func:`next_action` turns it into the phone's action text on the element's
 screen bounds. :data:`EXPERTS` maps page names to experts; pages without one train from the outcome.
 """
 
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 from gui_gym.android.actions import Action, format_action
 from gui_gym.android.sim.apps.calendar.tasks import pick_time
 from gui_gym.android.sim.widgets import MenuDialog, TimePickerDialog
+from gui_gym.android.ui import flatten
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.tasks.base import Oracle
@@ -30,6 +32,41 @@ const Q = () => document.getElementById('query').textContent.replace(/\s+/g, ' '
 const T = e => e.textContent.replace(/\s+/g, ' ').trim();
 const all = s => Array.from(document.querySelectorAll(s)).filter(e => e.getBoundingClientRect().width > 0);
 const fill = (e, text) => (e.value === text ? null : ['type', R(e), text]);
+// an element hidden in a scrolled box: swipe the box (the finger's direction) until it shows
+const reach = e => {
+  const r = e.getBoundingClientRect();
+  for (let p = e.parentElement; p; p = p.parentElement) {
+    if (!/(auto|scroll)/.test(getComputedStyle(p).overflowY) || p.scrollHeight <= p.clientHeight + 1) continue;
+    const c = p.getBoundingClientRect();
+    if (r.bottom > c.bottom) return ['scroll', R(p), 'up'];
+    if (r.top < c.top) return ['scroll', R(p), 'down'];
+  }
+  return null;
+};
+const tap = e => reach(e) || ['tap', R(e)];
+// MiniWoB++'s shapes (common/shapes.js) read back from the SVG: size (20 px large, 10 px small), colour,
+// text and type; a description "[large|small] [colour] <text|type|item>" as it matches them
+const SHAPE_COLORS = ['red', 'green', 'blue', 'aqua', 'black', 'magenta', 'yellow'];
+const shapesOf = () => Array.from(document.querySelectorAll('#area_svg text, #area_svg rect, #area_svg circle, '
+  + '#area_svg polygon')).map(el => {
+  const tag = el.tagName.toLowerCase();
+  let px;
+  if (tag === 'text') px = parseFloat(el.getAttribute('font-size'));
+  else if (tag === 'rect') px = +el.getAttribute('width');
+  else if (tag === 'circle') px = 2 * el.getAttribute('r');
+  else { const xs = el.getAttribute('points').trim().split(/\s+/).map(p => +p.split(',')[0]); px = xs[2] - xs[0]; }
+  const text = tag === 'text' ? el.textContent : {rect: 'rectangle', circle: 'circle', polygon: 'triangle'}[tag];
+  const type = tag !== 'text' ? 'shape' : /\d/.test(text) ? 'digit' : 'letter';
+  return {el, size: px > 15 ? 'large' : 'small', color: el.getAttribute('fill'), text, type};
+});
+const desc = phrase => {
+  const w = phrase.trim().split(' ');
+  const size = ['large', 'small'].includes(w[0]) ? w.shift() : '';
+  const color = SHAPE_COLORS.includes(w[0]) && w.length > 1 ? w.shift() : '';
+  return {size, color, what: w.join(' ')};
+};
+const matches = (s, d) => (!d.size || s.size === d.size) && (!d.color || s.color === d.color)
+  && (d.what === 'item' || s.text === d.what || s.type === d.what);
 """
 
 _PLANS: dict[str, str] = {
@@ -191,6 +228,110 @@ for (let li = target.closest('li').parentElement.closest('li'); li; li = li.pare
 }
 const closed = above.reverse().find(li => li.querySelector(':scope > ul').getBoundingClientRect().height === 0);
 return closed ? ['tap', R(closed.querySelector(':scope > span'))] : ['none', 'no closed folder above ' + want];""",
+    "click-shape": r"""
+const d = desc(Q().match(/^Click on an? (.*)$/)[1]);
+const s = shapesOf().find(s => matches(s, d));
+return s ? ['tap', R(s.el)] : ['none', 'no shape ' + Q()];""",
+    "count-shape": r"""
+const d = desc(Q().match(/^How many (.*)s are there\?/)[1]);
+const n = String(shapesOf().filter(s => matches(s, d)).length);
+const b = all('#count-buttons button').find(e => T(e) === n);
+return b ? ['tap', R(b)] : ['none', 'no button ' + n];""",
+    "guess-number": r"""
+const shown = id => !document.getElementById(id).classList.contains('hide');
+const last = id => +document.querySelector('#' + id + ' span').textContent;
+const guess = shown('higher') ? last('higher') + 1 : shown('lower') ? last('lower') - 1 : 5;
+return fill(document.getElementById('tt'), String(guess)) || ['tap', R(document.getElementById('subbtn'))];""",
+    "search-engine": r"""
+const m = Q().match(/enter "(.*)" and press "Search", then find and click the (\d+)\w\w search result/);
+const n = +m[2] - 1;
+const box = document.getElementById('search-text');
+if (box.value !== m[1]) return fill(box, m[1]);
+const titles = all('#page-content .search-title');
+if (titles.length === 0) return ['tap', R(document.getElementById('search'))];
+const want = String(Math.floor(n / 3) + 1);
+const active = all('#pagination li.active a')[0];
+if (!active || T(active) !== want) {
+  const link = all('#pagination li a').find(a => T(a) === want);
+  return link ? ['tap', R(link)] : ['none', 'no page ' + want];
+}
+return ['tap', R(titles[n % 3])];""",
+    "social-media": r"""
+const m = Q().match(/^For the user (\S+), click on the "(.*)" button\.$/);
+const ACTIONS = {share: 'Share via DM', copy: 'Copy link to Tweet', embed: 'Embed Tweet', 'menu-user': 'Mute',
+  'block-user': 'Block', report: 'Report', reply: 'Reply', retweet: 'Retweet', like: 'Like'};
+const action = Object.keys(ACTIONS).find(k => ACTIONS[k] === m[2]);
+const media = Array.from(document.querySelectorAll('#area .media')).find(e => T(e.querySelector('.username')) === m[1]);
+if (!media || !action) return ['none', 'no post or button for ' + Q()];
+const target = media.querySelector('.' + action);
+if (target.closest('ul') && target.closest('ul').classList.contains('hide')) return tap(media.querySelector('.more'));
+return tap(target);""",
+    "social-media-all": r"""
+const m = Q().match(/^Click the "(.*)" button on (all|\d+) posts? by (\S+) and then click Submit\.$/);
+const action = {Reply: 'reply', Retweet: 'retweet', Like: 'like', Share: 'share'}[m[1]];
+const want = m[2] === 'all' ? Infinity : +m[2];
+let done = 0;
+for (const media of document.querySelectorAll('#area .media')) {
+  const mine = T(media.querySelector('.username')) === m[3];
+  for (const b of media.querySelectorAll('.controls .reply, .controls .retweet, .controls .like, .controls .share')) {
+    const on = b.classList.contains('active');
+    const should = mine && b.classList.contains(action) && (on || done < want);
+    if (mine && b.classList.contains(action) && on) done++;
+    if (on !== should) return tap(b);
+    if (should && !on) done++;
+  }
+}
+return tap(document.querySelector('#submitRow button'));""",
+    "email-inbox": r"""
+const q = Q();
+// what is asked: the page's own phrasings (the NL pages' templates) read back, else the fixed one
+let ask = null;
+const senders = Array.from(document.querySelectorAll('#main .email-thread .email-sender')).map(T);
+const sets = typeof TEMPLATES !== 'undefined' ? TEMPLATES
+  : typeof NL_TEMPLATES !== 'undefined' ? {forward: {train: NL_TEMPLATES, test: []}} : null;
+if (sets) {
+  for (const act of Object.keys(sets)) {
+    for (const t of [...sets[act].train, ...(sets[act].test || [])]) {
+      const keys = [];
+      const rx = t.trim().replace(/\s+/g, ' ').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+        .replace(/NAME|DEST|MSG/g, k => { keys.push(k); return '(.+?)'; });
+      const m = q.match(new RegExp('^' + rx + '$', 'i'));
+      if (!m) continue;
+      const got = {act};
+      keys.forEach((k, i) => { got[k] = m[i + 1]; });
+      // of several readings, the one naming a sender in the inbox with the fewest words captured
+      const known = senders.includes(got.NAME);
+      const size = keys.reduce((n, k) => n + got[k].length, 0);
+      if (!ask || (known && !ask.known) || (known === ask.known && size < ask.size)) ask = {...got, known, size};
+    }
+  }
+} else {
+  const m = q.match(new RegExp('^Find the email by (.*?) and (reply to them with the text "(.*)"'
+    + '|forward that email to (.*)|click the trash|click the star)'));
+  ask = {NAME: m[1], MSG: m[3], DEST: m[4], act: m[3] !== undefined ? 'reply' : m[4] !== undefined ? 'forward'
+    : /trash/.test(m[2]) ? 'delete' : 'important'};
+  if (ask.DEST) ask.DEST = ask.DEST.replace(/\.$/, '');
+}
+if (!ask) return ['none', 'not understood: ' + q];
+const name = ask.NAME, act = ask.act === 'star' ? 'important' : ask.act;
+const open = id => { const e = document.getElementById(id); return e && !e.classList.contains('hide') ? e : null; };
+const byId = id => document.getElementById(id);
+if (open('reply')) return fill(byId('reply-text'), ask.MSG) || tap(byId('send-reply'));
+const dest = () => document.querySelector('#forward .forward-sender');
+if (open('forward')) return fill(dest(), ask.DEST) || tap(byId('send-forward'));
+const email = open('email');
+if (email && T(email.querySelector('.email-sender')) !== name) return tap(document.getElementById('close-email'));
+if (email) {
+  const sel = {reply: '.email-reply', forward: '.email-forward', delete: '.email-actions .trash',
+    important: '.email-actions .star'}[act];
+  return tap(email.querySelector(sel));
+}
+const thread = Array.from(document.querySelectorAll('#main .email-thread'))
+  .find(e => T(e.querySelector('.email-sender')) === name);
+if (!thread) return ['none', 'no email by ' + name];
+if (act === 'delete') return tap(thread.querySelector('.trash'));
+if (act === 'important') return tap(thread.querySelector('.star'));
+return tap(thread.querySelector('.email-sender'));""",
 }
 for _same, _as in (
     ("click-checkboxes-large", "click-checkboxes"),
@@ -200,6 +341,10 @@ for _same, _as in (
     ("unicode-test", "click-button"),
     ("multi-layouts", "multi-orderings"),
     ("click-tab-2-hard", "click-tab-2"),
+    ("social-media-some", "social-media-all"),
+    ("email-inbox-nl-turk", "email-inbox"),
+    ("email-inbox-forward-nl", "email-inbox"),
+    ("email-inbox-forward-nl-turk", "email-inbox"),
 ):
     _PLANS[_same] = _PLANS[_as]
 
@@ -219,6 +364,8 @@ def next_action(o: Oracle, view: WebView, name: str) -> str:
         return o.swipe("up")  # the element is below the view: bring it up
     if kind == "tap":
         return format_action(Action("tap", element=bounds))
+    if kind == "scroll":  # a swipe on the scrolled box, the finger moving ``step[2]``
+        return format_action(Action("swipe", element=bounds, direction=step[2], dist="short"))
     focused = (
         view.focused_editable()
         and view.evaluate(
@@ -230,6 +377,11 @@ def next_action(o: Oracle, view: WebView, name: str) -> str:
     )
     if not focused:
         return format_action(Action("tap", element=bounds))
+    if view.focused_value() == step[2] + "\n":  # a text area took the Type's Enter as a new line
+        key = next((n for n in o.dev.windows() if n.type == "input_method"), None)
+        delete = next((n for n in flatten(key.root) if n.desc == "Delete"), None) if key else None
+        if delete is not None:  # the keyboard's Delete takes it back
+            return format_action(Action("tap", element=delete.bounds))
     return o.type(step[2])
 
 
