@@ -521,7 +521,7 @@ def test_every_app_launches_and_backs_out(app: str) -> None:
 
 def test_app_drawer_lists_every_app_and_opens_them() -> None:
     """The home screen shows the first apps; a swipe up opens the drawer with all of them by name."""
-    from gui_gym.android.sim.device import HOME_ICONS
+    from gui_gym.android.sim.system_ui import HOME_ICONS
     from gui_gym.android.ui import to_xml
 
     d = Device()

@@ -31,15 +31,22 @@ from gui_gym.android.backends.base import Outcome
 from gui_gym.android.sim.apps import APPS, App
 from gui_gym.android.sim.keyboard import build_keyboard
 from gui_gym.android.sim.media import MEDIA, MediaStore
-from gui_gym.android.sim.text_selection import FLOATING_TOOLBAR_TAG, TextSelection, text_toolbar, toolbar_items
+from gui_gym.android.sim.system_ui import (
+    drawer,
+    home_screen,
+    launcher_key,
+    nav_bar,
+    recents,
+    status_bar,
+    status_key,
+)
+from gui_gym.android.sim.text_selection import FLOATING_TOOLBAR_TAG, TextSelection, add_text_toolbar
 from gui_gym.android.sim.widgets import (
-    FIELD_H,
     KEYBOARD_PACKAGE,
     KEYBOARD_TOP,
     LAUNCHER_PACKAGE,
     MAX_FIELD_CHARS,
     NAV_TOP,
-    PAD,
     STATUS_H,
     UI,
     Dialog,
@@ -65,11 +72,9 @@ _DEFAULT_URI_APPS = {"gallery": "gallery"}
 #: clear deletes ``TYPE_CLEAR_CHARS`` (100 x KEYCODE_DEL, AndroidLab).
 CLEAR_ALL = 1 << 30
 _WINDOW_IDS = {"launcher": 3, "app": 5, "dialog": 7, "keyboard": 9, "status": 11, "nav": 13}
-_LONG_PRESS_TOUCHES = 3
+_LONG_PRESS_TOUCHES = 3  # android_env: held for this many TOUCH steps without moving
 #: the launcher's activity (``am stack list`` on the home screen)
 LAUNCHER_ACTIVITY = "com.android.launcher3.uioverrides.QuickstepLauncher"
-#: the apps whose icons the home screen shows (the first ones installed); the app drawer lists all
-HOME_ICONS = 8  # android_env: held for this many TOUCH steps without moving
 
 
 @dataclass
@@ -327,17 +332,20 @@ class Device:
 
     def _build(self) -> None:
         st = self.state
-        status, nav = self._kept("status", self._status_key(), self._status_bar), self._kept("nav", (), self._nav_bar)
+        status, nav = (
+            self._kept("status", status_key(self), lambda: status_bar(self)),
+            self._kept("nav", (), lambda: nav_bar(self)),
+        )
         paint: list[Node] = [status]
         windows: list[Window] = []
         if st.recents_open or st.foreground is None:
             if st.recents_open:
-                launcher = self._recents()
+                shown = recents(self)
             elif st.drawer_open:
-                launcher = self._kept("drawer", (), self._drawer)
+                shown = self._kept("drawer", (), lambda: drawer(self))
             else:
-                launcher = self._kept("launcher", self._launcher_key(), self._launcher)
-            main = decor(LAUNCHER_PACKAGE, launcher, top=0, bottom=SCREEN_H, bars=False)  # the launcher is edge to edge
+                shown = self._kept("launcher", launcher_key(self), lambda: home_screen(self))
+            main = decor(LAUNCHER_PACKAGE, shown, top=0, bottom=SCREEN_H, bars=False)  # the launcher is edge to edge
             windows.append(
                 Window(
                     _WINDOW_IDS["launcher"],
@@ -399,7 +407,7 @@ class Device:
                 )
                 paint += [scrim, panel]
             if st.selection is not None:
-                self._add_text_toolbar(windows[-1].root, app)
+                add_text_toolbar(self, windows[-1].root, app.package)
         if st.keyboard and self.focused_host() is not None:
             kb = self._kept("keyboard", (st.keys,), lambda: build_keyboard(self))
             windows.append(
@@ -429,23 +437,6 @@ class Device:
             role="screen",
         )
 
-    def _add_text_toolbar(self, root: Node, app: App) -> None:
-        """The text-selection toolbar over the active window (``root``: the app's or its
-        dialog's), above its field: the window's last view, so a dump of the active window
-        shows it and it is drawn and touched first. (On a phone ``FloatingToolbar`` is a popup
-        window of its own; the simulator keeps it in the window it belongs to, where the
-        agents reading ``uiautomator dump`` and the oracles find it too.)"""
-        sel, fh = self.state.selection, self.focused_host()
-        if sel is None or fh is None or not sel.on(*fh):
-            return
-        field = next((n for n in flatten(root) if n.field is not None and sel.on(*n.field)), None)
-        items = toolbar_items(self.state, sel, field) if field is not None else []
-        if items:
-            l, t, r, b = field.bounds
-            line = (l, t, r, min(b, t + FIELD_H))  # the text's first line, where the selection starts
-            bottom = KEYBOARD_TOP if self.state.keyboard else NAV_TOP
-            root.children.append(text_toolbar(app.package, line, items, bottom=bottom))
-
     def _kept(self, part: str, key: tuple, build: Callable[[], Node]) -> Node:
         """The system UI's ``part`` (status bar, navigation bar, home screen, keyboard) for
         ``key``, the state it shows: built once, then the same nodes while ``key`` holds. (No
@@ -454,245 +445,6 @@ class Device:
         if kept is None or kept[0] != key:
             kept = self._system[part] = (key, build())
         return kept[1]
-
-    def _status_key(self) -> tuple:
-        s = self.state.settings
-        return (self.state.now.hour, self.state.now.minute, s["airplane"], s["wifi"], s["bluetooth"])
-
-    def _launcher_key(self) -> tuple:
-        return (self.state.now.date(),)
-
-    def _status_bar(self) -> Node:
-        st, s = self.state, self.state.settings
-        bar = Node(
-            "android.widget.FrameLayout",
-            (0, 0, SCREEN_W, STATUS_H),
-            rid="com.android.systemui:id/status_bar",
-            package=SYSTEM_PACKAGE,
-            role="statusbar",
-        )
-        clock = st.now.strftime("%-H:%M")
-        bar.children.append(
-            Node(
-                "android.widget.TextView",
-                (40, 10, 240, 74),
-                clock,
-                rid="com.android.systemui:id/clock",
-                package=SYSTEM_PACKAGE,
-                role="statustext",
-            )
-        )
-        icons = []
-        if s["airplane"]:
-            icons.append("Airplane mode on")
-        else:
-            icons.append("Wi-Fi on" if s["wifi"] else "Wi-Fi off")
-        if s["bluetooth"]:
-            icons.append("Bluetooth on")
-        icons.append("Battery 84 percent")
-        x = SCREEN_W - 40
-        for desc in reversed(icons):
-            bar.children.append(
-                Node(
-                    "android.widget.ImageView",
-                    (x - 64, 10, x, 74),
-                    desc=desc,
-                    package=SYSTEM_PACKAGE,
-                    role="statusicon",
-                )
-            )
-            x -= 80
-        return bar
-
-    def _nav_bar(self) -> Node:
-        bar = Node(
-            "android.widget.FrameLayout",
-            (0, NAV_TOP, SCREEN_W, SCREEN_H),
-            rid="com.android.systemui:id/navigation_bar_frame",
-            package=SYSTEM_PACKAGE,
-            role="navbar",
-        )
-        for i, (desc, cb, name, icon) in enumerate(
-            (
-                ("Back", self.press_back, "back", "back"),
-                ("Home", self.go_home, "home", "home"),
-                ("Overview", self._open_recents, "recent_apps", "overview"),
-            )
-        ):
-            x = 180 + i * 270
-            bar.children.append(
-                Node(
-                    "android.widget.ImageView",
-                    (x, NAV_TOP + 13, x + 180, SCREEN_H - 13),
-                    desc=desc,
-                    rid=f"{SYSTEM_PACKAGE}:id/{name}",
-                    package=SYSTEM_PACKAGE,
-                    on_tap=cb,
-                    role="navbutton",
-                    style=icon,
-                )
-            )
-        return bar
-
-    def _open_recents(self) -> str:
-        self.state.recents_open = True
-        self.state.drawer_open = False
-        self.state.keyboard = False
-        return "Open recent apps"
-
-    def _launcher(self) -> Node:
-        pkg = LAUNCHER_PACKAGE
-        home = Node(
-            "android.widget.FrameLayout",
-            (0, STATUS_H, SCREEN_W, NAV_TOP),
-            package=pkg,
-            rid=f"{pkg}:id/workspace",
-            role="launcher",
-            on_scroll=self._swipe_home,
-        )
-        home.scrollable = False  # the swipe to all apps is the launcher's gesture, not a scrolling view
-        st = self.state
-        home.children.append(
-            Node(
-                "android.widget.TextView",
-                (PAD, 200, SCREEN_W - PAD, 380),
-                st.now.strftime("%A, %B %-d"),
-                package=pkg,
-                rid=f"{pkg}:id/date",
-                role="wallpapertext",
-            )
-        )
-        home.children += self._icons(list(self.apps.items())[:HOME_ICONS], 520, "on the home screen")
-        return home
-
-    def _icons(self, apps: list[tuple[str, App]], top: int, where: str) -> list[Node]:
-        """App icons in rows of four from ``top``; tapping one opens its app."""
-        cols, cw, ch = 4, SCREEN_W // 4, 300
-        icons = []
-        for i, (name, app) in enumerate(apps):
-            r, c = divmod(i, cols)
-            x, y = c * cw, top + r * ch
-
-            def open_app(n: str = name) -> str:
-                self.launch(n)
-                return f'Tap the "{self.apps[n].icon_label}" app icon {where}'
-
-            icons.append(
-                Node(
-                    "android.widget.TextView",
-                    (x + 10, y, x + cw - 10, y + ch - 20),
-                    app.icon_label,
-                    desc=app.icon_label,
-                    package=LAUNCHER_PACKAGE,
-                    on_tap=open_app,
-                    role="appicon",
-                    style=(app.icon, app.color),
-                    label=app.icon_label,
-                )
-            )
-        return icons
-
-    def _swipe_home(self, content_dir: str, frac: float) -> str:
-        """A swipe up on the home screen opens the app drawer, as on a Pixel."""
-        if content_dir != "down":
-            raise Inapplicable("only a swipe up does something on the home screen: it opens the app drawer")
-        self.state.drawer_open = True
-        return "Swipe up on the home screen to open the app drawer"
-
-    def _drawer(self) -> Node:
-        """The launcher's list of all apps (Pixel launcher's ``apps_view``): every installed app,
-        by name, in rows of four; a swipe down closes it."""
-        pkg = LAUNCHER_PACKAGE
-
-        def swipe(content_dir: str, frac: float) -> str | bool:
-            if content_dir == "up":  # a finger moving down, at the top of the list
-                self.state.drawer_open = False
-                return "Swipe down to close the app drawer"
-            return False  # every app shows: nothing to scroll to
-
-        view = Node(
-            "android.widget.FrameLayout",
-            (0, STATUS_H, SCREEN_W, NAV_TOP),
-            package=pkg,
-            rid=f"{pkg}:id/apps_view",
-            role="launcher",
-        )
-        listing = Node(
-            "androidx.recyclerview.widget.RecyclerView",
-            (0, 360, SCREEN_W, NAV_TOP),
-            package=pkg,
-            rid=f"{pkg}:id/apps_list_view",
-            scrollable=True,
-            on_scroll=swipe,
-            label="all apps",
-        )
-        ordered = sorted(self.apps.items(), key=lambda kv: kv[1].icon_label.casefold())
-        listing.children += self._icons(ordered, 400, "in the app drawer")
-        view.children.append(listing)
-        return view
-
-    def _recents(self) -> Node:
-        pkg = LAUNCHER_PACKAGE
-        view = Node(
-            "android.widget.FrameLayout",
-            (0, STATUS_H, SCREEN_W, NAV_TOP),
-            package=pkg,
-            rid=f"{pkg}:id/overview_panel",
-            role="recents",
-        )
-        running = [n for n in self.state.recents if self.state.stacks.get(n)]
-        y = 200
-        for name in running[:6]:
-
-            def switch(n: str = name) -> str:
-                self.launch(n)
-                return f"Switch to {self.apps[n].label} from recent apps"
-
-            view.children.append(
-                Node(
-                    "android.widget.FrameLayout",
-                    (120, y, SCREEN_W - 120, y + 280),
-                    self.apps[name].label,
-                    desc=self.apps[name].label,
-                    package=pkg,
-                    on_tap=switch,
-                    role="card",
-                    style=self.apps[name].color,
-                    label=self.apps[name].label,
-                )
-            )
-            y += 320
-        if not running:
-            view.children.append(
-                Node(
-                    "android.widget.TextView",
-                    (PAD, 900, SCREEN_W - PAD, 1000),
-                    "No recent items",
-                    package=pkg,
-                    role="text",
-                )
-            )
-        else:
-
-            def clear() -> str:
-                self.state.stacks.clear()
-                self.state.recents.clear()
-                self.state.recents_open = False
-                self.state.foreground = None
-                self.state.keyboard = False
-                return "Clear all recent apps"
-
-            view.children.append(
-                Node(
-                    "android.widget.Button",
-                    (380, NAV_TOP - 200, 700, NAV_TOP - 80),
-                    "Clear all",
-                    package=pkg,
-                    on_tap=clear,
-                    role="textbutton",
-                )
-            )
-        return view
 
     # -- input ---------------------------------------------------------------------------
     def act(self, action: Action) -> Outcome:

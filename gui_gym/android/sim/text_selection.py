@@ -12,11 +12,19 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gui_gym.android.actions import MAX_QUOTE, clip_text
-from gui_gym.android.sim.widgets import MAX_FIELD_CHARS, NAV_TOP, STATUS_H, FormHost, Inapplicable
-from gui_gym.android.ui import SCREEN_W, Node
+from gui_gym.android.sim.widgets import (
+    FIELD_H,
+    KEYBOARD_TOP,
+    MAX_FIELD_CHARS,
+    NAV_TOP,
+    STATUS_H,
+    FormHost,
+    Inapplicable,
+)
+from gui_gym.android.ui import SCREEN_W, Node, flatten
 
 if TYPE_CHECKING:
-    from gui_gym.android.sim.device import DeviceState
+    from gui_gym.android.sim.device import Device, DeviceState
 
 TEXT_TOOLBAR_H = 126  # 48 dp at 420 dpi
 FLOATING_TOOLBAR_TAG = "floating_toolbar"  # the content description Android gives the toolbar
@@ -136,3 +144,21 @@ def toolbar_items(state: DeviceState, sel: TextSelection, field: Node) -> list[t
     if text and not sel.whole:
         items.append(("Select all", select_all))
     return items
+
+
+def add_text_toolbar(dev: Device, root: Node, package: str) -> None:
+    """The text-selection toolbar over the active window (``root``: the app's or its dialog's),
+    above its field: the window's last view, so a dump of the active window shows it and it is
+    drawn and touched first. (On a phone ``FloatingToolbar`` is a popup window of its own; the
+    simulator keeps it in the window it belongs to, where the agents reading ``uiautomator dump``
+    and the oracles find it too.)"""
+    sel, fh = dev.state.selection, dev.focused_host()
+    if sel is None or fh is None or not sel.on(*fh):
+        return
+    field = next((n for n in flatten(root) if n.field is not None and sel.on(*n.field)), None)
+    items = toolbar_items(dev.state, sel, field) if field is not None else []
+    if items:
+        l, t, r, b = field.bounds
+        line = (l, t, r, min(b, t + FIELD_H))  # the text's first line, where the selection starts
+        bottom = KEYBOARD_TOP if dev.state.keyboard else NAV_TOP
+        root.children.append(text_toolbar(package, line, items, bottom=bottom))
