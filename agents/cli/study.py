@@ -8,6 +8,7 @@
     gui-gym study --mode quick --settings outcome,spa --seeds 0 --iterations 5 --out runs/try
     gui-gym study --report-only                      # rebuild reward_study.md from the raw files
     gui-gym study --pack --out benchmarks/results/quick-study   # gzip the finished runs' raw files
+    gui-gym study --pack --slim --out DIR           # ... keeping only the metrics columns the report reads
 
 Rerunning the same command resumes the study: finished runs are skipped, interrupted ones
 continue from their checkpoints (``--retry-failed`` also reruns crashed and diverged ones).
@@ -56,6 +57,7 @@ def add_parser(sub: Any) -> None:
     only.add_argument(
         "--pack", action="store_true", help="only gzip the eval.jsonl and metrics.jsonl of OUT's finished runs"
     )
+    p.add_argument("--slim", action="store_true", help="with --pack: keep only the metrics columns the report reads")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_study)
 
@@ -83,10 +85,11 @@ def cmd_study(args: argparse.Namespace) -> int:
     if args.out is None:
         args.out = DEFAULT_OUT.format(mode=args.mode)
     if args.pack:
-        n = pack_study(args.out)
+        n = pack_study(args.out, slim=args.slim)
         rest = n["finished"] - n["packed"]
         print(f"packed {n['packed']} of the {n['finished']} finished runs in {args.out}"
               + (f" (the other {rest} had no plain raw files)" if rest else "")
+              + (f"; {n.get('slimmed', 0)} metrics files slimmed" if args.slim else "")
               + f"; the finished runs' raw files: {n['before']:,} → {n['after']:,} bytes")  # fmt: skip
         return 0
     if args.report_only:

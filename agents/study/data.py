@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 __all__ = [
     "MODEL_NAMES",
     "RAW_FILES",
+    "REPORT_COLUMNS",
     "TIERS",
     "ModelEval",
     "RunRecord",
@@ -49,6 +50,13 @@ MODEL_NAMES: tuple[str, ...] = ("progress-env", "progress-lcs", "orm")
 _SEED_DIR = re.compile(r"^seed(-?\d+)$")
 #: A run's JSON Lines files: plain while it runs, gzipped (``<name>.gz``) once it has finished.
 RAW_FILES: tuple[str, ...] = ("eval.jsonl", "metrics.jsonl")
+#: The trainer's per-iteration columns the report and its plots read (``metrics.jsonl``): what
+#: :func:`agents.study.runner.slim_run` keeps of a finished run (the trainer's ``metrics.csv``
+#: beside it keeps every column).
+REPORT_COLUMNS: frozenset[str] = frozenset({
+    "iteration", "eval_success_rate", "success_rate", "mean_length", "return", "milestone_hits",
+    "milestone_hit_rate", "rm_accuracy", "rm_auc", "rm_score_failure", "rm_score_success",
+})  # fmt: skip
 
 
 @dataclass

@@ -732,7 +732,8 @@ def _raw_section(data: StudyData) -> list[str]:
         "the commit the run ran",
         "- `runs/<setting>/seed<k>/eval.jsonl.gz`: one line per evaluation episode (before and after training; "
         "plain `eval.jsonl` while a run trains)",
-        "- `runs/<setting>/seed<k>/metrics.jsonl.gz`: the trainer's per-iteration metrics (likewise)",
+        "- `runs/<setting>/seed<k>/metrics.jsonl.gz`: the trainer's per-iteration metrics (likewise; "
+        "`gui-gym study --pack --slim` keeps the columns this report reads)",
         "- `models/<name>/eval.json`: reward-model evaluations",
         "- `plots/`: the learning curves above",
         "",

@@ -60,7 +60,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from agents.study.data import RAW_FILES, read_jsonl_objects
+from agents.study.data import RAW_FILES, REPORT_COLUMNS, read_jsonl_objects
 from agents.study.leakage import EXPERIENCE_FILE, check_disjoint, experience_file
 from agents.study.settings import Setting, StudyConfig, setting
 from agents.study.tiers import TIERS_FILE, oracle_tiers, read_tiers
@@ -73,7 +73,7 @@ DEFAULT_ENV = "GuiAndroid-v0"
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FINISHED", "pack_run", "pack_study", "read_status", "run_dir", "run_one", "run_study"]
+__all__ = ["FINISHED", "pack_run", "pack_study", "read_status", "run_dir", "run_one", "run_study", "slim_run"]
 
 FINISHED = ("done", "crashed", "diverged")
 #: Config fields that may change when a study is resumed (more seeds or settings, other workers).
@@ -117,6 +117,30 @@ def pack_run(path: Path) -> list[Path]:
     return written
 
 
+def slim_run(path: Path) -> bool:
+    """Keep only :data:`~agents.study.data.REPORT_COLUMNS` of a finished, packed run's
+    ``metrics.jsonl.gz`` (byte-reproducibly, atomically); the report reads the same rows. A line
+    that is not a JSON object is kept as it is (the report counts it as skipped either way).
+    Returns whether the file changed; a second call changes nothing."""
+    packed = path / "metrics.jsonl.gz"
+    if not packed.is_file():
+        return False
+    lines = []
+    for line in gzip.decompress(packed.read_bytes()).decode("utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            row = None
+        if isinstance(row, dict):
+            line = json.dumps({k: v for k, v in row.items() if k in REPORT_COLUMNS})
+        lines.append(line)
+    blob = gzip.compress("".join(f"{x}\n" for x in lines).encode("utf-8"), compresslevel=9, mtime=0)
+    if blob == packed.read_bytes():
+        return False
+    atomic_write(packed, lambda f: f.write(blob), binary=True)
+    return True
+
+
 def _pack(path: Path) -> None:
     """:func:`pack_run`, for a run that has just finished: a failure only leaves its plain files."""
     try:
@@ -125,12 +149,13 @@ def _pack(path: Path) -> None:
         log.warning("could not gzip the raw files of %s (%s); they stay plain, as readable", path, e)
 
 
-def pack_study(out: str | os.PathLike[str]) -> dict[str, int]:
+def pack_study(out: str | os.PathLike[str], slim: bool = False) -> dict[str, int]:
     """Gzip the raw files of every finished run (:func:`read_status`) of the study in ``out``
     (:func:`pack_run`); unfinished runs keep theirs. Running it again changes nothing.
 
-    Returns the counts: ``finished`` runs, runs ``packed`` now, and the raw files' bytes on disk
-    ``before`` and ``after``, over the finished runs.
+    With ``slim``, each packed ``metrics.jsonl.gz`` keeps only the columns the report reads
+    (:func:`slim_run`). Returns the counts: ``finished`` runs, runs ``packed`` now (and
+    ``slimmed``), and the raw files' bytes on disk ``before`` and ``after``, over the finished runs.
     """
     out = Path(out)
     runs = out / "runs"
@@ -147,6 +172,8 @@ def pack_study(out: str | os.PathLike[str]) -> dict[str, int]:
         counts["finished"] += 1
         counts["before"] += size(path)
         counts["packed"] += bool(pack_run(path))
+        if slim:
+            counts["slimmed"] = counts.get("slimmed", 0) + slim_run(path)
         counts["after"] += size(path)
     return counts
 

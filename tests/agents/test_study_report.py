@@ -15,9 +15,9 @@ from PIL import Image
 
 from agents.cli import main
 from agents.plot import read_metrics
-from agents.study.data import RAW_FILES, read_jsonl_objects
+from agents.study.data import RAW_FILES, REPORT_COLUMNS, read_jsonl_objects
 from agents.study.report import aggregate, auto_reading, families, load_study, summary_table, vs_baseline, write_report
-from agents.study.runner import pack_run, pack_study
+from agents.study.runner import pack_run, pack_study, slim_run
 from agents.study.stats import paired_power
 from gui_gym.core.io import CorruptFileError
 
@@ -519,6 +519,26 @@ def test_pack_is_idempotent_and_leaves_unfinished_runs_plain(study: Path, capsys
     assert "packed 0 of the 8 finished runs" in capsys.readouterr().out
     assert main(["study", "--pack", "--out", str(study / "nowhere")]) == 2
     assert "holds no runs/" in capsys.readouterr().err
+
+
+def test_slimmed_metrics_keep_what_the_report_reads(study: Path) -> None:
+    """``--pack --slim``: a packed metrics file keeps only the report's columns; the report and
+    its numbers are the same, the files smaller, and slimming again changes nothing."""
+    md = write_report(study).read_text(encoding="utf-8")
+    before = load_study(study)
+    packed = pack_study(study, slim=True)
+    assert packed["slimmed"] > 0 and packed["after"] < packed["before"]
+    for path in (study / "runs").glob("*/seed*/metrics.jsonl.gz"):
+        for row in read_jsonl_objects(path)[0]:
+            assert set(row) <= REPORT_COLUMNS, path
+    after = load_study(study)
+    for a, b in zip(before.runs, after.runs, strict=True):
+        assert a.eval_rows == b.eval_rows and a.problems == b.problems, (a.setting, a.seed)
+        assert [{k: v for k, v in m.items() if k in REPORT_COLUMNS} for m in a.metrics] == b.metrics
+    assert write_report(study).read_text(encoding="utf-8") == md
+    files = {p: p.read_bytes() for p in sorted((study / "runs").rglob("*.gz"))}
+    assert not any(slim_run(p.parent) for p in files if p.name == "metrics.jsonl.gz")
+    assert {p: p.read_bytes() for p in files} == files
 
 
 def test_a_corrupt_gz_is_an_error_naming_the_file(study: Path) -> None:
