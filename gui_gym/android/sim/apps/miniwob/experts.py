@@ -43,7 +43,19 @@ const reach = e => {
   }
   return null;
 };
-const tap = e => reach(e) || ['tap', R(e)];
+// where a tap reaches e: its rectangle when its centre shows it, else a point of it that another
+// element does not cover (MiniWoB++ places some elements at random, overlapping)
+const P = e => {
+  const r = e.getBoundingClientRect();
+  const shows = (x, y) => { const h = document.elementFromPoint(x, y); return h !== null && (h === e || e.contains(h)); };
+  if (shows((r.left + r.right) / 2, (r.top + r.bottom) / 2)) return R(e);
+  for (let i = 1; i < 8; i++) for (let j = 1; j < 8; j++) {
+    const x = r.left + r.width * i / 8, y = r.top + r.height * j / 8;
+    if (shows(x, y)) return [x - 1, y - 1, x + 1, y + 1];
+  }
+  return R(e);
+};
+const tap = e => reach(e) || ['tap', P(e)];
 // MiniWoB++'s shapes (common/shapes.js) read back from the SVG: size (20 px large, 10 px small), colour,
 // text and type; a description "[large|small] [colour] <text|type|item>" as it matches them
 const SHAPE_COLORS = ['red', 'green', 'blue', 'aqua', 'black', 'magenta', 'yellow'];
@@ -73,91 +85,91 @@ _PLANS: dict[str, str] = {
     "click-button": r"""
 const want = Q().match(/"(.*)" button/)[1];
 const b = all('#area button').find(e => T(e) === want);
-return b ? ['tap', R(b)] : ['none', 'no button ' + want];""",
+return b ? ['tap', P(b)] : ['none', 'no button ' + want];""",
     "click-link": r"""
 const want = Q().match(/link "(.*)"\./)[1];
 const a = all('#area .alink').find(e => e.innerHTML === want);
-return a ? ['tap', R(a)] : ['none', 'no link ' + want];""",
-    "click-test": r"""return ['tap', R(document.getElementById('subbtn'))];""",
+return a ? ['tap', P(a)] : ['none', 'no link ' + want];""",
+    "click-test": r"""return ['tap', P(document.getElementById('subbtn'))];""",
     "click-test-2": r"""
 const want = Q().match(/button (\w+)\./)[1];
 const b = all('#area button').find(e => T(e) === want);
-return b ? ['tap', R(b)] : ['none', 'no button ' + want];""",
+return b ? ['tap', P(b)] : ['none', 'no button ' + want];""",
     "click-dialog": r"""
 const x = all('button.ui-button, .ui-dialog-titlebar-close')[0];
-return x ? ['tap', R(x)] : ['none', 'no close button'];""",
-    "focus-text": r"""return ['tap', R(document.getElementById('tt'))];""",
+return x ? ['tap', P(x)] : ['none', 'no close button'];""",
+    "focus-text": r"""return ['tap', P(document.getElementById('tt'))];""",
     "enter-text": r"""
 const want = Q().match(/Enter "(.*)" into/)[1];
-return fill(document.getElementById('tt'), want) || ['tap', R(document.getElementById('subbtn'))];""",
+return fill(document.getElementById('tt'), want) || ['tap', P(document.getElementById('subbtn'))];""",
     "enter-password": r"""
 const want = Q().match(/password "(.*)" into/)[1];
 return fill(document.getElementById('password'), want) || fill(document.getElementById('verify'), want)
-  || ['tap', R(document.getElementById('subbtn'))];""",
+  || ['tap', P(document.getElementById('subbtn'))];""",
     "login-user": r"""
 const m = Q().match(/username "(.*)" and the password "(.*)" into/);
 return fill(document.getElementById('username'), m[1]) || fill(document.getElementById('password'), m[2])
-  || ['tap', R(document.getElementById('subbtn'))];""",
+  || ['tap', P(document.getElementById('subbtn'))];""",
     "click-checkboxes": r"""
 const q = Q().match(/^Select (.*) and click Submit\.$/)[1];
 const want = q === 'nothing' ? [] : q.split(', ').map(s => s.trim());
 for (const l of all('#area label')) {
   const box = l.querySelector('input');
-  if (box.checked !== want.includes(T(l))) return ['tap', R(box)];
+  if (box.checked !== want.includes(T(l))) return ['tap', P(box)];
 }
-return ['tap', R(document.getElementById('subbtn'))];""",
+return ['tap', P(document.getElementById('subbtn'))];""",
     "click-option": r"""
 const want = Q().match(/^Select (.*) and click Submit\.$/)[1];
 const l = all('#area label').find(e => T(e) === want);
 if (!l) return ['none', 'no option ' + want];
 const box = l.querySelector('input');
-return box.checked ? ['tap', R(document.getElementById('subbtn'))] : ['tap', R(box)];""",
+return box.checked ? ['tap', P(document.getElementById('subbtn'))] : ['tap', P(box)];""",
     "click-button-sequence": r"""
 const pushed = typeof buttonsPushed === 'undefined' ? [] : buttonsPushed;
-return ['tap', R(document.getElementById(pushed.length === 0 ? 'subbtn' : 'subbtn2'))];""",
+return ['tap', P(document.getElementById(pushed.length === 0 ? 'subbtn' : 'subbtn2'))];""",
     "enter-text-2": r"""
 const m = Q().match(/^Type "(.*)" in all (upper|lower) case letters/);
 const want = m[2] === 'upper' ? m[1].toUpperCase() : m[1].toLowerCase();
-return fill(document.getElementById('tt'), want) || ['tap', R(document.getElementById('subbtn'))];""",
+return fill(document.getElementById('tt'), want) || ['tap', P(document.getElementById('subbtn'))];""",
     "simple-arithmetic": r"""
 const m = T(document.getElementById('math-problem')).match(/^(-?\d+) ([-+x]) (-?\d+) =$/);
 const a = +m[1], b = +m[3];
 const want = String(m[2] === '+' ? a + b : m[2] === '-' ? a - b : a * b);
-return fill(document.getElementById('math-answer'), want) || ['tap', R(document.getElementById('subbtn'))];""",
+return fill(document.getElementById('math-answer'), want) || ['tap', P(document.getElementById('subbtn'))];""",
     "focus-text-2": r"""
 const n = {'1st': 1, '2nd': 2, '3rd': 3}[Q().match(/the (\w+) input/)[1]];
-return ['tap', R(document.getElementById('tt' + n))];""",
+return ['tap', P(document.getElementById('tt' + n))];""",
     "click-tab": r"""
 const want = Q().match(/(Tab #\d)/)[1];
 const a = all('#area li a').find(e => T(e) === want);
-return a ? ['tap', R(a)] : ['none', 'no tab ' + want];""",
+return a ? ['tap', P(a)] : ['none', 'no tab ' + want];""",
     "click-widget": r"""
 const want = Q().match(/a "(.*)" widget/)[1];
 const w = all('#area [data-type]').find(e => e.getAttribute('data-type') === want);
-return w ? ['tap', R(w)] : ['none', 'no widget ' + want];""",
+return w ? ['tap', P(w)] : ['none', 'no widget ' + want];""",
     "click-collapsible": r"""
-if (all('.ui-accordion-content').length === 0) return ['tap', R(all('#area h3')[0])];
-return ['tap', R(document.getElementById('subbtn'))];""",
+if (all('.ui-accordion-content').length === 0) return ['tap', P(all('#area h3')[0])];
+return ['tap', P(document.getElementById('subbtn'))];""",
     "simple-algebra": r"""
 const p = T(document.getElementById('math-problem'));
 let m = p.match(/^x ([-+]) (\d+) = (\d+)$/), x;
 if (m) x = m[1] === '+' ? +m[3] - +m[2] : +m[3] + +m[2];
 else { m = p.match(/^(\d+) ([-+]) x = (\d+)$/); x = m[2] === '+' ? +m[3] - +m[1] : +m[1] - +m[3]; }
-return fill(document.getElementById('math-answer'), String(x)) || ['tap', R(document.getElementById('subbtn'))];""",
+return fill(document.getElementById('math-answer'), String(x)) || ['tap', P(document.getElementById('subbtn'))];""",
     "read-table": r"""
 const key = Q().match(/value of (.*) into the text field/)[1];
 const row = all('#tab tr').find(tr => T(tr.children[0]) === key);
 if (!row) return ['none', 'no row ' + key];
-return fill(document.getElementById('tt'), T(row.children[1])) || ['tap', R(document.getElementById('subbtn'))];""",
+return fill(document.getElementById('tt'), T(row.children[1])) || ['tap', P(document.getElementById('subbtn'))];""",
     "text-transform": r"""
 return fill(document.getElementById('tt'), T(document.getElementById('captcha')).replace(/ /g, ''))
-  || ['tap', R(document.getElementById('subbtn'))];""",
+  || ['tap', P(document.getElementById('subbtn'))];""",
     "login-user-popup": r"""
 const cancel = document.getElementById('popup-cancel');
-if (cancel && cancel.getBoundingClientRect().width > 0) return ['tap', R(cancel)];
+if (cancel && cancel.getBoundingClientRect().width > 0) return ['tap', P(cancel)];
 const m = Q().match(/username "(.*)" and the password "(.*)" into/);
 return fill(document.getElementById('username'), m[1]) || fill(document.getElementById('password'), m[2])
-  || ['tap', R(document.getElementById('subbtn'))];""",
+  || ['tap', P(document.getElementById('subbtn'))];""",
     "multi-orderings": r"""
 const m = Q().match(/^Search for (.*) movies directed by (.*) from year (.*)\.$/);
 const want = {genre: m[1], director: m[2], year: m[3]};
@@ -172,90 +184,90 @@ for (const e of all('#area input[type=text]')) {
   if (k) { const step = fill(e, want[k]); if (step) return step; }
 }
 const go = all('#area button, #area .final, #area .ui-submit').find(e => /^(Submit|Search|Go!)$/.test(T(e)));
-return go ? ['tap', R(go)] : ['none', 'no submit'];""",
+return go ? ['tap', P(go)] : ['none', 'no submit'];""",
     "click-color": r"""
 const q = document.getElementById('query').children[0];
 const want = q.tagName === 'DIV' ? /background-color: (.*);/.exec(q.getAttribute('style'))[1] : T(q);
 const b = all('#area .color').find(e => e.getAttribute('data-color') === want);
-return b ? ['tap', R(b)] : ['none', 'no box ' + want];""",
+return b ? ['tap', P(b)] : ['none', 'no box ' + want];""",
     "click-dialog-2": r"""
 const want = Q().match(/labeled "(.*)"\.$/)[1];
 const b = want === 'x' ? all('.ui-dialog-titlebar-close')[0]
   : all('.ui-dialog-buttonpane button').find(e => T(e) === want);
-return b ? ['tap', R(b)] : ['none', 'no button ' + want];""",
+return b ? ['tap', P(b)] : ['none', 'no button ' + want];""",
     "click-tab-2": r"""
 const want = Q().match(/link "(.*)"\.$/)[1];
 const shown = all('#area .alink').find(e => e.innerHTML === want);
-if (shown) return ['tap', R(shown)];
+if (shown) return ['tap', P(shown)];
 const panel = Array.from(document.querySelectorAll('#area .alink')).find(e => e.innerHTML === want)
   .closest('[id^=tabs-]');
-return ['tap', R(document.querySelector('#area a[href="#' + panel.id + '"]'))];""",
+return ['tap', P(document.querySelector('#area a[href="#' + panel.id + '"]'))];""",
     "click-collapsible-2": r"""
 const want = Q().match(/link "(.*)"\.$/)[1];
 const shown = all('#area .alink').find(e => e.innerHTML === want);
-if (shown) return ['tap', R(shown)];
+if (shown) return ['tap', P(shown)];
 const section = Array.from(document.querySelectorAll('#area .alink')).find(e => e.innerHTML === want)
   .closest('.ui-accordion-content');
-return ['tap', R(section.previousElementSibling)];""",
+return ['tap', P(section.previousElementSibling)];""",
     "find-word": r"""
 const n = +Q().match(/the (\d+)(?:st|nd|rd|th) word/)[1];
 const word = T(document.querySelector('#area p')).split(' ')[n - 1].replace(/[^a-zA-Z]/g, '');
-return fill(document.getElementById('answer-input'), word) || ['tap', R(document.getElementById('subbtn'))];""",
+return fill(document.getElementById('answer-input'), word) || ['tap', P(document.getElementById('subbtn'))];""",
     "grid-coordinate": r"""
 const want = Q().match(/coordinate (\(-?\d,-?\d\))/)[1];
 const c = all('circle').find(e => e.getAttribute('id') === want);
-return c ? ['tap', R(c)] : ['none', 'no point ' + want];""",
+return c ? ['tap', P(c)] : ['none', 'no point ' + want];""",
     "click-shades": r"""
 const want = Q().match(/shades of (\w+) and/)[1];
 for (const e of all('#area span')) {
-  if ((e.getAttribute('class') === 'selected') !== (e.getAttribute('data-color') === want)) return ['tap', R(e)];
+  if ((e.getAttribute('class') === 'selected') !== (e.getAttribute('data-color') === want)) return ['tap', P(e)];
 }
-return ['tap', R(document.getElementById('submit'))];""",
+return ['tap', P(document.getElementById('submit'))];""",
     "identify-shape": r"""
 const s = document.querySelector('#area_svg text, #area_svg rect, #area_svg circle, #area_svg polygon');
 const tag = s.tagName.toLowerCase();
 const want = tag === 'text' ? (/\d/.test(s.textContent) ? 'digit' : 'letter')
   : {rect: 'rectangle', circle: 'circle', polygon: 'triangle'}[tag];
-return ['tap', R(document.querySelector('#area-buttons button[data-type="' + want + '"]'))];""",
+return ['tap', P(document.querySelector('#area-buttons button[data-type="' + want + '"]'))];""",
     "navigate-tree": r"""
 const want = Q().match(/named "(.*)"\.$/)[1];
 const shown = all('#tree span').find(e => T(e) === want);
-if (shown) return ['tap', R(shown)];
+if (shown) return ['tap', P(shown)];
 const target = Array.from(document.querySelectorAll('#tree span')).find(e => T(e) === want);
 const above = [];  // the folders above it, innermost first
 for (let li = target.closest('li').parentElement.closest('li'); li; li = li.parentElement.closest('li')) {
   above.push(li);
 }
 const closed = above.reverse().find(li => li.querySelector(':scope > ul').getBoundingClientRect().height === 0);
-return closed ? ['tap', R(closed.querySelector(':scope > span'))] : ['none', 'no closed folder above ' + want];""",
+return closed ? ['tap', P(closed.querySelector(':scope > span'))] : ['none', 'no closed folder above ' + want];""",
     "click-shape": r"""
 const d = desc(Q().match(/^Click on an? (.*)$/)[1]);
 const s = shapesOf().find(s => matches(s, d));
-return s ? ['tap', R(s.el)] : ['none', 'no shape ' + Q()];""",
+return s ? ['tap', P(s.el)] : ['none', 'no shape ' + Q()];""",
     "count-shape": r"""
 const d = desc(Q().match(/^How many (.*)s are there\?/)[1]);
 const n = String(shapesOf().filter(s => matches(s, d)).length);
 const b = all('#count-buttons button').find(e => T(e) === n);
-return b ? ['tap', R(b)] : ['none', 'no button ' + n];""",
+return b ? ['tap', P(b)] : ['none', 'no button ' + n];""",
     "guess-number": r"""
 const shown = id => !document.getElementById(id).classList.contains('hide');
 const last = id => +document.querySelector('#' + id + ' span').textContent;
 const guess = shown('higher') ? last('higher') + 1 : shown('lower') ? last('lower') - 1 : 5;
-return fill(document.getElementById('tt'), String(guess)) || ['tap', R(document.getElementById('subbtn'))];""",
+return fill(document.getElementById('tt'), String(guess)) || ['tap', P(document.getElementById('subbtn'))];""",
     "search-engine": r"""
 const m = Q().match(/enter "(.*)" and press "Search", then find and click the (\d+)\w\w search result/);
 const n = +m[2] - 1;
 const box = document.getElementById('search-text');
 if (box.value !== m[1]) return fill(box, m[1]);
 const titles = all('#page-content .search-title');
-if (titles.length === 0) return ['tap', R(document.getElementById('search'))];
+if (titles.length === 0) return ['tap', P(document.getElementById('search'))];
 const want = String(Math.floor(n / 3) + 1);
 const active = all('#pagination li.active a')[0];
 if (!active || T(active) !== want) {
   const link = all('#pagination li a').find(a => T(a) === want);
-  return link ? ['tap', R(link)] : ['none', 'no page ' + want];
+  return link ? ['tap', P(link)] : ['none', 'no page ' + want];
 }
-return ['tap', R(titles[n % 3])];""",
+return ['tap', P(titles[n % 3])];""",
     "social-media": r"""
 const m = Q().match(/^For the user (\S+), click on the "(.*)" button\.$/);
 const ACTIONS = {share: 'Share via DM', copy: 'Copy link to Tweet', embed: 'Embed Tweet', 'menu-user': 'Mute',
