@@ -316,7 +316,9 @@ _MINIWOB_TRAIN = ",".join(f"MiniWob{n}" for n in (
     "EnterText", "SearchEngine",  # 3-5
     "LoginUser", "ClickShades",  # 5-7
 ))  # fmt: skip
-_MINIWOB_HELDOUT = ",".join(f"MiniWob{n}" for n in ("ClickCollapsible2", "EnterTextDynamic", "EnterPassword", "LoginUserPopup"))
+_MINIWOB_HELDOUT = ",".join(
+    f"MiniWob{n}" for n in ("ClickCollapsible2", "EnterTextDynamic", "EnterPassword", "LoginUserPopup")
+)
 #: ADMIRE Table 4's comparison on the text families: GRPO against ADMIRE, under both optimisers, with the
 #: step-level control that makes ADMIRE's primary comparison one of rewards alone.
 _TEXT_SETTINGS = ("outcome", "outcome-step", "milestone-adaptive", "milestone-adaptive@paper", "milestone-static@paper")

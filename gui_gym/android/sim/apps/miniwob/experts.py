@@ -47,7 +47,10 @@ const reach = e => {
 // element does not cover (MiniWoB++ places some elements at random, overlapping)
 const P = e => {
   const r = e.getBoundingClientRect();
-  const shows = (x, y) => { const h = document.elementFromPoint(x, y); return h !== null && (h === e || e.contains(h)); };
+  const shows = (x, y) => {
+    const h = document.elementFromPoint(x, y);
+    return h !== null && (h === e || e.contains(h));
+  };
   if (shows((r.left + r.right) / 2, (r.top + r.bottom) / 2)) return R(e);
   for (let i = 1; i < 8; i++) for (let j = 1; j < 8; j++) {
     const x = r.left + r.width * i / 8, y = r.top + r.height * j / 8;
