@@ -8,6 +8,7 @@ serialised: the XML an agent reads carries exactly the attributes a real device'
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ _XML_HEADER = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
 # Characters XML 1.0 cannot carry; they are shown as U+FFFD in dumps (state keeps the text).
 _BAD_XML = {c: "\ufffd" for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)}
 _BAD_XML.update({0xFFFE: "\ufffd", 0xFFFF: "\ufffd"})
+_SURROGATE = re.compile("[\ud800-\udfff]")  # lone surrogates: no UTF-8 can carry them
 _ESCAPE = {
     ord("&"): "&amp;",
     ord("<"): "&lt;",
@@ -41,9 +43,7 @@ def dumped_text(s: str) -> str:
     if s.isalnum() or not s:
         return s
     out = s.translate(_BAD_XML)
-    if not out.isascii() and any(0xD800 <= ord(c) <= 0xDFFF for c in out):
-        out = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in out)
-    return out
+    return out if out.isascii() else _SURROGATE.sub("\ufffd", out)
 
 
 def xml_escape(s: str) -> str:

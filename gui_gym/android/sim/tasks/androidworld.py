@@ -100,11 +100,11 @@ def fuzzy_match(a: str | None, b: str | None, ignore_case: bool = True) -> bool:
         return False
     if ignore_case:
         a, b = a.lower(), b.lower()
-    return _ratio_at_least_09(a, b)
+    return ratio_at_least_09(a, b)
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _ratio_at_least_09(a: str, b: str) -> bool:
+def ratio_at_least_09(a: str, b: str) -> bool:
     """``SequenceMatcher(None, a, b).ratio() >= 0.9``, kept per pair (a success check compares the
     same rows every step). The ratio is 2M/T with M matched characters: the bounds first, as
     difflib's own cheaper upper bounds, so a pair far apart is settled without matching."""

@@ -15,13 +15,14 @@ task logic they share.
 from __future__ import annotations
 
 import functools
+import operator
 import random
 import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from gui_gym.android.sim.tasks.androidworld import AndroidWorldTask, fuzzy_match
+from gui_gym.android.sim.tasks.androidworld import AndroidWorldTask, fuzzy_match, ratio_at_least_09
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params
 
 if TYPE_CHECKING:
@@ -94,6 +95,15 @@ def _text(row: Row, name: str) -> str:
 
 
 # ----------------------------------------------------------------------------- the table
+
+
+@functools.lru_cache(maxsize=64)
+def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """An object's attributes ``names`` as a tuple (``attrgetter`` gives a bare value for one name)."""
+    if len(names) == 1:
+        one = operator.attrgetter(names[0])
+        return lambda x: (one(x),)
+    return operator.attrgetter(*names) if names else lambda x: ()
 
 
 @dataclass(frozen=True)
@@ -184,11 +194,23 @@ class Table:
         """A row matching ``target`` (as the check matches rows) is in the table."""
         if self.records is None:
             return any(self.matches(target, x) for x in self.rows(dev))
-        exact, fuzzy = self.exact, self.fuzzy
-        return any(
-            all(target[f] == getattr(x, f) for f in exact) and all(fuzzy_match(target[f], getattr(x, f)) for f in fuzzy)
-            for x in self.records(dev.data(self.app))
-        )
+        # fuzzy_match inlined, the records' fields read as tuples: run every step for every target
+        # over every record
+        close = tuple(target[f] for f in self.fuzzy)
+        if any(a is None for a in close):  # None never matches
+            return False
+        close = tuple(a.lower() for a in close)
+        exact, fuzzy = _getter(self.exact), _getter(self.fuzzy)
+        want = tuple(target[f] for f in self.exact)
+        for x in self.records(dev.data(self.app)):
+            if exact(x) != want:
+                continue
+            for a, b in zip(close, fuzzy(x), strict=True):
+                if b is None or not ratio_at_least_09(a, b.lower()):
+                    break
+            else:
+                return True
+        return False
 
     def present(self, dev: Device) -> set[int]:
         """The keys in the table."""

@@ -418,6 +418,7 @@ class RetroMain(SongMenuHost, Screen):
             return "Shuffle all songs"
 
         items: list[Any] = ["shuffle", *library] if library else []
+        where = {id(s): i for i, s in enumerate(library)}  # each song's place (ids are unique)
 
         def render(ui: UI, item: Any) -> None:
             if item == "shuffle":
@@ -426,7 +427,7 @@ class RetroMain(SongMenuHost, Screen):
                 ui.y += 40
                 return
             song: Song = item
-            index = library.index(song)
+            index = where[id(song)]
 
             def play(i: int = index, s: Song = song) -> str:
                 open_queue(dev, library, i)

@@ -215,8 +215,25 @@ def _audio_path(path: str) -> bool:
 
 def songs(dev: Device) -> list[Song]:
     """The phone's songs as Retro lists them (title A-Z, then path); ids in the order the media
-    store met the files (by time, then path), albums and artists numbered by first appearance."""
-    files = sorted((f for f in media(dev).files.values() if is_audio(f)), key=lambda f: (f.mtime, f.path))
+    store met the files (by time, then path), albums and artists numbered by first appearance.
+
+    Read by every build of Retro's screens: kept under what they are made of (each audio file's
+    path, time and content), so a build costs one pass over the files while the library holds."""
+    audio = [f for f in media(dev).files.values() if is_audio(f)]
+    key = tuple((f.path, f.mtime, f.lines, f.frames, f.raw is None or (len(f.raw), hash(f.raw))) for f in audio)
+    kept = _SONGS.get(key)
+    if kept is None:
+        if len(_SONGS) >= 64:
+            _SONGS.clear()
+        kept = _SONGS[key] = tuple(_library(audio))
+    return list(kept)
+
+
+_SONGS: dict[tuple, tuple[Song, ...]] = {}
+
+
+def _library(audio: list[MediaFile]) -> list[Song]:
+    files = sorted(audio, key=lambda f: (f.mtime, f.path))
     albums: dict[str, int] = {}
     artists: dict[str, int] = {}
     out = []
