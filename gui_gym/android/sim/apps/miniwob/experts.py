@@ -164,6 +164,68 @@ const key = Q().match(/value of (.*) into the text field/)[1];
 const row = all('#tab tr').find(tr => T(tr.children[0]) === key);
 if (!row) return ['none', 'no row ' + key];
 return fill(document.getElementById('tt'), T(row.children[1])) || ['tap', P(document.getElementById('subbtn'))];""",
+    "read-table-2": r"""
+for (const n of [1, 2]) {
+  const key = T(document.getElementById('ll' + n)).replace(/:$/, '');
+  const row = all('#tab tr').find(tr => T(tr.children[0]) === key);
+  if (!row) return ['none', 'no row ' + key];
+  const step = fill(document.getElementById('tt' + n), T(row.children[1]));
+  if (step) return step;
+}
+return ['tap', P(document.getElementById('subbtn'))];""",
+    "scroll-text": r"""
+const box = document.getElementById('text-area');
+if (box.scrollTop + box.clientHeight < box.scrollHeight - 1) return ['scroll', R(box), 'up'];  // read to its end
+const words = T(box).split(' ');
+const last = words[words.length - 1].replace(/[^a-zA-Z0-9]/g, '');
+return fill(document.getElementById('answer-input'), last) || ['tap', P(document.getElementById('subbtn'))];""",
+    "scroll-text-2": r"""
+const box = document.getElementById('text-area');
+const atEnd = box.scrollTop + box.clientHeight >= box.scrollHeight - 1;
+if (/to the bottom/.test(Q()) && !atEnd) return ['scroll', R(box), 'up'];
+if (/to the top/.test(Q()) && box.scrollTop > 0) return ['scroll', R(box), 'down'];
+return ['tap', P(document.getElementById('subbtn'))];""",
+    "visual-addition": r"""
+const n = id => document.querySelectorAll('#' + id + ' .addition-block').length;
+return fill(document.getElementById('math-answer'), String(n('visual-1') + n('visual-2')))
+  || ['tap', P(document.getElementById('subbtn'))];""",
+    "choose-date": r"""
+const m = Q().match(/Select (\d\d)\/(\d\d)\/(\d{4}) as the date/);
+const field = document.getElementById('datepicker');
+if (field.value === m[1] + '/' + m[2] + '/' + m[3]) return ['tap', P(document.getElementById('subbtn'))];
+const pop = document.getElementById('ui-datepicker-div');
+if (!pop || pop.getBoundingClientRect().width === 0) return ['tap', P(field)];  // open the calendar
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October',
+  'November', 'December'];
+const month = MONTHS.indexOf(T(pop.querySelector('.ui-datepicker-month')));
+const shown = 12 * +T(pop.querySelector('.ui-datepicker-year')) + month;
+const want = 12 * +m[3] + (+m[1] - 1);
+if (shown > want) return ['tap', P(pop.querySelector('.ui-datepicker-prev'))];
+if (shown < want) return ['tap', P(pop.querySelector('.ui-datepicker-next'))];
+const day = all('#ui-datepicker-div td:not(.ui-datepicker-other-month) a').find(a => +T(a) === +m[2]);
+return day ? ['tap', P(day)] : ['none', 'no day ' + m[2]];""",
+    "click-checkboxes-soft": r"""
+// the words' meanings, as a person knows them: the page's own table of synonyms
+const q = Q().match(/^Select words similar to (.*) and click Submit\.$/)[1];
+const asked = q === 'nothing' ? [] : q.split(', ').map(s => s.trim());
+const similar = (a, b) => SYNONYMS.some(g => g.includes(a) && g.includes(b));
+for (const l of all('#boxes label')) {
+  const box = l.querySelector('input');
+  if (box.checked !== asked.some(w => similar(w, T(l)))) return ['tap', P(box)];
+}
+return ['tap', P(document.getElementById('subbtn'))];""",
+    "click-menu-2": r"""
+const menu = document.getElementById('menu');
+if (menu.getBoundingClientRect().width === 0) return ['tap', P(document.getElementById('open-menu'))];
+const icon = document.querySelector('#query .ui-icon');  // "the item with the <icon> icon": the same glyph
+const label = icon ? null : Q().match(/labeled "(.*)"\.$/)[1];
+const own = li => T(li.querySelector(':scope > div'));
+const item = Array.from(menu.querySelectorAll('li')).find(li => icon
+  ? li.querySelector(':scope > div > .ui-icon').className === icon.className : own(li) === label);
+if (!item) return ['none', 'no item ' + Q()];
+if (item.getBoundingClientRect().width > 0) return ['tap', P(item.querySelector(':scope > div'))];
+// in a closed submenu: open it
+return ['tap', P(item.parentElement.closest('li').querySelector(':scope > div'))];""",
     "text-transform": r"""
 return fill(document.getElementById('tt'), T(document.getElementById('captcha')).replace(/ /g, ''))
   || ['tap', P(document.getElementById('subbtn'))];""",
@@ -202,9 +264,13 @@ return b ? ['tap', P(b)] : ['none', 'no button ' + want];""",
 const want = Q().match(/link "(.*)"\.$/)[1];
 const shown = all('#area .alink').find(e => e.innerHTML === want);
 if (shown) return ['tap', P(shown)];
-const panel = Array.from(document.querySelectorAll('#area .alink')).find(e => e.innerHTML === want)
-  .closest('[id^=tabs-]');
-return ['tap', P(document.querySelector('#area a[href="#' + panel.id + '"]'))];""",
+const link = Array.from(document.querySelectorAll('#area .alink')).find(e => e.innerHTML === want);
+if (!link) {  // click-tab-2-medium empties its second tab: where the link was, that tab is the answer
+  const empty = all('#area li.ui-tab')
+    .find(li => !document.querySelector('#' + li.getAttribute('aria-controls') + ' .alink'));
+  return empty ? ['tap', P(empty)] : ['none', 'no link ' + want];
+}
+return ['tap', P(document.querySelector('#area a[href="#' + link.closest('[id^=tabs-]').id + '"]'))];""",
     "click-collapsible-2": r"""
 const want = Q().match(/link "(.*)"\.$/)[1];
 const shown = all('#area .alink').find(e => e.innerHTML === want);
@@ -356,16 +422,26 @@ for _same, _as in (
     ("unicode-test", "click-button"),
     ("multi-layouts", "multi-orderings"),
     ("click-tab-2-hard", "click-tab-2"),
+    ("click-tab-2-easy", "click-tab-2"),
+    ("choose-date-easy", "choose-date"),
+    ("choose-date-medium", "choose-date"),
+    ("click-tab-2-medium", "click-tab-2"),
     ("social-media-some", "social-media-all"),
     ("email-inbox-nl-turk", "email-inbox"),
     ("email-inbox-forward-nl", "email-inbox"),
     ("email-inbox-forward-nl-turk", "email-inbox"),
+    ("email-inbox-delete", "email-inbox"),
+    ("email-inbox-forward", "email-inbox"),
+    ("email-inbox-important", "email-inbox"),
+    ("email-inbox-noscroll", "email-inbox"),
+    ("email-inbox-reply", "email-inbox"),
+    ("email-inbox-star-reply", "email-inbox"),
 ):
     _PLANS[_same] = _PLANS[_as]
 
 
 def _plan(name: str) -> str:
-    return f"(() => {{ {_LIB} {_PLANS[name]} }})()"
+    return f"(() => {{ {_LIB} {_PLANS[name]}\n}})()"  # a plan may end in a comment
 
 
 def next_action(o: Oracle, view: WebView, name: str) -> str:
