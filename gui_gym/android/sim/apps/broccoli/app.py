@@ -29,6 +29,7 @@ backup, settings and the navigation drawer.
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from typing import TYPE_CHECKING, Any
 
@@ -63,8 +64,10 @@ def _rid(name: str) -> str:
     return f"{PKG}:id/{name}"
 
 
+@functools.lru_cache(maxsize=4096)
 def _lines(text: str, width: int = CHARS_PER_LINE) -> int:
-    """How many lines ``text`` takes wrapped at ``width`` characters (at least one)."""
+    """How many lines ``text`` takes wrapped at ``width`` characters (at least one; kept per text:
+    the form's layout asks at every build)."""
     return max(1, sum(max(1, len(textwrap.wrap(part, width))) for part in text.split("\n")))
 
 
