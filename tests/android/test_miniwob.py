@@ -189,6 +189,42 @@ def test_a_list_and_a_time_field_open_androids_own_pickers(env: gym.Env) -> None
     assert isinstance(dev.top_screen().dialog, TimePickerDialog)
 
 
+def test_a_multiple_list_opens_checkable_options_that_ok_writes(env: gym.Env) -> None:
+    """click-scroll-list's ``<select multiple>``: Android's checkable list; Cancel writes nothing, OK
+    writes exactly the checked options into the page."""
+    from gui_gym.android.sim.widgets import MultiChoiceDialog
+
+    _, info = env.reset(seed=2, options={"task": "MiniWobClickScrollList"})
+    dev = env.unwrapped.device
+    view = dev.top_screen().page_view(dev)
+    selected = "Array.from(document.getElementById('options').selectedOptions).map(o => o.text)"
+    page = "(() => { const r = document.getElementById('options').getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })()"  # noqa: E501
+    box = view.frame.to_screen(view.evaluate(page, changes=False))
+
+    def tap(info: dict, text: str, cls: str) -> dict:
+        index = next(i for i, e in enumerate(info["ui_elements"]) if e.text == text and e.class_name == cls)
+        _, _, _, _, info = env.step({"action_type": "click", "index": index})
+        assert info["format_valid"], info
+        return info
+
+    def open_list() -> tuple[MultiChoiceDialog, dict]:
+        _, _, _, _, info = env.step(f'do(action="Tap", element={list(box)})')
+        assert info["format_valid"] and isinstance(dev.top_screen().dialog, MultiChoiceDialog)
+        return dev.top_screen().dialog, info
+
+    dialog, info = open_list()
+    labels = [label for label, _ in dialog.items]
+    info = tap(info, labels[0], "android.widget.CheckedTextView")  # checked; the list stays open
+    assert dev.top_screen().dialog is dialog and dialog.checked == {0}
+    tap(info, "CANCEL", "android.widget.Button")
+    assert dev.top_screen().dialog is None and view.evaluate(selected, changes=False) == []
+    dialog, info = open_list()
+    for i in (1, 3):
+        info = tap(info, labels[i], "android.widget.CheckedTextView")
+    tap(info, "OK", "android.widget.Button")
+    assert view.evaluate(selected, changes=False) == [labels[1], labels[3]]
+
+
 def test_androidworlds_start_and_broadcasts_over_the_served_shell(chromium_present: None) -> None:
     """What AndroidWorld's ``MiniWoBTask`` sends over adb: the app started with the task's config,
     then ``reset`` and ``step``; the utterance and the raw reward read back by broadcast."""

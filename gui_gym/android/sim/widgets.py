@@ -199,6 +199,55 @@ class MenuDialog(Dialog):
         ui.end_panel(panel)
 
 
+class MultiChoiceDialog(Dialog):
+    """A list of checkable choices with Cancel/OK (AlertDialog's multi-choice list, as Chrome shows a
+    ``<select multiple>``): a tap checks or unchecks a row; OK passes ``(tag, checked values)``."""
+
+    def __init__(
+        self,
+        handler: str,
+        items: Sequence[tuple[str, Any]],
+        checked: Iterable[Any] = (),
+        title: str = "",
+        tag: Any = None,
+    ) -> None:
+        super().__init__(handler, title)
+        self.items = list(items)
+        self.checked = {v for _, v in self.items if v in set(checked)}
+        self.tag = tag
+
+    def _toggle(self, label: str, value: Any) -> str:
+        on = value not in self.checked
+        (self.checked.add if on else self.checked.discard)(value)
+        return f'{"Check" if on else "Uncheck"} "{label}" in the list'
+
+    def build(self, ui: UI, dev: Device) -> None:
+        panel = ui.dialog_panel(self, height=(180 if self.title else 60) + 140 * len(self.items) + 150)
+        if self.title:
+            ui.dialog_title(self.title)
+        with ui.group("android.widget.ListView", rid="android:id/select_dialog_listview"):
+            for label, value in self.items:
+                ui.add(
+                    Node(
+                        "android.widget.CheckedTextView",
+                        ui.rect(140),
+                        label,
+                        rid="android:id/text1",
+                        checkable=True,
+                        checked=value in self.checked,
+                        on_tap=lambda lab=label, v=value: self._toggle(lab, v),
+                        role="checkbox",
+                        label=label,
+                    )
+                )
+        ui.dialog_buttons(self, [("Cancel", None), ("OK", "ok")])
+        ui.end_panel(panel)
+
+    def finish(self, dev: Device, value: Any) -> str | None:
+        order = [v for _, v in self.items if v in self.checked]
+        return super().finish(dev, None if value is None else (self.tag, tuple(order)))
+
+
 class InputDialog(Dialog):
     """One or more text fields with OK/Cancel; OK passes ``dict(form)`` to the handler."""
 

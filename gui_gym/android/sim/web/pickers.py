@@ -1,8 +1,9 @@
 """Native pickers for a page's inputs, as Android's WebView and Chrome show them: a tap on a
-``<select>`` opens a list dialog of its options (the chosen one checked), on an
-``<input type="date">`` the calendar date picker, on an ``<input type="time">`` the time picker.
-The choice is written into the element as the browser writes a picked value (its ``value``, then
-``input`` and ``change`` events), never as text the page runs.
+``<select>`` opens a list dialog of its options (the chosen one checked; a ``<select multiple>``:
+its options checkable, with Cancel and OK), on an ``<input type="date">`` the calendar date
+picker, on an ``<input type="time">`` the time picker. The choice is written into the element as
+the browser writes a picked value (its ``value``, then ``input`` and ``change`` events), never as
+text the page runs.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import datetime as dt
 import json
 from typing import TYPE_CHECKING, Any
 
-from gui_gym.android.sim.widgets import DatePickerDialog, MenuDialog, TimePickerDialog
+from gui_gym.android.sim.widgets import DatePickerDialog, MenuDialog, MultiChoiceDialog, TimePickerDialog
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device
@@ -22,6 +23,12 @@ if TYPE_CHECKING:
 _AT = """(() => {{
   const e = document.elementFromPoint({x!r}, {y!r});
   if (!e || e.disabled) return null;
+  const list = e.tagName === 'OPTION' ? e.closest('select') : e;  // a multiple list shows its options
+  if (list && list.tagName === 'SELECT' && list.multiple && !list.disabled) {{
+    return ['select-multiple', Array.from(document.querySelectorAll('select')).indexOf(list),
+            Array.from(list.options).flatMap((o, i) => o.selected ? [i] : []),
+            Array.from(list.options).map(o => o.text)];
+  }}
   if (e.tagName === 'SELECT') {{
     return ['select', Array.from(document.querySelectorAll('select')).indexOf(e), e.selectedIndex,
             Array.from(e.options).map(o => o.text)];
@@ -57,6 +64,10 @@ def open_picker(screen: Screen, dev: Device, found: list[Any]) -> str:
         items = [(text, (index, i)) for i, text in enumerate(options)]
         dev.open_dialog(MenuDialog("on_pick_option", items, selected=(index, value)))
         return "Tap the list on the page: its options open"
+    if kind == "select-multiple":
+        items = [(text, i) for i, text in enumerate(options)]
+        dev.open_dialog(MultiChoiceDialog("on_pick_options", items, checked=value, tag=index))
+        return "Tap the list on the page: its options open"
     if kind == "date":
         try:
             day = dt.date.fromisoformat(value) if value else dev.state.now.date()
@@ -91,6 +102,15 @@ class PagePickers:
         index, option = value
         self._write(dev, "select", index, f"e.selectedIndex = {int(option)};")
         return f"Choose option {int(option) + 1} of the list"
+
+    def on_pick_options(self, dev: Device, value: tuple[int, tuple[int, ...]]) -> str:
+        index, chosen = value
+        picked = json.dumps([int(i) for i in chosen])
+        assign = f"Array.from(e.options).forEach((o, i) => {{ o.selected = {picked}.includes(i); }});"
+        self._write(dev, "select", index, assign)
+        if not chosen:
+            return "Choose no option of the list"
+        return f"Choose options {', '.join(str(int(i) + 1) for i in chosen)} of the list"
 
     def on_pick_date(self, dev: Device, value: dt.date) -> str:
         self._write(dev, "input[type=date]", self.picking, f"e.value = {json.dumps(value.isoformat())};")

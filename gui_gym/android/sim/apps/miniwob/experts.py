@@ -12,13 +12,14 @@ screen bounds. :data:`EXPERTS` maps page names to experts; pages without one tra
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gui_gym.android.actions import Action, format_action
 from gui_gym.android.sim.apps.calendar.tasks import pick_time
-from gui_gym.android.sim.widgets import MenuDialog, TimePickerDialog
+from gui_gym.android.sim.widgets import MenuDialog, MultiChoiceDialog, TimePickerDialog
 from gui_gym.android.ui import flatten
 
 if TYPE_CHECKING:
@@ -503,6 +504,34 @@ def choose_list(o: Oracle, view: WebView) -> str:
     return o.finish() if box is None else format_action(Action("tap", element=box))
 
 
+def click_scroll_list(o: Oracle, view: WebView) -> str:
+    """click-scroll-list: open the multiple list (Android's checkable list), check the asked items and
+    only them, OK, then Submit."""
+    query = view.evaluate("document.getElementById('query').textContent", changes=False)
+    asked = query.split("Select ", 1)[1].rsplit(" from the scroll list", 1)[0]
+    options = view.evaluate("Array.from(document.getElementById('options').options).map(o => o.text)", changes=False)
+    # the asked items: one, or two joined by ", " (an item's own text may hold a comma)
+    want = next(
+        (set(c) for n in (1, 2) for c in itertools.permutations(range(len(options)), n)
+         if ", ".join(options[i] for i in c) == asked),
+        None,
+    )  # fmt: skip
+    if want is None:
+        return o.finish()
+    if isinstance(o.dialog, MultiChoiceDialog):
+        for label, value in o.dialog.items:
+            if (value in o.dialog.checked) != (value in want):
+                return o.tap(o.find(label, role="checkbox"))
+        return o.tap(o.find(rid="android:id/button1"))
+    chosen = view.evaluate(
+        "Array.from(document.getElementById('options').options).flatMap((o, i) => o.selected ? [i] : [])",
+        changes=False,
+    )
+    target = "document.getElementById('options')" if set(chosen) != want else "document.querySelector('#area button')"
+    box = _rect(view, target)
+    return o.finish() if box is None else format_action(Action("tap", element=box))
+
+
 def enter_time(o: Oracle, view: WebView) -> str:
     """enter-time: open the time field's picker (Android's), type the asked time, then Submit."""
     query = view.evaluate("document.getElementById('query').textContent", changes=False)
@@ -523,4 +552,4 @@ def enter_time(o: Oracle, view: WebView) -> str:
 
 #: the pages with an expert, by name
 EXPERTS: dict[str, Callable[[Oracle, WebView], str]] = {name: _expert(name) for name in _PLANS}
-EXPERTS.update({"choose-list": choose_list, "enter-time": enter_time})
+EXPERTS.update({"choose-list": choose_list, "click-scroll-list": click_scroll_list, "enter-time": enter_time})
