@@ -225,6 +225,22 @@ def test_a_multiple_list_opens_checkable_options_that_ok_writes(env: gym.Env) ->
     assert view.evaluate(selected, changes=False) == [labels[1], labels[3]]
 
 
+def test_keys_reach_a_field_the_page_focused_itself_one_key_at_a_time(env: gym.Env) -> None:
+    """terminal's page focuses its hidden field from a timer and reads each keydown's ``key``: typed
+    text arrives there key by key, without a tap first, as ``adb shell input text`` types."""
+    env.reset(seed=0, options={"task": "MiniWobTerminal"})
+    dev = env.unwrapped.device
+    view = dev.top_screen().page_view(dev)
+    view.evaluate("document.getElementById('terminal-target').focus()")  # what its 200 ms timer does
+    _, _, _, _, info = env.step('do(action="Type", text="ls")')
+    assert info["format_valid"], info
+    lines = view.evaluate(
+        "Array.from(document.querySelectorAll('#terminal-contents > div')).map(d => d.textContent.trim())",
+        changes=False,
+    )
+    assert any("".join(line.split()) == "user$ls" for line in lines), lines  # the command line: keys, one by one
+
+
 def test_androidworlds_start_and_broadcasts_over_the_served_shell(chromium_present: None) -> None:
     """What AndroidWorld's ``MiniWoBTask`` sends over adb: the app started with the task's config,
     then ``reset`` and ``step``; the utterance and the raw reward read back by broadcast."""

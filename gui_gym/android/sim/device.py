@@ -278,6 +278,17 @@ class Device:
             return None
         return host, host.focus
 
+    def key_target(self) -> tuple[FormHost, str] | None:
+        """Where key input goes: the focused field, or one a page focused by itself (its own
+        script, no tap: keys reach it, as ``adb shell input text`` reaches a focused WebView)."""
+        fh = self.focused_host()
+        screen = self.top_screen()
+        if fh is None and screen is not None and screen.dialog is None:
+            claim = getattr(screen, "claim_focus", None)
+            if claim is not None and claim(self):
+                fh = self.focused_host()
+        return fh
+
     def close(self) -> None:
         """Close what runs outside the simulator for this phone (a browser); the phone itself
         stays usable (a page needed again starts a new browser)."""
@@ -720,7 +731,7 @@ class Device:
         cursor (the end of the field; :data:`CLEAR_ALL`: select all, then delete), then press Enter
         if ``enter``. Everything is checked before the field changes; an Enter that has nothing
         to do afterwards leaves the text typed and says so, as on a phone."""
-        fh = self.focused_host()
+        fh = self.key_target()
         if fh is None:
             raise Inapplicable("no text field has focus: tap a field first")
         host, key = fh
@@ -767,7 +778,7 @@ class Device:
         return key
 
     def _enter(self) -> str:
-        fh = self.focused_host()
+        fh = self.key_target()
         if fh is None:
             raise Inapplicable("no text field has focus")
         host, key = fh

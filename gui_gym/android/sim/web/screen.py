@@ -134,6 +134,11 @@ class PageScreen(PagePickers, Screen):
         return "Press Enter"
 
     # -- helpers -------------------------------------------------------------------------
+    def claim_focus(self, dev: Device) -> bool:
+        """Take the focus a page gave a field by itself (see :meth:`Device.key_target`)."""
+        self._follow_focus(dev, self.page_view(dev))
+        return self.focus is not None
+
     def _follow_focus(self, dev: Device, view: WebView) -> None:
         """The page's focus is the screen's: an editable element focused raises the keyboard."""
         if view.focused_editable():

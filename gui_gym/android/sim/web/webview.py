@@ -190,6 +190,36 @@ TREE_JS = r"""
 """
 
 _NOT_TEXT = "['checkbox','radio','button','submit','reset','range','color','file','image','hidden']"
+
+# A US keyboard's keys: (DOM ``code``, Windows virtual key code) of each printable ASCII character,
+# the shifted ones on their base key. ``adb shell input text`` (AndroidWorld's typing) sends each
+# character as the key events of its key, which a page sees as keydown/keypress/keyup.
+_PUNCT = {
+    " ": ("Space", 32), "-": ("Minus", 189), "_": ("Minus", 189), "=": ("Equal", 187), "+": ("Equal", 187),
+    "[": ("BracketLeft", 219), "{": ("BracketLeft", 219), "]": ("BracketRight", 221), "}": ("BracketRight", 221),
+    "\\": ("Backslash", 220), "|": ("Backslash", 220), ";": ("Semicolon", 186), ":": ("Semicolon", 186),
+    "'": ("Quote", 222), '"': ("Quote", 222), ",": ("Comma", 188), "<": ("Comma", 188), ".": ("Period", 190),
+    ">": ("Period", 190), "/": ("Slash", 191), "?": ("Slash", 191), "`": ("Backquote", 192), "~": ("Backquote", 192),
+}  # fmt: skip
+_SHIFTED_DIGITS = dict(zip(")!@#$%^&*(", "0123456789", strict=True))
+
+
+def key_of(c: str) -> tuple[str, int] | None:
+    """The (``code``, virtual key code) that types character ``c`` on a US keyboard (``None``: no key does).
+
+    >>> key_of("a"), key_of("Q"), key_of("7"), key_of("!"), key_of("é")
+    (('KeyA', 65), ('KeyQ', 81), ('Digit7', 55), ('Digit1', 49), None)
+    """
+    if len(c) != 1 or not c.isascii():
+        return None
+    if c.isalpha():
+        return f"Key{c.upper()}", ord(c.upper())
+    digit = c if c.isdigit() else _SHIFTED_DIGITS.get(c)
+    if digit is not None:
+        return f"Digit{digit}", ord(digit)
+    return _PUNCT.get(c)
+
+
 # After the last input: the tasks it queued have run (a timer turn), or two animation frames have
 # passed (a gesture's scroll and what it set off are done).
 SETTLE = "new Promise(r => setTimeout(() => r(true), 0))"
@@ -411,7 +441,9 @@ class WebView:
 
     def type(self, text: str, delete: int = 0, select_all: bool = False) -> None:
         """Key input into the focused element: ``delete`` Backspaces (or select all, then
-        Backspace), then ``text`` committed as an input method commits it."""
+        Backspace), then ``text`` key by key as ``adb shell input text`` types it (a page's key
+        handlers see each key); a run of characters no key types is committed as an input method
+        commits it."""
         b = self.browser
         if select_all:
             b.evaluate(
@@ -422,7 +454,16 @@ class WebView:
         else:
             for _ in range(delete):
                 b.key("Backspace", "Backspace", 8)
-        b.insert_text(text)
+        run = ""  # characters no key types, committed together
+        for c in text:
+            key = key_of(c)
+            if key is None:
+                run += c
+                continue
+            b.insert_text(run)
+            run = ""
+            b.key(c, key[0], key[1], c)
+        b.insert_text(run)
         self.settle()
 
     def enter(self) -> None:

@@ -532,6 +532,29 @@ def click_scroll_list(o: Oracle, view: WebView) -> str:
     return o.finish() if box is None else format_action(Action("tap", element=box))
 
 
+_TERMINAL = """(() => {
+  const q = document.getElementById('query').textContent;
+  const m = q.match(/extension \\.(\\S+)$/);
+  const lines = Array.from(document.querySelectorAll('#terminal-contents > div')).map(d => d.textContent.trim());
+  const listed = lines.findIndex(l => /^user\\$\\s*ls$/.test(l));
+  return {focused: document.activeElement === document.getElementById('terminal-target'),
+          ext: m ? m[1] : '', files: listed < 0 ? null : (lines[listed + 1] || '').split(/\\s+/).filter(Boolean)};
+})()"""
+
+
+def terminal(o: Oracle, view: WebView) -> str:
+    """terminal: focus the terminal, list the files (``ls``), delete the one the task names (``rm``)."""
+    state = view.evaluate(_TERMINAL, changes=False)
+    if not state["focused"]:
+        box = _rect(view, "document.getElementById('terminal')")
+        return o.finish() if box is None else format_action(Action("tap", element=box))
+    if state["files"] is None:
+        return o.type("ls")
+    ext = state["ext"]
+    name = next((f for f in state["files"] if (f.endswith("." + ext) if ext else "." not in f)), None)
+    return o.finish() if name is None else o.type(f"rm {name}")
+
+
 def enter_time(o: Oracle, view: WebView) -> str:
     """enter-time: open the time field's picker (Android's), type the asked time, then Submit."""
     query = view.evaluate("document.getElementById('query').textContent", changes=False)
@@ -552,4 +575,6 @@ def enter_time(o: Oracle, view: WebView) -> str:
 
 #: the pages with an expert, by name
 EXPERTS: dict[str, Callable[[Oracle, WebView], str]] = {name: _expert(name) for name in _PLANS}
-EXPERTS.update({"choose-list": choose_list, "click-scroll-list": click_scroll_list, "enter-time": enter_time})
+EXPERTS.update(
+    {"choose-list": choose_list, "click-scroll-list": click_scroll_list, "enter-time": enter_time, "terminal": terminal}
+)
