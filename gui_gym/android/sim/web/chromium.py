@@ -337,15 +337,18 @@ class Chromium:
         if text:
             self.command("Input.insertText", {"text": text})
 
-    def key(self, key: str, code: str, key_code: int, text: str = "") -> None:
-        """One key press (down, then up): ``key`` and ``code`` as the DOM names them."""
+    @staticmethod
+    def key_calls(key: str, code: str, key_code: int, text: str = "") -> list[tuple[str, dict[str, Any]]]:
+        """The commands of one key press (down, then up): ``key`` and ``code`` as the DOM names them."""
         down: dict[str, Any] = {"type": "keyDown", "key": key, "code": code, "windowsVirtualKeyCode": key_code}
         if text:
             down["text"] = text
-        self.command("Input.dispatchKeyEvent", down)
-        self.command(
-            "Input.dispatchKeyEvent", {"type": "keyUp", "key": key, "code": code, "windowsVirtualKeyCode": key_code}
-        )
+        up = {"type": "keyUp", "key": key, "code": code, "windowsVirtualKeyCode": key_code}
+        return [("Input.dispatchKeyEvent", down), ("Input.dispatchKeyEvent", up)]
+
+    def key(self, key: str, code: str, key_code: int, text: str = "") -> None:
+        """One key press (down, then up)."""
+        self.commands(self.key_calls(key, code, key_code, text))
 
     def screenshot(self) -> bytes:
         """The page's viewport as PNG bytes (``width*scale`` x ``height*scale`` pixels)."""

@@ -445,25 +445,30 @@ class WebView:
         handlers see each key); a run of characters no key types is committed as an input method
         commits it."""
         b = self.browser
+        backspace = b.key_calls("Backspace", "Backspace", 8)
+        calls: list[tuple[str, dict[str, Any]]] = []
         if select_all:
             b.evaluate(
                 "(() => { const e = document.activeElement; if (e && e.select) e.select();"
                 " else document.execCommand('selectAll'); })()"
             )
-            b.key("Backspace", "Backspace", 8)
+            calls += backspace
         else:
-            for _ in range(delete):
-                b.key("Backspace", "Backspace", 8)
+            calls += backspace * delete
         run = ""  # characters no key types, committed together
         for c in text:
             key = key_of(c)
             if key is None:
                 run += c
                 continue
-            b.insert_text(run)
-            run = ""
-            b.key(c, key[0], key[1], c)
-        b.insert_text(run)
+            if run:
+                calls.append(("Input.insertText", {"text": run}))
+                run = ""
+            calls += b.key_calls(c, key[0], key[1], c)
+        if run:
+            calls.append(("Input.insertText", {"text": run}))
+        if calls:  # sent at once: Chromium runs them in order, one round trip in all
+            b.commands(calls)
         self.settle()
 
     def enter(self) -> None:
