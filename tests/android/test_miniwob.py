@@ -82,13 +82,13 @@ def run_expert(env: gym.Env, task: str, seed: int) -> tuple[int, dict]:
     raise AssertionError("no end")
 
 
-@pytest.mark.parametrize("page", sorted(experts.EXPERTS))
-def test_experts_succeed_by_the_pages_reward(env: gym.Env, page: str) -> None:
-    for seed in (0, 1):
-        steps, info = run_expert(env, class_name(page), seed)
-        assert info["success"] and info["page_reward"] == 1.0 and info["page_done"], (page, seed, info)
-        assert 0 < info["page_reward_time"] <= 1.0  # MiniWoB++'s time-discounted reward
-        assert steps < STEP_LIMIT  # the expert finishes well inside the 30 steps
+@pytest.mark.parametrize(("page", "seed"), [(p, i % 2) for i, p in enumerate(sorted(experts.EXPERTS))])
+def test_experts_succeed_by_the_pages_reward(env: gym.Env, page: str, seed: int) -> None:
+    """One seed per page here (seeds 0 and 1 alternate); the README's sweep runs seeds 0-7 of each."""
+    steps, info = run_expert(env, class_name(page), seed)
+    assert info["success"] and info["page_reward"] == 1.0 and info["page_done"], (page, seed, info)
+    assert 0 < info["page_reward_time"] <= 1.0  # MiniWoB++'s time-discounted reward
+    assert steps < STEP_LIMIT  # the expert finishes well inside the 30 steps
 
 
 def test_a_seed_fixes_the_pages_problem(env: gym.Env) -> None:
