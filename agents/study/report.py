@@ -113,7 +113,10 @@ def _header(data: StudyData) -> list[str]:
     st, cfg = data.study, data.config
     lines = ["# Reward-shaping study", ""]
     lines.append(f"- **Mode:** {st.get('mode', cfg.get('mode', '?'))}")
-    lines.append(f"- **Command:** `{st.get('command', '?')}`")
+    lines.append(
+        f"- **Command:** `{st.get('command', '?')}` (the last that ran; a study resumed or extended with "
+        "other settings or seeds keeps every earlier run)"
+    )
     tiers = _tiers_of(data)
     for key, what in (("train_tasks", "Training tasks (seen)"), ("heldout_tasks", "Held-out tasks (unseen)")):
         tasks = as_list(cfg.get(key))
@@ -126,8 +129,13 @@ def _header(data: StudyData) -> list[str]:
             f"- **Tiers:** by the oracle's length (`tiers.json`): easy under {cuts[0]} steps, medium "
             f"{cuts[0]}-{int(cuts[1]) - 1}, hard {cuts[1]} and more"
         )
-    seeds = as_list(cfg.get("seeds"))
-    lines.append(f"- **Training seeds:** {', '.join(map(str, seeds)) or DASH} ({len(seeds)} per setting)")
+    seeds = sorted({run.seed for run in data.runs}) or as_list(cfg.get("seeds"))
+    per = Counter(run.setting for run in data.runs)
+    low, high = (min(per.values()), max(per.values())) if per else (len(seeds), len(seeds))
+    lines.append(
+        f"- **Training seeds:** {', '.join(map(str, seeds)) or DASH} "
+        f"({low if low == high else f'{low}-{high}'} per setting)"
+    )
     g = cfg.get
     lines.append(
         f"- **Training:** {g('algo', '?')} (the common optimiser; `@paper` runs: see Optimisers), "
