@@ -4,7 +4,7 @@ screen and app drawer, and recent apps (``SystemUI`` and the Pixel launcher), bu
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gui_gym.android.sim.widgets import LAUNCHER_PACKAGE, NAV_TOP, PAD, STATUS_H, Inapplicable
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, SYSTEM_PACKAGE, Node
@@ -107,16 +107,22 @@ def open_recents(dev: Device) -> str:
     return "Open recent apps"
 
 
-def home_screen(dev: Device) -> Node:
+def _panel(name: str, role: str, **kw: Any) -> Node:
+    """A launcher view filling the screen between the status and navigation bars."""
     pkg = LAUNCHER_PACKAGE
-    home = Node(
+    return Node(
         "android.widget.FrameLayout",
         (0, STATUS_H, SCREEN_W, NAV_TOP),
         package=pkg,
-        rid=f"{pkg}:id/workspace",
-        role="launcher",
-        on_scroll=lambda content_dir, frac: swipe_home(dev, content_dir, frac),
+        rid=f"{pkg}:id/{name}",
+        role=role,
+        **kw,
     )
+
+
+def home_screen(dev: Device) -> Node:
+    pkg = LAUNCHER_PACKAGE
+    home = _panel("workspace", "launcher", on_scroll=lambda content_dir, frac: swipe_home(dev, content_dir, frac))
     home.scrollable = False  # the swipe to all apps is the launcher's gesture, not a scrolling view
     st = dev.state
     home.children.append(
@@ -180,13 +186,7 @@ def drawer(dev: Device) -> Node:
             return "Swipe down to close the app drawer"
         return False  # every app shows: nothing to scroll to
 
-    view = Node(
-        "android.widget.FrameLayout",
-        (0, STATUS_H, SCREEN_W, NAV_TOP),
-        package=pkg,
-        rid=f"{pkg}:id/apps_view",
-        role="launcher",
-    )
+    view = _panel("apps_view", "launcher")
     listing = Node(
         "androidx.recyclerview.widget.RecyclerView",
         (0, 360, SCREEN_W, NAV_TOP),
@@ -204,13 +204,7 @@ def drawer(dev: Device) -> Node:
 
 def recents(dev: Device) -> Node:
     pkg = LAUNCHER_PACKAGE
-    view = Node(
-        "android.widget.FrameLayout",
-        (0, STATUS_H, SCREEN_W, NAV_TOP),
-        package=pkg,
-        rid=f"{pkg}:id/overview_panel",
-        role="recents",
-    )
+    view = _panel("overview_panel", "recents")
     running = [n for n in dev.state.recents if dev.state.stacks.get(n)]
     y = 200
     for name in running[:6]:
