@@ -14,9 +14,10 @@ import gui_gym  # noqa: F401  (registers GuiAndroid-v0)
 from gui_gym.android.actions import Action, parse_action
 from gui_gym.android.sim.apps.base import App
 from gui_gym.android.sim.device import Device
+from gui_gym.android.sim.dialogs import InputDialog
 from gui_gym.android.sim.tasks.base import Oracle
 from gui_gym.android.sim.tasks.clipboard import copy_field, paste_into, text_action
-from gui_gym.android.sim.widgets import UI, InputDialog, Screen
+from gui_gym.android.sim.widgets import UI, Screen
 from gui_gym.android.ui import to_xml
 
 

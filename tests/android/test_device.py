@@ -26,7 +26,7 @@ from gui_gym.android.forest import element_box
 from gui_gym.android.sim.apps import APPS
 from gui_gym.android.sim.apps.contacts.app import ContactDetail, ContactEditor, ContactList
 from gui_gym.android.sim.device import Device
-from gui_gym.android.sim.widgets import InputDialog, MenuDialog
+from gui_gym.android.sim.dialogs import InputDialog, MenuDialog
 from gui_gym.android.ui import SCREEN_H, SCREEN_W
 
 LAUNCH = 'do(action="Launch", app="Contacts")'

@@ -173,7 +173,7 @@ def test_check_env_passes(chromium_present: None) -> None:
 
 
 def test_a_list_and_a_time_field_open_androids_own_pickers(env: gym.Env) -> None:
-    from gui_gym.android.sim.widgets import MenuDialog, TimePickerDialog
+    from gui_gym.android.sim.dialogs import MenuDialog, TimePickerDialog
 
     _, info = env.reset(seed=1, options={"task": "MiniWobChooseList"})
     dev = env.unwrapped.device
@@ -192,7 +192,7 @@ def test_a_list_and_a_time_field_open_androids_own_pickers(env: gym.Env) -> None
 def test_a_multiple_list_opens_checkable_options_that_ok_writes(env: gym.Env) -> None:
     """click-scroll-list's ``<select multiple>``: Android's checkable list; Cancel writes nothing, OK
     writes exactly the checked options into the page."""
-    from gui_gym.android.sim.widgets import MultiChoiceDialog
+    from gui_gym.android.sim.dialogs import MultiChoiceDialog
 
     _, info = env.reset(seed=2, options={"task": "MiniWobClickScrollList"})
     dev = env.unwrapped.device

@@ -27,7 +27,8 @@ from gui_gym.core.task import TaskSpec
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device
-    from gui_gym.android.sim.widgets import Dialog, Screen
+    from gui_gym.android.sim.dialogs import Dialog
+    from gui_gym.android.sim.widgets import Screen
 
 Params = dict[str, Any]
 

@@ -12,7 +12,7 @@ import datetime as dt
 import json
 from typing import TYPE_CHECKING, Any
 
-from gui_gym.android.sim.widgets import DatePickerDialog, MenuDialog, MultiChoiceDialog, TimePickerDialog
+from gui_gym.android.sim.dialogs import DatePickerDialog, MenuDialog, MultiChoiceDialog, TimePickerDialog
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device

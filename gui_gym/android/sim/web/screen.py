@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from gui_gym.android.sim.key_input import CLEAR_ALL
 from gui_gym.android.sim.web.pickers import PagePickers, open_picker, picker_at
 from gui_gym.android.sim.widgets import Inapplicable, Screen
 
@@ -112,7 +113,6 @@ class PageScreen(PagePickers, Screen):
             self.focus = None
             raise Inapplicable("no text field has focus on the page: tap a field first")
         check_text(text)
-        from gui_gym.android.sim.device import CLEAR_ALL  # the device imports the apps
 
         old = view.focused_value()
         if not text and (not old or delete == 0):

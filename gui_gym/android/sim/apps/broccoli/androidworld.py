@@ -55,6 +55,7 @@ from gui_gym.android.sim.apps.broccoli.storage import rows
 from gui_gym.android.sim.apps.gallery.oracle import view_step, viewed
 from gui_gym.android.sim.apps.markor.androidworld import clear_device_storage, file_open, open_file_step
 from gui_gym.android.sim.apps.markor.app import MarkorData
+from gui_gym.android.sim.dialogs import AlertDialog, MenuDialog
 from gui_gym.android.sim.media import media
 from gui_gym.android.sim.tasks.androidworld import fuzzy_match
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, back_stack, in_app
@@ -67,7 +68,6 @@ from gui_gym.android.sim.tasks.rows import (
     Table,
     distinct_items,
 )
-from gui_gym.android.sim.widgets import AlertDialog, MenuDialog
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device

@@ -36,16 +36,8 @@ from typing import TYPE_CHECKING, Any
 from gui_gym.android.sim.apps.base import App
 from gui_gym.android.sim.apps.broccoli.data import LABEL, PKG, Recipe, RecipeData
 from gui_gym.android.sim.apps.broccoli.storage import DATABASE
-from gui_gym.android.sim.widgets import (
-    FIELD_H,
-    PAD,
-    TOOLBAR_H,
-    UI,
-    AlertDialog,
-    Inapplicable,
-    MenuDialog,
-    Screen,
-)
+from gui_gym.android.sim.dialogs import AlertDialog, MenuDialog
+from gui_gym.android.sim.widgets import FIELD_H, PAD, TOOLBAR_H, UI, Inapplicable, Screen
 from gui_gym.android.ui import SCREEN_W, Node, clip
 
 if TYPE_CHECKING:

@@ -39,9 +39,9 @@ from gui_gym.android.sim.apps.calendar.tasks import (
     pick_time,
     viewing,
 )
+from gui_gym.android.sim.dialogs import DatePickerDialog, MenuDialog, TimePickerDialog
 from gui_gym.android.sim.tasks.androidworld import DEVICE_TIME, AndroidWorldTask, fuzzy_match
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params
-from gui_gym.android.sim.widgets import DatePickerDialog, MenuDialog, TimePickerDialog
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device

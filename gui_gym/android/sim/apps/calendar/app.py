@@ -27,18 +27,8 @@ from gui_gym.android.sim.apps.calendar.data import (
     weekday_names,
 )
 from gui_gym.android.sim.apps.calendar.storage import DATABASE
-from gui_gym.android.sim.widgets import (
-    FIELD_H,
-    PAD,
-    UI,
-    AlertDialog,
-    DatePickerDialog,
-    Dialog,
-    Inapplicable,
-    MenuDialog,
-    Screen,
-    TimePickerDialog,
-)
+from gui_gym.android.sim.dialogs import AlertDialog, DatePickerDialog, Dialog, MenuDialog, TimePickerDialog
+from gui_gym.android.sim.widgets import FIELD_H, PAD, UI, Inapplicable, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:

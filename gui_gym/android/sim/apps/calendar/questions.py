@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from gui_gym.android.sim.apps.calendar.app import DayView, EventEditor
 from gui_gym.android.sim.apps.calendar.data import LABEL, CalendarData, Event
+from gui_gym.android.sim.dialogs import DatePickerDialog
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, in_app
 from gui_gym.android.sim.tasks.information import (
     Exclusion,
@@ -29,7 +30,6 @@ from gui_gym.android.sim.tasks.information import (
     from_unix_seconds,
     parse_date,
 )
-from gui_gym.android.sim.widgets import DatePickerDialog
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device

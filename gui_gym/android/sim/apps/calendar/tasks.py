@@ -11,9 +11,9 @@ import numpy as np
 
 from gui_gym.android.sim.apps.calendar.app import DayView, EventEditor
 from gui_gym.android.sim.apps.calendar.data import LABEL, CalendarData, Event
+from gui_gym.android.sim.dialogs import AlertDialog, DatePickerDialog, MenuDialog
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate, normalize_answer
 from gui_gym.android.sim.tasks.data import EVENT_TITLES, SENTENCES, people, pick
-from gui_gym.android.sim.widgets import AlertDialog, DatePickerDialog, MenuDialog
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device

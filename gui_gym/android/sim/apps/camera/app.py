@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from gui_gym.android.sim.apps.base import App
 from gui_gym.android.sim.apps.camera import pictures
+from gui_gym.android.sim.dialogs import AlertDialog
 from gui_gym.android.sim.media import MediaFile, media
 from gui_gym.android.sim.permissions import (
     ACCESS_COARSE_LOCATION,
@@ -44,7 +45,7 @@ from gui_gym.android.sim.permissions import (
     GrantPermissions,
     is_granted,
 )
-from gui_gym.android.sim.widgets import NAV_TOP, UI, AlertDialog, Inapplicable, Screen
+from gui_gym.android.sim.widgets import NAV_TOP, UI, Inapplicable, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:

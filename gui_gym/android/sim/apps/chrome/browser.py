@@ -25,9 +25,9 @@ from gui_gym.android.sim.apps.chrome.app import ChromeData, tab
 from gui_gym.android.sim.apps.files import data as files_data
 from gui_gym.android.sim.apps.files.androidworld import browse_step, file_row, reveal_file_step
 from gui_gym.android.sim.apps.markor.common import clear_device_storage
+from gui_gym.android.sim.dialogs import MenuDialog
 from gui_gym.android.sim.tasks.androidworld import AndroidWorldTask
 from gui_gym.android.sim.tasks.base import Oracle, Params, in_app
-from gui_gym.android.sim.widgets import MenuDialog
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device

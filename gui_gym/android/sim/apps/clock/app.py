@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gui_gym.android.sim.apps.base import App
-from gui_gym.android.sim.widgets import PAD, UI, InputDialog, MenuDialog, Screen, TimePickerDialog
+from gui_gym.android.sim.dialogs import InputDialog, MenuDialog, TimePickerDialog
+from gui_gym.android.sim.widgets import PAD, UI, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from gui_gym.android.sim.apps.clock.app import ALARM_H, DAYS, Alarm, ClockData, ClockMain
+from gui_gym.android.sim.dialogs import InputDialog, MenuDialog, TimePickerDialog
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate, answer_matches
-from gui_gym.android.sim.widgets import InputDialog, MenuDialog, TimePickerDialog
 from gui_gym.android.ui import Node
 
 if TYPE_CHECKING:

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, ClassVar
 from gui_gym.android.forest import UIElement, window_elements
 from gui_gym.android.sim.apps.contacts.app import ContactEditor, ContactList, ContactsData
 from gui_gym.android.sim.apps.contacts.tasks import add_contact_step, editor_holds
+from gui_gym.android.sim.dialogs import MenuDialog
 from gui_gym.android.sim.tasks.androidworld import AndroidWorldTask, fuzzy_match, random_name, random_number
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, back_stack, in_app
-from gui_gym.android.sim.widgets import MenuDialog
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device

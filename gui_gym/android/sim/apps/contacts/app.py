@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gui_gym.android.sim.apps.base import App
-from gui_gym.android.sim.widgets import UI, AlertDialog, InputDialog, MenuDialog, Screen
+from gui_gym.android.sim.dialogs import AlertDialog, InputDialog, MenuDialog
+from gui_gym.android.sim.widgets import UI, Screen
 from gui_gym.android.ui import Node
 
 if TYPE_CHECKING:

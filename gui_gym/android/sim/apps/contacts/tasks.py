@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from gui_gym.android.sim.apps.contacts.app import Contact, ContactDetail, ContactEditor, ContactList, ContactsData
+from gui_gym.android.sim.dialogs import AlertDialog, MenuDialog
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate, back_stack, in_app
 from gui_gym.android.sim.tasks.data import people, phone_number
-from gui_gym.android.sim.widgets import AlertDialog, MenuDialog
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device

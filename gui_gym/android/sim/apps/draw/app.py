@@ -34,7 +34,8 @@ from PIL import Image, ImageDraw
 
 from gui_gym.android.sim.apps.base import App
 from gui_gym.android.sim.apps.files import data as storage
-from gui_gym.android.sim.widgets import NAV_TOP, STATUS_H, TOOLBAR_H, UI, Dialog, Inapplicable, Screen
+from gui_gym.android.sim.dialogs import Dialog
+from gui_gym.android.sim.widgets import NAV_TOP, STATUS_H, TOOLBAR_H, UI, Inapplicable, Screen
 from gui_gym.android.ui import SCREEN_H, SCREEN_W, Node
 
 if TYPE_CHECKING:

@@ -51,18 +51,8 @@ from gui_gym.android.sim.apps.expense.data import (
     week_range,
 )
 from gui_gym.android.sim.apps.expense.storage import DATABASE
-from gui_gym.android.sim.widgets import (
-    NAV_TOP,
-    PAD,
-    ROW_H,
-    UI,
-    DatePickerDialog,
-    Dialog,
-    Inapplicable,
-    MenuDialog,
-    Screen,
-    TimePickerDialog,
-)
+from gui_gym.android.sim.dialogs import DatePickerDialog, Dialog, MenuDialog, TimePickerDialog
+from gui_gym.android.sim.widgets import NAV_TOP, PAD, ROW_H, UI, Inapplicable, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:

@@ -30,17 +30,8 @@ from typing import TYPE_CHECKING, Any
 from gui_gym.android.sim.apps.base import App
 from gui_gym.android.sim.apps.files import data
 from gui_gym.android.sim.apps.files.data import STORAGE_NAME, Item
-from gui_gym.android.sim.widgets import (
-    NAV_TOP,
-    ROW_H,
-    STATUS_H,
-    TOOLBAR_H,
-    UI,
-    Dialog,
-    Inapplicable,
-    MenuDialog,
-    Screen,
-)
+from gui_gym.android.sim.dialogs import Dialog, MenuDialog
+from gui_gym.android.sim.widgets import NAV_TOP, ROW_H, STATUS_H, TOOLBAR_H, UI, Inapplicable, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:

@@ -45,10 +45,10 @@ from gui_gym.android.sim.apps.markor.androidworld import (
     clear_device_storage,
     receipt_transaction,
 )
+from gui_gym.android.sim.dialogs import MenuDialog
 from gui_gym.android.sim.media import media
 from gui_gym.android.sim.tasks.androidworld import AndroidWorldTask, random_file_name
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, back_stack
-from gui_gym.android.sim.widgets import MenuDialog
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device

@@ -82,8 +82,9 @@ from gui_gym.android.sim.apps.gallery.common import (
     subfolders,
 )
 from gui_gym.android.sim.apps.gallery.pickers import FilePickerDialog, PickDirectoryDialog
+from gui_gym.android.sim.dialogs import Dialog, MenuDialog
 from gui_gym.android.sim.media import MediaFile, media
-from gui_gym.android.sim.widgets import TOOLBAR_H, UI, Dialog, Inapplicable, MenuDialog, Screen
+from gui_gym.android.sim.widgets import TOOLBAR_H, UI, Inapplicable, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:

@@ -29,8 +29,9 @@ from gui_gym.android.sim.apps.gallery.common import (
     rid,
     subfolders,
 )
+from gui_gym.android.sim.dialogs import Dialog
 from gui_gym.android.sim.media import MediaFile, media
-from gui_gym.android.sim.widgets import ROW_H, UI, Dialog, union
+from gui_gym.android.sim.widgets import ROW_H, UI, union
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:

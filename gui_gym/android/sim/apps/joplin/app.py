@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 from gui_gym.android.sim.apps.base import App
 from gui_gym.android.sim.apps.joplin.data import LABEL, PKG, JoplinData, Row
 from gui_gym.android.sim.apps.joplin.storage import DATABASE
-from gui_gym.android.sim.widgets import PAD, ROW_H, UI, MenuDialog, Screen
+from gui_gym.android.sim.dialogs import MenuDialog
+from gui_gym.android.sim.widgets import PAD, ROW_H, UI, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:

@@ -33,17 +33,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gui_gym.android.sim.apps.base import App
-from gui_gym.android.sim.widgets import (
-    FIELD_H,
-    ROW_H,
-    UI,
-    AlertDialog,
-    Dialog,
-    Inapplicable,
-    InputDialog,
-    MenuDialog,
-    Screen,
-)
+from gui_gym.android.sim.dialogs import AlertDialog, Dialog, InputDialog, MenuDialog
+from gui_gym.android.sim.widgets import FIELD_H, ROW_H, UI, Inapplicable, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:

@@ -25,9 +25,10 @@ from gui_gym.android.sim.apps.markor.app import (
     join,
     sort_key,
 )
+from gui_gym.android.sim.dialogs import AlertDialog, MenuDialog
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate
 from gui_gym.android.sim.tasks.data import SENTENCES, WORDS, pick
-from gui_gym.android.sim.widgets import ROW_H, AlertDialog, MenuDialog
+from gui_gym.android.sim.widgets import ROW_H
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device

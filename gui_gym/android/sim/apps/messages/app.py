@@ -28,7 +28,8 @@ from gui_gym.android.sim.apps.base import App
 from gui_gym.android.sim.apps.contacts.app import Contact, ContactsData
 from gui_gym.android.sim.apps.messages.data import PKG, Conversation, Message, MessagesData, is_number, number_key
 from gui_gym.android.sim.apps.messages.storage import DATABASE
-from gui_gym.android.sim.widgets import PAD, UI, AlertDialog, Inapplicable, MenuDialog, Screen
+from gui_gym.android.sim.dialogs import AlertDialog, MenuDialog
+from gui_gym.android.sim.widgets import PAD, UI, Inapplicable, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:

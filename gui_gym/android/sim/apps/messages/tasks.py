@@ -21,9 +21,9 @@ from gui_gym.android.sim.apps.messages.app import (
     display_name,
     number_key,
 )
+from gui_gym.android.sim.dialogs import AlertDialog, MenuDialog
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate, back_stack, in_app
 from gui_gym.android.sim.tasks.data import people, phone_number, pick
-from gui_gym.android.sim.widgets import AlertDialog, MenuDialog
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device

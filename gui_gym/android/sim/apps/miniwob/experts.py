@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from gui_gym.android.actions import Action, format_action
 from gui_gym.android.sim.apps.calendar.tasks import pick_time
-from gui_gym.android.sim.widgets import MenuDialog, MultiChoiceDialog, TimePickerDialog
+from gui_gym.android.sim.dialogs import MenuDialog, MultiChoiceDialog, TimePickerDialog
 from gui_gym.android.ui import flatten
 
 if TYPE_CHECKING:

@@ -33,8 +33,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gui_gym.android.sim.apps.base import App
+from gui_gym.android.sim.dialogs import Dialog
 from gui_gym.android.sim.media import media
-from gui_gym.android.sim.widgets import PAD, UI, Dialog, Inapplicable, Screen
+from gui_gym.android.sim.widgets import PAD, UI, Inapplicable, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:

@@ -32,10 +32,10 @@ from gui_gym.android.sim.apps.retro.app import (
     SaveDocument,
 )
 from gui_gym.android.sim.apps.retro.data import MUSIC, RetroData, put_song, retro
+from gui_gym.android.sim.dialogs import MenuDialog
 from gui_gym.android.sim.media import media
 from gui_gym.android.sim.tasks.androidworld import GIVEN_NAMES, AndroidWorldTask, fuzzy_match
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params
-from gui_gym.android.sim.widgets import MenuDialog
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device

@@ -42,8 +42,9 @@ from gui_gym.android.sim.apps.retro.data import (
     songs,
 )
 from gui_gym.android.sim.apps.retro.storage import PLAYBACK_DB, PLAYLIST_DB
+from gui_gym.android.sim.dialogs import AlertDialog, Dialog, InputDialog, MenuDialog
 from gui_gym.android.sim.media import media
-from gui_gym.android.sim.widgets import PAD, UI, AlertDialog, Dialog, Inapplicable, InputDialog, MenuDialog, Screen
+from gui_gym.android.sim.widgets import PAD, UI, Inapplicable, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:

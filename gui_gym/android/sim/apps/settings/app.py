@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gui_gym.android.sim.apps.base import App
-from gui_gym.android.sim.widgets import PAD, UI, MenuDialog, Screen
+from gui_gym.android.sim.dialogs import MenuDialog
+from gui_gym.android.sim.widgets import PAD, UI, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 from gui_gym.android.sim.apps.base import App
 from gui_gym.android.sim.apps.tasks.data import LABEL, PKG, PRIORITIES, Task, TasksData, at, ms
 from gui_gym.android.sim.apps.tasks.storage import DATABASE
-from gui_gym.android.sim.widgets import PAD, ROW_H, UI, AlertDialog, DatePickerDialog, MenuDialog, Screen
+from gui_gym.android.sim.dialogs import AlertDialog, DatePickerDialog, MenuDialog
+from gui_gym.android.sim.widgets import PAD, ROW_H, UI, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:

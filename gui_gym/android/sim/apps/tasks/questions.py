@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, ClassVar
 from gui_gym.android.sim.apps.tasks.app import TaskList
 from gui_gym.android.sim.apps.tasks.data import LABEL, Task, TasksData
 from gui_gym.android.sim.apps.tasks.storage import insert
+from gui_gym.android.sim.dialogs import MenuDialog
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, in_app
 from gui_gym.android.sim.tasks.information import Exclusion, InformationTask, Row, show_row, task_rows
-from gui_gym.android.sim.widgets import ROW_H, MenuDialog
+from gui_gym.android.sim.widgets import ROW_H
 
 if TYPE_CHECKING:
     from gui_gym.android.sim.device import Device

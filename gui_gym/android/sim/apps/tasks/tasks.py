@@ -12,9 +12,10 @@ import numpy as np
 
 from gui_gym.android.sim.apps.tasks.app import PRIORITIES, Task, TaskEditor, TaskList, TasksData, due_label
 from gui_gym.android.sim.apps.tasks.data import ms
+from gui_gym.android.sim.dialogs import AlertDialog, DatePickerDialog, MenuDialog
 from gui_gym.android.sim.tasks.base import Milestone, Oracle, Params, TaskTemplate, normalize_answer
 from gui_gym.android.sim.tasks.data import TASK_TITLES, pick
-from gui_gym.android.sim.widgets import ROW_H, AlertDialog, DatePickerDialog, MenuDialog
+from gui_gym.android.sim.widgets import ROW_H
 from gui_gym.android.ui import Node
 
 if TYPE_CHECKING:

@@ -65,8 +65,9 @@ from gui_gym.android.sim.apps.vlc.views import PKG
 from gui_gym.android.sim.apps.vlc.views import node as _node
 from gui_gym.android.sim.apps.vlc.views import picture as _picture
 from gui_gym.android.sim.apps.vlc.views import rid as _rid
+from gui_gym.android.sim.dialogs import Dialog, MenuDialog
 from gui_gym.android.sim.media import FOLDERS, media
-from gui_gym.android.sim.widgets import PAD, UI, Dialog, Inapplicable, MenuDialog, Screen
+from gui_gym.android.sim.widgets import PAD, UI, Inapplicable, Screen
 from gui_gym.android.ui import SCREEN_W, Node
 
 if TYPE_CHECKING:

@@ -12,8 +12,9 @@ from gui_gym.android.sim.apps.vlc.data import MediaRow, library, ms_text
 from gui_gym.android.sim.apps.vlc.views import node as _node
 from gui_gym.android.sim.apps.vlc.views import picture as _picture
 from gui_gym.android.sim.apps.vlc.views import rid as _rid
+from gui_gym.android.sim.dialogs import AlertDialog
 from gui_gym.android.sim.media import media
-from gui_gym.android.sim.widgets import PAD, UI, AlertDialog, Inapplicable, Screen
+from gui_gym.android.sim.widgets import PAD, UI, Inapplicable, Screen
 from gui_gym.android.ui import SCREEN_W
 
 if TYPE_CHECKING:
